@@ -1,0 +1,89 @@
+"""What KLIEP and its Frank-Wolfe solvers share: sigma choice, centres, prediction."""
+
+import warnings
+from numbers import Real
+
+import numpy as np
+
+from .._validation import check_int, check_positive
+from ..exceptions import NumericalWarning
+from ..kernels import gaussian_kernel, median_heuristic
+from ._base import WeightEstimator
+from ._kliep_problem import build_kliep_problem, choose_centers
+
+
+class KliepFamily(WeightEstimator):
+    """Base of the estimators that solve the KLIEP problem (eq. 2).
+
+    Subclasses implement ``_solve(problem)``: return mu on the simplex (atom
+    coordinates, alpha = beta * mu) and set ``history_``, ``n_iter_`` and
+    ``converged_``. The base class turns mu into ``alpha_``, computes the final
+    objective and duality-gap certificate, and predicts w(x) = sum_l alpha_l k(x, c_l)
+    (eq. 1).
+
+    Fitted attributes common to the family
+    --------------------------------------
+    sigma_ : float            kernel width used
+    cv_results_ : dict        likelihood cross-validation curve (sigma="auto" only)
+    center_index_ : ndarray   index of each centre in X_te
+    centers_ : ndarray        the centres (n_centers, d)
+    alpha_ : ndarray          mixing coefficients on ``centers_``
+    mu_ : ndarray             the same in atom coordinates (on the simplex)
+    objective_ : float        F(alpha) = sum_j log w(x_te_j) (scale of eq. 2)
+    duality_gap_ : float      Frank-Wolfe gap at the returned solution
+    n_excluded_centers_, n_uncovered_test_ : int   degenerate centres / test points left out
+    """
+
+    def _fit(self, X_tr, X_te):
+        self.sigma_ = self._resolve_sigma(X_tr, X_te)
+        n_centers = None if self.n_centers is None else check_int(self.n_centers, "n_centers")
+        centers = choose_centers(len(X_te), n_centers, self.random_state)
+        problem = build_kliep_problem(X_tr, X_te, centers, self.sigma_)
+        self.center_index_ = problem.center_index
+        self.centers_ = X_te[problem.center_index]
+        self.n_excluded_centers_ = problem.n_excluded_centers
+        self.n_uncovered_test_ = problem.n_uncovered_test
+        if problem.n_atoms == 0 or problem.atoms.shape[1] == 0:
+            return self._fit_uniform(len(X_tr))
+        mu = self._solve(problem)
+        self.mu_ = mu
+        self.alpha_ = mu * problem.beta
+        self.objective_, self.duality_gap_ = problem.certificate(mu)
+        return self._predict_raw(X_tr)
+
+    def _fit_uniform(self, n_tr):
+        warnings.warn(
+            f"sigma={self.sigma_:.3g} is too small for this data: no Gaussian centre has kernel "
+            "mass on the training points, so KLIEP has nothing to fit. Returning uniform weights; "
+            "try a larger sigma or sigma='auto'.",
+            NumericalWarning,
+            stacklevel=4,
+        )
+        self.mu_ = self.alpha_ = np.zeros(len(self.center_index_))
+        self.objective_, self.duality_gap_ = 0.0, 0.0
+        self.n_iter_, self.converged_, self.history_ = 0, False, None
+        return np.ones(n_tr)
+
+    def _predict_raw(self, X):
+        active = np.flatnonzero(self.alpha_)
+        if active.size == 0:
+            return np.ones(len(X))
+        return gaussian_kernel(X, self.centers_[active], self.sigma_) @ self.alpha_[active]
+
+    def _resolve_sigma(self, X_tr, X_te):
+        sigma = self.sigma
+        if isinstance(sigma, str):
+            if sigma == "median":
+                return median_heuristic(np.vstack([X_tr, X_te]), random_state=self.random_state)
+            if sigma == "auto":
+                from ..model_selection import kliep_likelihood_cv
+
+                self.cv_results_ = kliep_likelihood_cv(
+                    self, X_tr, X_te, sigma_grid=self.sigma_grid, n_folds=self.cv,
+                    random_state=self.random_state,
+                )
+                return self.cv_results_["best_sigma"]
+            raise ValueError(f"sigma must be a positive number, 'median' or 'auto'; got {sigma!r}.")
+        if not isinstance(sigma, Real):
+            raise ValueError(f"sigma must be a positive number, 'median' or 'auto'; got {sigma!r}.")
+        return check_positive(sigma, "sigma (kernel width)")

@@ -1,0 +1,82 @@
+"""Line searches for phi(rho) = sum_j log(v_j + rho d_j), the KLIEP objective along a direction.
+
+Both work on the test-space vectors v = A' mu and d = A' d_mu the solvers already
+hold, so every trial step costs O(n_te).
+"""
+
+import numpy as np
+
+_MAX_NEWTON = 60
+
+
+def log_objective(v):
+    """sum(log v), or -inf if any entry is <= 0 (outside the domain)."""
+    if np.all(v > 0):
+        return float(np.sum(np.log(v)))
+    return -np.inf
+
+
+def exact_line_search(v, d, rho_max, slope0):
+    """Maximise the concave phi(rho) on [0, rho_max] by safeguarded Newton / bisection.
+
+    Parameters
+    ----------
+    v : ndarray, all > 0
+        Current density values v = A' mu at the test points.
+    d : ndarray
+        Direction in test space.
+    rho_max : float
+        Largest feasible step (1 for towards steps, eqs. 25 / 29 otherwise).
+    slope0 : float
+        phi'(0) = sum d / v (> 0 for an ascent direction).
+
+    Returns
+    -------
+    rho : float in [0, rho_max]; exactly rho_max when the maximiser is at the bound.
+    """
+    if slope0 <= 0:
+        return 0.0
+    decreasing = d < 0
+    # phi -> -inf at the boundary of its domain, so the maximiser lies before it.
+    rho_domain = np.min(-v[decreasing] / d[decreasing]) if decreasing.any() else np.inf
+    lo, hi = 0.0, min(rho_max, rho_domain)
+    if rho_max < rho_domain and _slope(v, d, rho_max)[0] >= 0:
+        return rho_max
+    # Newton from 0 (phi''(0) < 0), clipped into the bracket.
+    rho = slope0 / np.sum((d / v) ** 2)
+    if not lo < rho < hi:
+        rho = 0.5 * (lo + hi)
+    for _ in range(_MAX_NEWTON):
+        slope, curvature = _slope(v, d, rho)
+        if slope > 0:
+            lo = rho
+        else:
+            hi = rho
+        if abs(slope) <= 1e-12 * slope0 or hi - lo <= 1e-14 * max(hi, 1e-300):
+            break
+        step = rho - slope / curvature
+        rho = step if lo < step < hi else 0.5 * (lo + hi)
+    return rho
+
+
+def _slope(v, d, rho):
+    """phi'(rho) and phi''(rho)."""
+    ratio = d / (v + rho * d)
+    return float(np.sum(ratio)), -float(np.dot(ratio, ratio))
+
+
+def armijo_line_search(v, d, rho_max, slope0, objective, c=0.5, shrink=0.5, max_backtracks=60):
+    """Backtracking (Armijo) line search, Algorithm 3 of fw-covariate-shift-iw-smtgp.
+
+    Starts at rho_max and shrinks rho by ``shrink`` (xi) until
+    phi(rho) >= phi(0) + c * rho * phi'(0) (``c`` is the paper's tau).
+    Returns 0 when no step passes (no ascent possible at machine precision).
+    """
+    rho = rho_max
+    if not np.isfinite(rho):
+        raise ValueError("Armijo line search needs a finite maximum step.")
+    for _ in range(max_backtracks):
+        if log_objective(v + rho * d) >= objective + c * rho * slope0:
+            return rho
+        rho *= shrink
+    return 0.0
