@@ -57,7 +57,8 @@ def gaussian_kernel(A, B, sigma):
 def median_heuristic(X, max_samples=1000, random_state=0):
     """Median of the pairwise Euclidean distances of ``X`` (a subsample if large).
 
-    Returns a positive width even for constant data (falls back to 1.0).
+    Zero distances (duplicate points) are ignored; returns a positive width even
+    for constant data (falls back to 1.0).
     """
     X = as_2d_float(X, "X")
     if X.shape[0] > max_samples:
@@ -68,4 +69,4 @@ def median_heuristic(X, max_samples=1000, random_state=0):
     positive = upper[upper > 0]
     if positive.size == 0:
         return 1.0
-    return float(np.sqrt(np.median(positive)))
+    return float(np.median(np.sqrt(positive)))

@@ -6,7 +6,7 @@ hold, so every trial step costs O(n_te).
 
 import numpy as np
 
-_MAX_NEWTON = 60
+_MAX_NEWTON = 200
 
 
 def log_objective(v):
@@ -18,6 +18,11 @@ def log_objective(v):
 
 def exact_line_search(v, d, rho_max, slope0):
     """Maximise the concave phi(rho) on [0, rho_max] by safeguarded Newton / bisection.
+
+    Newton on phi'(rho) = 0 inside a bracket [lo, hi] with phi'(lo) > 0 > phi'(hi);
+    a bisection replaces any Newton step that would leave the bracket or does not
+    halve the step (the "rtsafe" safeguard), so the search also converges fast when
+    the maximiser is many orders of magnitude below rho_max.
 
     Parameters
     ----------
@@ -38,30 +43,38 @@ def exact_line_search(v, d, rho_max, slope0):
         return 0.0
     decreasing = d < 0
     # phi -> -inf at the boundary of its domain, so the maximiser lies before it.
-    rho_domain = np.min(-v[decreasing] / d[decreasing]) if decreasing.any() else np.inf
-    lo, hi = 0.0, min(rho_max, rho_domain)
+    with np.errstate(over="ignore", divide="ignore"):
+        rho_domain = np.min(-v[decreasing] / d[decreasing]) if decreasing.any() else np.inf
     if rho_max < rho_domain and _slope(v, d, rho_max)[0] >= 0:
         return rho_max
-    # Newton from 0 (phi''(0) < 0), clipped into the bracket.
-    rho = slope0 / np.sum((d / v) ** 2)
-    if not lo < rho < hi:
-        rho = 0.5 * (lo + hi)
+    lo, hi = 0.0, min(rho_max, rho_domain)
+    rho = min(slope0 / np.dot(d / v, d / v), 0.5 * hi)  # Newton from 0, inside the bracket
+    step = step_before = hi - lo
+    slope, curvature = _slope(v, d, rho)
     for _ in range(_MAX_NEWTON):
-        slope, curvature = _slope(v, d, rho)
         if slope > 0:
             lo = rho
         else:
             hi = rho
-        if abs(slope) <= 1e-12 * slope0 or hi - lo <= 1e-14 * max(hi, 1e-300):
+        newton = rho - slope / curvature if np.isfinite(slope) else np.nan
+        if not lo < newton < hi or abs(2.0 * slope) > abs(step_before * curvature):
+            step_before, step = step, 0.5 * (hi - lo)
+            rho = lo + step
+        else:
+            step_before, step = step, rho - newton
+            rho = newton
+        if abs(step) <= 1e-13 * rho or hi - lo <= 1e-15 * hi:
             break
-        step = rho - slope / curvature
-        rho = step if lo < step < hi else 0.5 * (lo + hi)
+        slope, curvature = _slope(v, d, rho)
     return rho
 
 
 def _slope(v, d, rho):
-    """phi'(rho) and phi''(rho)."""
-    ratio = d / (v + rho * d)
+    """phi'(rho) and phi''(rho); -inf past the boundary of phi's domain (round-off there)."""
+    density = v + rho * d
+    if not np.all(density > 0):
+        return -np.inf, -np.inf
+    ratio = d / density
     return float(np.sum(ratio)), -float(np.dot(ratio, ratio))
 
 

@@ -22,8 +22,9 @@ from ._kliep_base import KliepFamily
 from ._kliep_problem import covering_start
 from ._line_search import armijo_line_search, exact_line_search, log_objective
 
-#: An atom whose weight mu_l falls below this leaves the active set.
-ATOM_TOL = 1e-12
+#: An atom whose weight mu_l falls below this leaves the active set (unless it
+#: alone carries the density of some test point).
+ATOM_TOL = 1e-14
 #: A step within this relative distance of rho_max counts as reaching it (drop / swap).
 HIT_TOL = 1e-9
 
@@ -150,11 +151,19 @@ class _Engine:
         return _Step("pairwise", kind, rho, l_fw, l_aw)
 
     def prune(self):
-        """Remove atoms with mu < ATOM_TOL and renormalise mu (and v) onto the simplex."""
+        """Remove atoms with mu < ATOM_TOL and renormalise mu (and v) onto the simplex.
+
+        v is recomputed after a removal (a subtraction could cancel to zero); a removal
+        that would leave a test point with zero density is undone.
+        """
         tiny = np.flatnonzero((self.mu > 0) & (self.mu < ATOM_TOL))
         if tiny.size:
-            self.v -= self.mu[tiny] @ self.atoms[tiny]
+            kept = self.mu[tiny].copy()
             self.mu[tiny] = 0.0
+            v_before = self.v
+            self.refresh()
+            if not np.all(self.v > 0):
+                self.mu[tiny], self.v = kept, v_before
         total = self.mu.sum()
         self.mu /= total
         self.v /= total
@@ -223,8 +232,8 @@ class _FrankWolfeKliep(KliepFamily):
 
     _variant = None
 
-    def __init__(self, sigma="auto", n_centers=None, line_search="exact", tol=1e-6,
-                 max_iter=5000, refresh_every=50, armijo_c=0.5, armijo_shrink=0.5,
+    def __init__(self, sigma="auto", n_centers=None, line_search="exact", tol=1e-4,
+                 max_iter=10000, refresh_every=50, armijo_c=0.5, armijo_shrink=0.5,
                  sigma_grid=None, cv=5, random_state=0):
         self.sigma = sigma
         self.n_centers = n_centers
@@ -316,9 +325,10 @@ class FWCS(_FrankWolfeKliep):
         Seeded subset of test points used as Gaussian centres; None (default) uses all.
     line_search : {"exact", "armijo"}
         Safeguarded Newton on the concave phi(rho), or Algorithm 3 (backtracking).
-    tol : float
-        Stop when the duality gap <g, d^FW> <= tol * |F|.
-    max_iter : int
+    tol : float, default 1e-4
+        Stop when the duality gap <g, d^FW> <= tol * |F|. Since F is concave the gap
+        bounds the suboptimality: F* - F <= gap.
+    max_iter : int, default 10000
     refresh_every : int
         Recompute v = K alpha from scratch every this many iterations.
     armijo_c, armijo_shrink : float in (0, 1)
@@ -388,8 +398,8 @@ class FCFWCS(_FrankWolfeKliep):
     the weight the new vertex received.
     """
 
-    def __init__(self, sigma="auto", n_centers=None, line_search="exact", tol=1e-6,
-                 max_iter=5000, refresh_every=50, armijo_c=0.5, armijo_shrink=0.5,
+    def __init__(self, sigma="auto", n_centers=None, line_search="exact", tol=1e-4,
+                 max_iter=10000, refresh_every=50, armijo_c=0.5, armijo_shrink=0.5,
                  sigma_grid=None, cv=5, random_state=0, max_inner=50):
         super().__init__(sigma=sigma, n_centers=n_centers, line_search=line_search, tol=tol,
                          max_iter=max_iter, refresh_every=refresh_every, armijo_c=armijo_c,

@@ -1,0 +1,57 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from scipy.spatial.distance import cdist, pdist
+
+from covshift.kernels import gaussian_kernel, median_heuristic, squared_distances
+
+
+def test_gaussian_kernel_matches_direct_formula():
+    rng = np.random.default_rng(0)
+    A, B = rng.normal(size=(7, 3)), rng.normal(size=(5, 3))
+    expected = np.exp(-cdist(A, B, "sqeuclidean") / (2 * 0.7**2))
+    np.testing.assert_allclose(gaussian_kernel(A, B, 0.7), expected, rtol=1e-12, atol=1e-15)
+
+
+def test_sklearn_gamma_mapping():
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    rng = np.random.default_rng(1)
+    A = rng.normal(size=(6, 4))
+    sigma = 1.3
+    np.testing.assert_allclose(gaussian_kernel(A, A, sigma), rbf_kernel(A, A, gamma=1 / (2 * sigma**2)))
+
+
+finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=50, deadline=None)
+@given(arrays(np.float64, (6, 2), elements=finite))
+def test_squared_distances_non_negative_with_zero_diagonal(X):
+    D = squared_distances(X, X)
+    assert np.all(D >= 0)
+    np.testing.assert_allclose(np.diag(D), 0.0, atol=1e-6 * (1 + np.abs(X).max() ** 2))
+    K = gaussian_kernel(X, X, 1.0)
+    assert np.all((K >= 0) & (K <= 1))
+
+
+def test_median_heuristic_is_median_pairwise_distance():
+    X = np.random.default_rng(2).normal(size=(40, 3))
+    assert median_heuristic(X) == pytest.approx(np.median(pdist(X)), rel=1e-10)
+
+
+def test_median_heuristic_constant_data_falls_back_to_one():
+    assert median_heuristic(np.ones((5, 2))) == 1.0
+
+
+@pytest.mark.parametrize("sigma", [0, -1.0, np.nan, np.inf, "wide"])
+def test_bad_sigma_is_a_value_error(sigma):
+    with pytest.raises(ValueError, match="sigma"):
+        gaussian_kernel(np.ones((2, 1)), np.ones((2, 1)), sigma)
+
+
+def test_mismatched_features_are_a_value_error():
+    with pytest.raises(ValueError, match="same number of features"):
+        gaussian_kernel(np.ones((2, 1)), np.ones((2, 2)), 1.0)

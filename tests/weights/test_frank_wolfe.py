@@ -1,0 +1,153 @@
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from covshift.exceptions import ConvergenceWarning
+from covshift.kernels import gaussian_kernel
+from covshift.weights import AFWCS, FCFWCS, FWCS, KLIEP, PFWCS
+from covshift.weights._kliep_problem import build_kliep_problem, choose_centers
+from covshift.weights._reference import kliep_reference_optimum
+from covshift.weights.frank_wolfe import _Engine
+
+FW_SOLVERS = [FWCS, AFWCS, PFWCS, FCFWCS]
+SIGMA = 0.3  # a fixed width on the paper's data keeps these tests fast
+
+
+def _fit(cls, data, **kwargs):
+    params = dict(sigma=SIGMA, tol=1e-6, max_iter=20000)
+    params.update(kwargs)
+    return cls(**params).fit(data.X_tr, data.X_te)
+
+
+@pytest.fixture(scope="module")
+def paper_reference(paper_data):
+    problem = build_kliep_problem(paper_data.X_tr, paper_data.X_te, np.arange(300), SIGMA)
+    return kliep_reference_optimum(problem.atoms)
+
+
+@pytest.mark.parametrize("cls", FW_SOLVERS)
+@pytest.mark.parametrize("line_search", ["exact", "armijo"])
+def test_certificate_constraints_and_optimum(cls, line_search, paper_data, paper_reference):
+    tol = 2e-4 if cls is FWCS else 1e-5  # plain FW converges sublinearly (section III-B)
+    est = _fit(cls, paper_data, line_search=line_search, tol=tol)
+    F = est.objective_
+    # the duality-gap certificate: a converged run has gap <= tol |F| ...
+    assert est.converged_
+    assert est.duality_gap_ <= tol * abs(F)
+    assert est.history_.gap[-1] == pytest.approx(est.duality_gap_, rel=1e-6, abs=1e-9)
+    # ... and the gap bounds the suboptimality (concavity): F* - F <= gap.
+    mu_ref, F_ref = paper_reference
+    assert F <= F_ref + 1e-8
+    assert F_ref - F <= est.duality_gap_ + 1e-8
+    # mu on the simplex, alpha >= 0, alpha = beta * mu, weights of mean 1
+    assert np.all(est.mu_ >= 0) and est.mu_.sum() == pytest.approx(1.0, abs=1e-12)
+    assert np.all(est.alpha_ >= 0)
+    assert est.weights_.mean() == pytest.approx(1.0, abs=1e-12)
+    assert np.all(np.isfinite(est.weights_)) and np.all(est.weights_ >= 0)
+
+
+def test_all_solvers_and_kliep_agree_with_independent_cvxopt_solve(small_2d):
+    X_tr, X_te = small_2d
+    problem = build_kliep_problem(X_tr, X_te, np.arange(len(X_te)), 1.0)
+    _, F_ref = kliep_reference_optimum(problem.atoms)
+    for cls in FW_SOLVERS:
+        tol = 1e-5 if cls is FWCS else 1e-8
+        est = cls(sigma=1.0, tol=tol, max_iter=50000).fit(X_tr, X_te)
+        assert est.converged_
+        assert F_ref - est.duality_gap_ - 1e-9 <= est.objective_ <= F_ref + 1e-9
+        assert est.objective_ == pytest.approx(F_ref, rel=tol)
+    kliep = KLIEP(sigma=1.0, n_centers=None, max_iter=5000).fit(X_tr, X_te)
+    assert kliep.objective_ == pytest.approx(F_ref, rel=1e-6)
+
+
+def test_objective_is_log_likelihood_of_unnormalised_weights(paper_data):
+    est = _fit(PFWCS, paper_data, tol=1e-4)
+    w_test = gaussian_kernel(paper_data.X_te, est.centers_, SIGMA) @ est.alpha_
+    assert est.objective_ == pytest.approx(np.sum(np.log(w_test)), rel=1e-10)
+    # the constraint of eq. (2): sum_i w(x_tr_i) = n_tr
+    w_train = gaussian_kernel(paper_data.X_tr, est.centers_, SIGMA) @ est.alpha_
+    assert w_train.sum() == pytest.approx(len(paper_data.X_tr), rel=1e-10)
+    np.testing.assert_allclose(est.predict_weights(paper_data.X_tr), est.weights_, rtol=1e-12)
+
+
+def test_step_kind_rules_on_paper_problem(paper_data):
+    kinds = {cls: set(_fit(cls, paper_data, tol=1e-6, max_iter=3000).history_.step_kind[:-1])
+             for cls in [FWCS, AFWCS, PFWCS]}
+    assert kinds[FWCS] == {"good"}
+    assert "swap" not in kinds[AFWCS] and "drop" in kinds[AFWCS]
+    assert {"drop", "swap"} <= kinds[PFWCS]
+
+
+def test_history_is_consistent_for_replay(paper_data):
+    hist = _fit(PFWCS, paper_data, tol=1e-4).history_
+    n = len(hist)
+    for column in ["gap", "step_kind", "direction", "step_size", "active_size", "towards_atom",
+                   "away_atom", "elapsed", "atoms_dropped", "inner_iterations"]:
+        assert len(getattr(hist, column)) == n
+    assert hist.step_kind[-1] == "final"
+    assert np.all(np.diff(hist.elapsed) >= 0)
+    # exact line search: the objective never decreases
+    assert np.all(np.diff(hist.objective) >= -1e-9)
+    steps = slice(0, n - 1)
+    assert set(hist.direction[steps]) == {"pairwise"}
+    # a drop or swap step removes the away atom: it moved all its weight, rho = mu(l_AFW)
+    assert np.all(hist.atoms_dropped[steps][np.isin(hist.step_kind[steps], ["drop", "swap"])] >= 1)
+    # active-set sizes change exactly as section III-B says
+    size_change = np.diff(np.concatenate([[1], hist.active_size[steps]]))
+    assert np.all(size_change[hist.step_kind[steps] == "drop"] == -1)
+    assert np.all(size_change[hist.step_kind[steps] == "swap"] == 0)
+
+
+def test_incremental_density_matches_recomputation():
+    rng = np.random.default_rng(5)
+    atoms = rng.uniform(0.01, 1.0, (40, 200))
+    mu = np.zeros(40)
+    mu[:5] = 0.2
+    engine = _Engine(atoms, mu, "exact", 0.5, 0.5)
+    for t in range(300):
+        u = 1.0 / engine.v
+        grad = atoms @ u
+        active = np.flatnonzero(engine.mu)
+        l_fw, l_aw = int(np.argmax(grad)), int(active[np.argmin(grad[active])])
+        F = float(np.sum(np.log(engine.v)))
+        [engine.towards, lambda a, F: engine.away(a, l_aw, F),
+         lambda a, F: engine.pairwise(a, l_aw, F)][t % 3](l_fw, F)
+        engine.prune()
+    np.testing.assert_allclose(engine.v, engine.mu @ atoms, rtol=1e-10)
+    assert engine.mu.sum() == pytest.approx(1.0, abs=1e-12) and np.all(engine.mu >= 0)
+
+
+def test_away_and_pairwise_steps_give_sparser_alpha(paper_data):
+    # FWCS cannot drop atoms, so it is the least sparse FW variant (section III-D, Fig. 2e);
+    # the fully-corrective solver keeps only the optimum's support.
+    nnz = {cls: np.count_nonzero(_fit(cls, paper_data, tol=3e-5, max_iter=50000).alpha_)
+           for cls in FW_SOLVERS}
+    kliep = np.count_nonzero(KLIEP(sigma=SIGMA).fit(paper_data.X_tr, paper_data.X_te).alpha_)
+    assert nnz[FCFWCS] <= min(nnz[AFWCS], nnz[PFWCS])
+    assert max(nnz[AFWCS], nnz[PFWCS]) < nnz[FWCS] < kliep
+
+
+def test_max_iter_gives_convergence_warning_and_valid_certificate(paper_data):
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        est = _fit(FWCS, paper_data, tol=1e-9, max_iter=20)
+    assert not est.converged_ and est.n_iter_ == 20
+    assert len(est.history_) == 21 and est.duality_gap_ > 0
+
+
+def test_n_centers_uses_a_seeded_subset(paper_data):
+    a = _fit(FCFWCS, paper_data, n_centers=100, random_state=3)
+    b = _fit(FCFWCS, paper_data, n_centers=100, random_state=3)
+    c = _fit(FCFWCS, paper_data, n_centers=100, random_state=4)
+    np.testing.assert_array_equal(a.center_index_, b.center_index_)
+    assert len(a.center_index_) == 100 and not np.array_equal(a.center_index_, c.center_index_)
+    np.testing.assert_array_equal(a.center_index_, choose_centers(300, 100, 3))
+
+
+@pytest.mark.parametrize("cls", FW_SOLVERS + [KLIEP])
+def test_sklearn_contract(cls, paper_data):
+    est = cls(sigma=SIGMA)
+    params = est.get_params()
+    est.fit(paper_data.X_tr, paper_data.X_te)
+    assert est.get_params() == params  # fit never overwrites a constructor parameter
+    assert clone(est).get_params() == params
+    assert not hasattr(clone(est), "weights_")
