@@ -86,3 +86,164 @@ def sinc_shift(
     return ShiftData(
         x_tr, y_tr, x_te, y_te, gaussian_ratio(mean_tr, std_tr, mean_te, std_te), "sinc shift"
     )
+
+
+def _input_selection(X, probability, rng):
+    """Split rows by a Bernoulli draw with P(train | x) = probability(x).
+
+    Returns train and test masks and the true ratio p_te / p_tr of the split as a
+    function: with Z = E[q], p_tr = p q / Z and p_te = p (1 - q) / (1 - Z), so
+    w(x) = Z (1 - q(x)) / ((1 - Z) q(x)).
+    """
+    q = probability(X)
+    train = rng.random(len(X)) < q
+    Z = float(np.mean(q))
+
+    def ratio(X_new):
+        q_new = np.clip(probability(np.asarray(X_new, dtype=float)), 1e-300, 1.0)
+        return Z * (1.0 - q_new) / ((1.0 - Z) * q_new)
+
+    return train, ~train, ratio
+
+
+def selection_bias(X, Y, scale=None, random_state=0, name="selection bias"):
+    """Split a data set into training and test parts by sample-selection bias.
+
+    The protocol of sampling-based-kmm (section IV): with the covariate mean x_bar,
+    each point is a training point with probability exp(-||x - x_bar|| / s), s the
+    standard deviation of ||x - x_bar|| (or ``scale``); the rest is the test set.
+    Returns a :class:`ShiftData` whose ``density_ratio`` is the true ratio of the split.
+    """
+    from ._validation import as_2d_float
+
+    X = as_2d_float(X, "X")
+    Y = as_2d_float(Y, "Y")
+    if len(X) != len(Y):
+        raise ValueError(f"X and Y need the same number of rows; got {len(X)} and {len(Y)}.")
+    if len(X) < 4:
+        raise ValueError("Selection bias needs at least 4 rows to leave both a training and a test set.")
+    center = X.mean(axis=0)
+    distance = np.linalg.norm(X - center, axis=1)
+    s = float(distance.std()) if scale is None else check_positive(scale, "scale")
+    s = s if s > 0 else 1.0
+
+    def probability(Z):
+        return np.exp(-np.linalg.norm(np.atleast_2d(Z) - center, axis=1) / s)
+
+    rng = np.random.default_rng(random_state)
+    train, test, ratio = _input_selection(X, probability, rng)
+    if train.sum() < 2 or test.sum() < 1:
+        raise ValueError("The selection left fewer than 2 training or 1 test points; use more rows.")
+    return ShiftData(X[train], Y[train], X[test], Y[test], ratio, name)
+
+
+def _s_curve(y, noise, rng):
+    return y + 0.3 * np.sin(2 * np.pi * y) + rng.normal(0.0, noise, size=y.shape)
+
+
+def _shifted_split(x_tr, y_tr, x_te, y_te, shift, rng, name):
+    """Optionally bias the training inputs towards small x (keeps p(y|x): selection on x)."""
+    if not shift:
+        return ShiftData(x_tr, y_tr, x_te, y_te, None, name)
+    lo, hi = float(x_tr.min()), float(x_tr.max())
+
+    def probability(X):
+        z = (np.asarray(X, dtype=float).reshape(len(X), -1)[:, 0] - lo) / (hi - lo)
+        return np.exp(-shift * np.clip(z, 0.0, 1.0))
+
+    keep = rng.random(len(x_tr)) < probability(x_tr)
+    Z_tr = float(np.mean(probability(x_tr)))
+
+    def ratio(X):
+        return Z_tr / np.clip(probability(X), 1e-300, None)
+
+    return ShiftData(x_tr[keep], y_tr[keep], x_te, y_te, ratio, name)
+
+
+def s_shape(n_tr=250, n_te=250, noise=0.005, shift=0.0, random_state=0):
+    """Toy 1 of sharma-mittal-tgp (section 5.1.1): y ~ U(0, 1), x = y + 0.3 sin(2 pi y) + noise.
+
+    The test set is n_te equally spaced y in (0, 1) mapped the same way. ``shift`` > 0
+    biases the training inputs towards small x by selection with probability
+    exp(-shift * (x - min) / range), which keeps p(y|x) (a covariate shift); the
+    density ratio is then known up to the sampled pool.
+    """
+    n_tr, n_te = check_int(n_tr, "n_tr", minimum=2), check_int(n_te, "n_te")
+    check_positive(noise, "noise", allow_zero=True)
+    check_positive(shift, "shift", allow_zero=True)
+    rng = np.random.default_rng(random_state)
+    y_tr = rng.uniform(0.0, 1.0, size=(n_tr, 1))
+    y_te = np.linspace(0.0, 1.0, n_te + 2)[1:-1, None]
+    return _shifted_split(_s_curve(y_tr, noise, rng), y_tr, _s_curve(y_te, noise, rng), y_te,
+                          shift, rng, "S-shape (Toy 1)")
+
+
+def double_s(n_tr=250, n_te=500, noise=0.005, shift=0.0, random_state=0):
+    """Toy 2 of sharma-mittal-tgp (section 5.1.2): two S shapes end to end on y in (-1, 1).
+
+    x = y + 0.3 sin(2 pi y) + noise with y ~ U(-1, 1); 2 n_tr points are drawn and
+    every second kept (the paper's down-sampling). Test: n_te equally spaced y.
+    """
+    n_tr, n_te = check_int(n_tr, "n_tr", minimum=2), check_int(n_te, "n_te")
+    check_positive(noise, "noise", allow_zero=True)
+    check_positive(shift, "shift", allow_zero=True)
+    rng = np.random.default_rng(random_state)
+    y_tr = np.sort(rng.uniform(-1.0, 1.0, size=(2 * n_tr, 1)), axis=0)[::2]
+    y_te = np.linspace(-1.0, 1.0, n_te + 2)[1:-1, None]
+    return _shifted_split(_s_curve(y_tr, noise, rng), y_tr, _s_curve(y_te, noise, rng), y_te,
+                          shift, rng, "Double S (Toy 2)")
+
+
+def circle_outputs(n_tr=300, n_te=200, noise=0.03, mean_tr=0.0, std_tr=0.6, mean_te=0.5,
+                   std_te=0.3, random_state=0):
+    """A 2-output toy with structure: x ~ N, y = (cos(pi x), sin(pi x)) + noise.
+
+    The outputs lie on the unit circle, so they are strongly correlated (structured
+    prediction matters); the inputs are shifted between training and test as in
+    :func:`sinc_shift`, and the true ratio is known.
+    """
+    n_tr, n_te = check_int(n_tr, "n_tr"), check_int(n_te, "n_te")
+    check_positive(noise, "noise", allow_zero=True)
+    rng = np.random.default_rng(random_state)
+    x_tr = rng.normal(mean_tr, std_tr, size=(n_tr, 1))
+    x_te = rng.normal(mean_te, std_te, size=(n_te, 1))
+
+    def outputs(x):
+        return np.hstack([np.cos(np.pi * x), np.sin(np.pi * x)]) + rng.normal(0, noise, (len(x), 2))
+
+    return ShiftData(x_tr, outputs(x_tr), x_te, outputs(x_te),
+                     gaussian_ratio(mean_tr, std_tr, mean_te, std_te), "Circle (2 outputs)")
+
+
+def digits_center(shift="selection", n_max=None, train_classes=(0, 1, 2, 3, 4), random_state=0):
+    """scikit-learn's bundled 8x8 digits: predict the 4x4 centre pixels from the other 48.
+
+    The image-reconstruction task of sharma-mittal-tgp (USPS, section 5.1.3) in small.
+    Pixels are scaled to [0, 1]. ``shift="selection"`` splits by the selection-bias
+    sampler (true ratio known); ``shift="class"`` trains mostly on ``train_classes``
+    (80 % of their images, 10 % of the others) and tests on the rest; ``None`` is a
+    random half split.
+    """
+    from sklearn.datasets import load_digits
+
+    digits = load_digits()
+    images = digits.images / 16.0
+    centre = np.zeros((8, 8), dtype=bool)
+    centre[2:6, 2:6] = True
+    X = images[:, ~centre].reshape(len(images), -1)
+    Y = images[:, centre].reshape(len(images), -1)
+    labels = digits.target
+    rng = np.random.default_rng(random_state)
+    if n_max is not None:
+        keep = rng.choice(len(X), size=min(check_int(n_max, "n_max", minimum=4), len(X)), replace=False)
+        X, Y, labels = X[keep], Y[keep], labels[keep]
+    if shift == "selection":
+        return selection_bias(X, Y, random_state=random_state, name="Digits centre pixels")
+    if shift == "class":
+        favoured = np.isin(labels, train_classes)
+        train = rng.random(len(X)) < np.where(favoured, 0.8, 0.1)
+    elif shift is None:
+        train = rng.random(len(X)) < 0.5
+    else:
+        raise ValueError(f"shift must be 'selection', 'class' or None; got {shift!r}.")
+    return ShiftData(X[train], Y[train], X[~train], Y[~train], None, "Digits centre pixels")

@@ -29,3 +29,48 @@ def test_sinc_shift_true_ratio_is_ratio_of_normal_densities():
 def test_sinc_shift_rejects_bad_parameters(kwargs):
     with pytest.raises(ValueError):
         sinc_shift(**kwargs)
+
+
+from covshift.data import circle_outputs, digits_center, double_s, s_shape, selection_bias  # noqa: E402
+
+
+def test_toys_shapes_and_structure():
+    toy1 = s_shape()
+    assert toy1.X_tr.shape == (250, 1) and toy1.X_te.shape == (250, 1)
+    np.testing.assert_allclose(toy1.X_te[:, 0], toy1.Y_te[:, 0] + 0.3 * np.sin(2 * np.pi * toy1.Y_te[:, 0]),
+                               atol=0.03)
+    toy2 = double_s()
+    assert toy2.X_tr.shape == (250, 1) and toy2.X_te.shape == (500, 1)
+    assert toy2.Y_tr.min() < -0.9 and toy2.Y_tr.max() > 0.9
+    circle = circle_outputs()
+    np.testing.assert_allclose(np.linalg.norm(circle.Y_te, axis=1), 1.0, atol=0.15)
+
+
+def test_shifted_toy_keeps_conditional_and_knows_ratio():
+    shifted = s_shape(n_tr=2000, shift=3.0)
+    assert shifted.X_tr[:, 0].mean() < s_shape(n_tr=2000).X_tr[:, 0].mean()
+    assert shifted.density_ratio is not None and np.all(shifted.true_weights > 0)
+
+
+def test_selection_bias_protocol_and_true_ratio():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(4000, 2))
+    data = selection_bias(X, X[:, :1], random_state=1)
+    # training points are closer to the mean than test points
+    assert np.linalg.norm(data.X_tr, axis=1).mean() < np.linalg.norm(data.X_te, axis=1).mean()
+    # the true ratio reweights training means onto test means (importance sampling identity)
+    w = data.true_weights
+    np.testing.assert_allclose(np.average(np.abs(data.X_tr), axis=0, weights=w),
+                               np.abs(data.X_te).mean(axis=0), rtol=0.1)
+    with pytest.raises(ValueError):
+        selection_bias(X[:3], X[:3])
+
+
+def test_digits_center_task():
+    data = digits_center()
+    assert data.X_tr.shape[1] == 48 and data.Y_tr.shape[1] == 16
+    assert data.X_tr.max() <= 1.0 and data.density_ratio is not None
+    by_class = digits_center(shift="class")
+    assert by_class.density_ratio is None and len(by_class.X_te) > 0
+    with pytest.raises(ValueError, match="shift"):
+        digits_center(shift="rotation")

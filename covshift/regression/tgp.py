@@ -1,0 +1,386 @@
+"""Twin Gaussian processes (KLTGP, IKLTGP, SMTGP) and their importance-weighted forms.
+
+Implements sharma-mittal-tgp eqs. (5), (7) and (16)-(17) and fw-covariate-shift-iw-smtgp
+eqs. (10), (14)-(17). Every cost depends on the candidate output y only through the
+output-kernel vector k_y(y), so one chain rule (eq. 16) serves all three, and the M
+test points are optimised together: per iteration a few (M x N) @ (N x N) products
+against inverses precomputed at fit time (BLAS-3), a batched BFGS update and a
+batched backtracking line search.
+
+Importance weights (eq. 11 as a weighted likelihood): with s = sqrt(w),
+K_XW = S Ktilde_X S + lambda_x I, k_XW = S k_X, and likewise for Y and the
+theta-mixture, where Ktilde is the *unregularised* kernel. w = 1 gives the
+unweighted model exactly; w_i = 0 removes point i.
+"""
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.neighbors import NearestNeighbors
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import check_choice, check_features, check_int, check_positive
+from ..exceptions import ConvergenceWarning, NumericalWarning
+from ..kernels import gaussian_kernel, squared_distances
+from ._common import check_sample_weight, check_xy, spd_inverse
+
+#: Schur complements below this fraction of k(x, x) are clipped (they must be > 0).
+ETA_FLOOR = 1e-12
+
+
+def rho_from_paper(two_rho_squared):
+    """Kernel width rho from a TGP paper's "2 rho^2 = c": rho = sqrt(c / 2).
+
+    Read literally with k(a, b) = exp(-||a - b||^2 / (2 rho^2)), Table 1 of
+    sharma-mittal-tgp (Toy 1: 2 rho_x^2 = 5, 2 rho_y^2 = 0.05) reproduces the reported
+    errors (bench/results/regression.md); the figure captions' "2 rho_y^2 = 5000" does not.
+    """
+    return float(np.sqrt(check_positive(two_rho_squared, "2 rho^2") / 2.0))
+
+
+@dataclass
+class _Local:
+    """Per-test-point quantities that do not depend on y (rows = test points)."""
+
+    idx: np.ndarray        # (M, K) training indices used by each test point (knn), or None
+    s: np.ndarray          # sqrt weights of those points: (N,) shared or (M, K)
+    Y: np.ndarray          # their outputs: (N, dy) shared or (M, K, dy)
+    kx: np.ndarray         # S k_X(x): (M, N or K)
+    ux: np.ndarray         # K_XW^-1 S k_X(x)
+    eta_x: np.ndarray      # (M,)
+    inv_y: np.ndarray      # K_YW^-1: (N, N) shared or (M, K, K)
+    inv_xy: np.ndarray     # K_XYW^-1 (sm) or None
+    quad_ikl: np.ndarray   # K_YW^-1 K_XW K_YW^-1 (ikl) or None
+    ax_xy: np.ndarray      # K_XYW^-1 (1 - theta) S k_X (sm) or None
+    ay_kx: np.ndarray      # K_YW^-1 S k_X (ikl) or None
+
+    def take(self, rows):
+        """The quantities of a subset of test points."""
+        def pick(a, per_point):
+            return a if a is None or not per_point else a[rows]
+        local = self.idx is not None
+        return _Local(pick(self.idx, True), pick(self.s, local), pick(self.Y, local),
+                      self.kx[rows], self.ux[rows], self.eta_x[rows], pick(self.inv_y, local),
+                      pick(self.inv_xy, local), pick(self.quad_ikl, local), self.ax_xy[rows]
+                      if self.ax_xy is not None else None,
+                      self.ay_kx[rows] if self.ay_kx is not None else None)
+
+
+def _apply(matrix, B):
+    """Rows of B times a symmetric matrix: shared (N, N) or one (K, K) per row."""
+    return B @ matrix if matrix.ndim == 2 else np.einsum("mij,mj->mi", matrix, B)
+
+
+class TwinGP(RegressorMixin, BaseEstimator):
+    """Twin Gaussian process for structured (multi-output) regression.
+
+    Parameters
+    ----------
+    divergence : {"kl", "ikl", "sm"}, default "sm"
+        KLTGP (eq. 5), IKLTGP (eq. 7) or Sharma-Mittal TGP (eq. 10 / 16).
+    theta, gamma : float
+        Sharma-Mittal order theta in (0, 1) and degree gamma > 0 (the SM paper's alpha
+        and beta). gamma only changes the power of the cost, not its minimiser; gamma = 1
+        is its Renyi limit. Defaults 0.9 and 1.5 (SM paper, Toy 1).
+    rho_x, rho_y : float
+        Input and output kernel widths in exp(-||a - b||^2 / (2 rho^2)) (eq. 8). For a
+        paper's "2 rho^2 = c" use :func:`rho_from_paper`. Defaults are Toy 1's
+        2 rho_x^2 = 5 and 2 rho_y^2 = 0.05 (Table 1 of sharma-mittal-tgp).
+    lambda_x, lambda_y : float, default 1e-4
+        Regularisers added to the kernel diagonals (eq. 8).
+    max_iter : int, default 50
+        BFGS iterations per test point (the papers use 50).
+    tol : float, default 1e-8
+        A test point has converged when its step is below tol * rho_y.
+    init : {"auto", "ridge", "kl"} or array of shape (M, dy)
+        Starting outputs: kernel ridge regression (the original TGP code), the KLTGP
+        prediction ("auto" uses it for "sm" and ridge otherwise), or a user array.
+    knn : int or None
+        Use only the knn nearest training inputs of each test point (how the papers scale
+        TGP to thousands of points), still batched.
+
+    Attributes after predict
+    ------------------------
+    converged_ : bool array, per test point of the last predict call
+    n_iter_ : int array, BFGS iterations per test point
+    n_eta_clipped_ : int, Schur complements clipped at the floor in the last predict
+    """
+
+    def __init__(self, divergence="sm", theta=0.9, gamma=1.5, rho_x=float(np.sqrt(2.5)),
+                 rho_y=float(np.sqrt(0.025)), lambda_x=1e-4, lambda_y=1e-4, max_iter=50,
+                 tol=1e-8, init="auto", knn=None):
+        self.divergence = divergence
+        self.theta = theta
+        self.gamma = gamma
+        self.rho_x = rho_x
+        self.rho_y = rho_y
+        self.lambda_x = lambda_x
+        self.lambda_y = lambda_y
+        self.max_iter = max_iter
+        self.tol = tol
+        self.init = init
+        self.knn = knn
+
+    # ------------------------------------------------------------------ fit
+    def _check_params(self):
+        check_choice(self.divergence, "divergence", {"kl", "ikl", "sm"})
+        if isinstance(self.theta, bool) or not 0 < float(self.theta) < 1:
+            raise ValueError(f"theta must lie strictly between 0 and 1; got {self.theta!r}.")
+        check_positive(self.gamma, "gamma")
+        for name in ["rho_x", "rho_y", "lambda_x", "lambda_y", "tol"]:
+            check_positive(getattr(self, name), name)
+        check_int(self.max_iter, "max_iter", minimum=0)
+        if self.knn is not None:
+            check_int(self.knn, "knn")
+
+    def fit(self, X, Y, sample_weight=None):
+        """Store the training data and precompute the weighted kernel inverses."""
+        self._check_params()
+        X, Y, self._y_1d = check_xy(X, Y)
+        w = check_sample_weight(sample_weight, len(X))
+        self.X_train_, self.Y_train_, self.sqrt_weight_ = X, Y, np.sqrt(w)
+        self.n_features_in_, self.n_outputs_ = X.shape[1], Y.shape[1]
+        self.Kx_ = gaussian_kernel(X, X, self.rho_x)  # unregularised Ktilde_X
+        self.Ky_ = gaussian_kernel(Y, Y, self.rho_y)
+        if self.knn is None or self.knn >= len(X):
+            self._shared = self._weighted_inverses(np.arange(len(X)))
+        else:
+            self._shared = None
+            self._neighbors = NearestNeighbors(n_neighbors=self.knn).fit(X)
+        return self
+
+    def _weighted_inverses(self, idx):
+        """K_XW^-1, K_YW^-1 and (sm) K_XYW^-1, (ikl) K_YW^-1 K_XW K_YW^-1 on points idx.
+
+        idx is (n,) for the shared system or (M, K) for one system per test point.
+        """
+        s = self.sqrt_weight_[idx]
+        outer = s[..., :, None] * s[..., None, :]
+        eye = np.eye(idx.shape[-1])
+        Kx = outer * self.Kx_[idx[..., :, None], idx[..., None, :]]
+        Ky = outer * self.Ky_[idx[..., :, None], idx[..., None, :]]
+        inv_x = spd_inverse(Kx + self.lambda_x * eye, "input kernel matrix K_X")
+        inv_y = spd_inverse(Ky + self.lambda_y * eye, "output kernel matrix K_Y")
+        inv_xy = quad = None
+        if self.divergence == "sm":
+            t = self.theta
+            mix = (1 - t) * Kx + t * Ky + ((1 - t) * self.lambda_x + t * self.lambda_y) * eye
+            inv_xy = spd_inverse(mix, "mixed kernel matrix K_XY")
+        if self.divergence == "ikl":
+            quad = inv_y @ (Kx + self.lambda_x * eye) @ inv_y
+        return inv_x, inv_y, inv_xy, quad
+
+    # -------------------------------------------------------------- predict
+    def predict(self, X, return_certainty=False):
+        """Structured prediction for every row of X (eq. 10 / 14), batched.
+
+        Returns
+        -------
+        Y_hat : ndarray (M, dy) (or (M,) if fitted on 1-D Y)
+        certainty : ndarray (M,), only with return_certainty
+            "sm": phi = eta_x^(1-theta) eta_y^theta / eta_xy in (0, 1] (eq. 17);
+            "kl"/"ikl": 2 sqrt(eta_x eta_y) / (eta_x + eta_y) in (0, 1], the agreement of
+            the input and output predictive variances.
+        """
+        check_is_fitted(self, "X_train_")
+        X = check_features(X, self.n_features_in_)
+        local = self._local(X)
+        Y0 = self._initial_outputs(X, local)
+        self._clipped = 0
+        Y_hat, self.converged_, self.n_iter_ = self._minimise(Y0, local, self.divergence)
+        self.n_eta_clipped_ = self._clipped
+        if self._clipped:
+            warnings.warn(
+                f"{self._clipped} Schur complements (predictive variances) were <= 0 through "
+                f"round-off and were clipped to {ETA_FLOOR:g}; consider a larger lambda.",
+                NumericalWarning, stacklevel=2)
+        if not np.all(self.converged_):
+            warnings.warn(
+                f"{np.sum(~self.converged_)} of {len(X)} test points did not converge in "
+                f"max_iter={self.max_iter} iterations.", ConvergenceWarning, stacklevel=2)
+        out = Y_hat[:, 0] if self._y_1d else Y_hat
+        if not return_certainty:
+            return out
+        return out, self.certainty(Y_hat, local)
+
+    def _local(self, X):
+        if self._shared is not None:
+            idx, (inv_x, inv_y, inv_xy, quad) = None, self._shared
+            s, Y = self.sqrt_weight_, self.Y_train_
+            kx = gaussian_kernel(X, self.X_train_, self.rho_x) * s
+        else:
+            idx = self._neighbors.kneighbors(X, return_distance=False)
+            inv_x, inv_y, inv_xy, quad = self._weighted_inverses(idx)
+            s, Y = self.sqrt_weight_[idx], self.Y_train_[idx]
+            d2 = np.sum((X[:, None, :] - self.X_train_[idx]) ** 2, axis=2)
+            kx = np.exp(-d2 / (2 * self.rho_x**2)) * s
+        ux = _apply(inv_x, kx)
+        eta_x = self._clip_eta(1.0 + self.lambda_x - np.sum(kx * ux, axis=1))
+        ax_xy = _apply(inv_xy, (1 - self.theta) * kx) if inv_xy is not None else None
+        ay_kx = _apply(inv_y, kx) if quad is not None else None
+        return _Local(idx, s, Y, kx, ux, eta_x, inv_y, inv_xy, quad, ax_xy, ay_kx)
+
+    def _clip_eta(self, eta):
+        low = eta < ETA_FLOOR
+        if np.any(low):
+            self._clipped = getattr(self, "_clipped", 0) + int(np.sum(low))
+            eta = np.where(low, ETA_FLOOR, eta)
+        return eta
+
+    def _initial_outputs(self, X, local):
+        init = self.init
+        if isinstance(init, str):
+            check_choice(init, "init", {"auto", "ridge", "kl"})
+            if init == "auto":
+                init = "kl" if self.divergence == "sm" else "ridge"
+            ridge = self._ridge(local)
+            if init == "ridge":
+                return ridge
+            return self._minimise(ridge, local, "kl")[0]
+        Y0 = np.asarray(init, dtype=float).reshape(len(X), -1)
+        if Y0.shape[1] != self.n_outputs_ or not np.all(np.isfinite(Y0)):
+            raise ValueError(f"init must be a finite array of shape ({len(X)}, {self.n_outputs_}).")
+        return Y0.copy()
+
+    def _ridge(self, local):
+        """Kernel ridge regression start: k_XW' K_XW^-1 S Y."""
+        if local.idx is None:
+            return local.ux @ (local.s[:, None] * local.Y)
+        return np.einsum("mk,mkd->md", local.ux, local.s[..., None] * local.Y)
+
+    # ------------------------------------------------------------ the costs
+    def _ky(self, Yh, local):
+        """S k_Y(y) for candidate outputs Yh (M, dy)."""
+        if local.idx is None:
+            d2 = squared_distances(Yh, local.Y)
+        else:
+            d2 = np.sum((Yh[:, None, :] - local.Y) ** 2, axis=2)
+        return np.exp(-d2 / (2 * self.rho_y**2)) * local.s
+
+    def cost_and_gradient(self, Yh, local, divergence):
+        """Cost of each test point and its gradient in y (M, dy); eqs. 5/6, 7/8, 16/17.
+
+        For "sm" the cost minimised is J = log eta_xy - theta log eta_y, which has the
+        minimisers of eq. (10) for every gamma (eq. 10 is a power of exp(-J), see
+        :meth:`sm_cost`).
+        """
+        ky = self._ky(Yh, local)
+        kyy = 1.0 + self.lambda_y
+        uy = _apply(local.inv_y, ky)
+        eta_y = self._clip_eta(kyy - np.sum(ky * uy, axis=1))
+        if divergence == "kl":
+            cost = kyy - 2 * np.sum(ky * local.ux, axis=1) - local.eta_x * np.log(eta_y)
+            dk = -2 * local.ux + 2 * (local.eta_x / eta_y)[:, None] * uy
+        elif divergence == "ikl":
+            q = _apply(local.quad_ikl, ky)
+            log_ratio = np.log(eta_y) - np.log(local.eta_x)
+            cost = -2 * np.sum(local.kx * uy, axis=1) + np.sum(ky * q, axis=1) + eta_y * log_ratio
+            dk = -2 * local.ay_kx + 2 * q - 2 * (log_ratio + 1)[:, None] * uy
+        else:
+            t = self.theta
+            uxy = local.ax_xy + t * _apply(local.inv_xy, ky)  # K_XYW^-1 k_XYW
+            kxy = (1 - t) * local.kx + t * ky
+            eta_xy = self._clip_eta((1 - t) * (1 + self.lambda_x) + t * kyy - np.sum(kxy * uxy, axis=1))
+            cost = np.log(eta_xy) - t * np.log(eta_y)
+            dk = (-2 * t / eta_xy)[:, None] * uxy + (2 * t / eta_y)[:, None] * uy
+        return cost, self._chain(dk, ky, Yh, local)
+
+    def _chain(self, dk, ky, Yh, local):
+        """dL/dy from dL/d(S k_y): eq. (16), d k_y,i / d y = (y_i - y) k_y,i / rho_y^2."""
+        c = dk * ky
+        if local.idx is None:
+            weighted = c @ local.Y
+        else:
+            weighted = np.einsum("mk,mkd->md", c, local.Y)
+        return (weighted - c.sum(axis=1)[:, None] * Yh) / self.rho_y**2
+
+    def sm_cost(self, J):
+        """Eq. (10) from J = log eta_xy - theta log eta_y (the gamma = 1 limit for gamma = 1)."""
+        t, g = self.theta, self.gamma
+        if g == 1:
+            return J / (2 * (1 - t))
+        return (np.exp(-(1 - g) / (2 * (1 - t)) * J) - 1) / (g - 1)
+
+    def certainty(self, Y_hat, local):
+        ky = self._ky(Y_hat, local)
+        eta_y = self._clip_eta(1 + self.lambda_y - np.sum(ky * _apply(local.inv_y, ky), axis=1))
+        if self.divergence != "sm":
+            return 2 * np.sqrt(local.eta_x * eta_y) / (local.eta_x + eta_y)
+        t = self.theta
+        kxy = (1 - t) * local.kx + t * ky
+        uxy = local.ax_xy + t * _apply(local.inv_xy, ky)
+        eta_xy = self._clip_eta((1 - t) * (1 + self.lambda_x) + t * (1 + self.lambda_y)
+                                - np.sum(kxy * uxy, axis=1))
+        phi = np.exp((1 - t) * np.log(local.eta_x) + t * np.log(eta_y) - np.log(eta_xy))
+        return np.minimum(phi, 1.0)
+
+    # --------------------------------------------------------- the optimiser
+    def _minimise(self, Y0, local, divergence):
+        """Batched BFGS with backtracking (Armijo) line search, one system per test point."""
+        M, dy = Y0.shape
+        Y = Y0.copy()
+        f, g = self.cost_and_gradient(Y, local, divergence)
+        H = np.broadcast_to(np.eye(dy), (M, dy, dy)).copy()
+        converged = np.zeros(M, dtype=bool)
+        n_iter = np.zeros(M, dtype=int)
+        step_tol = self.tol * self.rho_y
+        for _ in range(self.max_iter):
+            act = np.flatnonzero(~converged)
+            if act.size == 0:
+                break
+            n_iter[act] += 1
+            p = -np.einsum("mij,mj->mi", H[act], g[act])
+            slope = np.sum(p * g[act], axis=1)
+            bad = slope >= 0  # not a descent direction: restart from steepest descent
+            if np.any(bad):
+                p[bad] = -g[act][bad]
+                H[act[bad]] = np.eye(dy)
+                slope[bad] = -np.sum(g[act][bad] ** 2, axis=1)
+            # the Newton-like step may be far too long at the start: cap it at rho_y
+            length = np.max(np.abs(p), axis=1)
+            p *= np.minimum(1.0, self.rho_y / np.maximum(length, 1e-300))[:, None]
+            slope = np.sum(p * g[act], axis=1)
+            step, f_new, g_new, accepted = self._backtrack(Y[act], p, f[act], g[act], slope,
+                                                           local.take(act), divergence)
+            s = step[:, None] * p
+            Y[act] += s
+            yv = g_new - g[act]
+            f[act], g[act] = f_new, g_new
+            self._bfgs_update(H, act, s, yv)
+            small = np.max(np.abs(s), axis=1) <= step_tol
+            converged[act[small | ~accepted]] = True
+        return Y, converged, n_iter
+
+    def _backtrack(self, Y, p, f, g, slope, local, divergence, c=1e-4, shrink=0.5, max_trials=40):
+        m = len(Y)
+        step = np.ones(m)
+        f_new, g_new = f.copy(), g.copy()
+        done = np.zeros(m, dtype=bool)
+        for _ in range(max_trials):
+            todo = np.flatnonzero(~done)
+            if todo.size == 0:
+                break
+            trial = Y[todo] + step[todo, None] * p[todo]
+            ft, gt = self.cost_and_gradient(trial, local.take(todo), divergence)
+            ok = ft <= f[todo] + c * step[todo] * slope[todo]
+            f_new[todo[ok]], g_new[todo[ok]] = ft[ok], gt[ok]
+            done[todo[ok]] = True
+            step[todo[~ok]] *= shrink
+        step[~done] = 0.0  # no decrease possible at machine precision: the point is converged
+        return step, f_new, g_new, done
+
+    @staticmethod
+    def _bfgs_update(H, act, s, yv):
+        sy = np.sum(s * yv, axis=1)
+        ok = sy > 1e-12 * np.linalg.norm(s, axis=1) * np.linalg.norm(yv, axis=1)
+        if not np.any(ok):
+            return
+        rows = act[ok]
+        s, yv, rho = s[ok], yv[ok], 1.0 / sy[ok]
+        Hk = H[rows]
+        Hy = np.einsum("mij,mj->mi", Hk, yv)
+        yHy = np.sum(yv * Hy, axis=1)
+        H[rows] = (Hk - rho[:, None, None] * (Hy[:, :, None] * s[:, None, :] + s[:, :, None] * Hy[:, None, :])
+                   + ((rho**2 * yHy + rho)[:, None, None]) * s[:, :, None] * s[:, None, :])

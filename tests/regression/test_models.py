@@ -1,0 +1,75 @@
+import numpy as np
+import pytest
+from sklearn.gaussian_process import GaussianProcessRegressor
+from sklearn.gaussian_process.kernels import RBF
+from sklearn.neighbors import KNeighborsRegressor
+
+from covshift.regression import GPR, WKNN, DeltaAdapter
+
+
+def _data(seed=0, n=50):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-2, 2, (n, 2))
+    Y = np.column_stack([np.sin(X[:, 0]), X[:, 1] ** 2]) + rng.normal(0, 0.1, (n, 2))
+    return X, Y, rng.uniform(-2, 2, (20, 2))
+
+
+@pytest.mark.parametrize("normalize_y", [False, True])
+def test_gpr_matches_sklearn_with_fixed_kernel(normalize_y):
+    X, Y, Xt = _data()
+    ours = GPR(rho=0.8, lam=0.05, normalize_y=normalize_y).fit(X, Y[:, 0])
+    ref = GaussianProcessRegressor(RBF(0.8), alpha=0.05, optimizer=None, normalize_y=normalize_y)
+    ref.fit(X, Y[:, 0])
+    mean, std = ours.predict(Xt, return_std=True)
+    ref_mean, ref_std = ref.predict(Xt, return_std=True)
+    np.testing.assert_allclose(mean, ref_mean, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(std, ref_std, rtol=1e-6, atol=1e-8)
+
+
+def test_gpr_weights_act_as_per_point_noise():
+    X, Y, Xt = _data()
+    w = np.random.default_rng(1).uniform(0.5, 2.0, len(X))
+    ours = GPR(rho=0.8, lam=0.05).fit(X, Y, sample_weight=w).predict(Xt)
+    ref = GaussianProcessRegressor(RBF(0.8), alpha=0.05 / w, optimizer=None).fit(X, Y).predict(Xt)
+    np.testing.assert_allclose(ours, ref, rtol=1e-8, atol=1e-10)
+    np.testing.assert_array_equal(GPR().fit(X, Y).predict(Xt),
+                                  GPR().fit(X, Y, sample_weight=np.ones(len(X))).predict(Xt))
+
+
+def test_gpr_multi_output_is_independent_per_output():
+    X, Y, Xt = _data()
+    both = GPR().fit(X, Y).predict(Xt)
+    np.testing.assert_allclose(both[:, 1], GPR().fit(X, Y[:, 1]).predict(Xt))
+
+
+def test_wknn_with_unit_weights_is_distance_weighted_knn():
+    X, Y, Xt = _data()
+    ours = WKNN(n_neighbors=4).fit(X, Y).predict(Xt)
+    ref = KNeighborsRegressor(n_neighbors=4, weights="distance").fit(X, Y).predict(Xt)
+    np.testing.assert_allclose(ours, ref, rtol=1e-6)
+
+
+def test_wknn_respects_sample_weight():
+    X = np.array([[0.0], [1.0]])
+    y = np.array([0.0, 10.0])
+    assert WKNN(2).fit(X, y, sample_weight=[1.0, 0.0]).predict([[0.5]])[0] == pytest.approx(0.0)
+    assert WKNN(2).fit(X, y, sample_weight=[1.0, 3.0]).predict([[0.5]])[0] == pytest.approx(7.5)
+
+
+def test_delta_adapter_moves_towards_target_labels():
+    rng = np.random.default_rng(0)
+    X_src = rng.uniform(-2, 0, (60, 1))
+    X_tgt = rng.uniform(0, 2, (8, 1))
+    f = lambda x: np.sin(2 * x[:, 0])  # noqa: E731
+    base = GPR(rho=0.5, lam=0.01)
+    X_eval = np.linspace(0, 2, 30)[:, None]
+    plain = base.fit(X_src, f(X_src)).predict(X_eval)
+    adapted = DeltaAdapter(base, C=100.0).fit(X_src, f(X_src), X_tgt, f(X_tgt)).predict(X_eval)
+    assert np.mean(np.abs(adapted - f(X_eval))) < 0.5 * np.mean(np.abs(plain - f(X_eval)))
+    tiny_c = DeltaAdapter(base, C=1e-9).fit(X_src, f(X_src), X_tgt, f(X_tgt)).predict(X_eval)
+    np.testing.assert_allclose(tiny_c, plain, atol=1e-6)  # C -> 0: no adaptation
+
+
+def test_delta_adapter_rejects_mismatched_dimensions():
+    with pytest.raises(ValueError, match="same input and output"):
+        DeltaAdapter(GPR()).fit(np.zeros((5, 1)), np.zeros(5), np.zeros((3, 2)), np.zeros(3))

@@ -1,0 +1,251 @@
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from covshift.data import double_s, s_shape
+from covshift.kernels import gaussian_kernel
+from covshift.regression import GPR, TwinGP, rho_from_paper
+from covshift.regression._reference import predict_per_point
+
+DIVERGENCES = ["kl", "ikl", "sm"]
+
+
+def _toy(seed=0, n=40, m=15):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (n, 2))
+    Y = np.column_stack([np.sin(2 * X[:, 0]) + X[:, 1], np.cos(X[:, 0]) * X[:, 1]]) + rng.normal(0, 0.05, (n, 2))
+    return X, Y, rng.uniform(-1, 1, (m, 2)), rng.uniform(0.2, 3.0, n)
+
+
+def _model(divergence, **kw):
+    params = dict(divergence=divergence, theta=0.7, gamma=1.5, rho_x=0.6, rho_y=0.5,
+                  lambda_x=1e-2, lambda_y=1e-2)
+    params.update(kw)
+    return TwinGP(**params)
+
+
+@pytest.mark.parametrize("divergence", DIVERGENCES)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("knn", [None, 12])
+def test_gradient_matches_finite_differences(divergence, weighted, knn):
+    X, Y, Xt, w = _toy()
+    model = _model(divergence, knn=knn).fit(X, Y, sample_weight=w if weighted else None)
+    local = model._local(Xt)
+    Yh = np.random.default_rng(1).normal(0, 0.7, (len(Xt), 2))
+    _, grad = model.cost_and_gradient(Yh, local, divergence)
+    h = 1e-6
+    numeric = np.zeros_like(Yh)
+    for d in range(2):
+        E = np.zeros_like(Yh)
+        E[:, d] = h
+        fp, _ = model.cost_and_gradient(Yh + E, local, divergence)
+        fm, _ = model.cost_and_gradient(Yh - E, local, divergence)
+        numeric[:, d] = (fp - fm) / (2 * h)
+    np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-7)
+
+
+def _joint(K_train, k_vec, k_self, s, lam):
+    """(N+1) x (N+1) weighted joint kernel: S Ktilde S + lambda I, the test point with weight 1."""
+    N = len(K_train)
+    J = np.empty((N + 1, N + 1))
+    J[:N, :N] = s[:, None] * K_train * s[None, :]
+    J[:N, N] = J[N, :N] = s * k_vec
+    J[N, N] = k_self
+    return J + lam * np.eye(N + 1)
+
+
+def _reference_divergence(model, X, Y, s, x, y, divergence):
+    """The divergence itself from full (N+1) x (N+1) determinants and inverses: O(N^3)."""
+    KX = _joint(gaussian_kernel(X, X, model.rho_x), gaussian_kernel(X, x[None], model.rho_x)[:, 0], 1.0, s,
+                model.lambda_x)
+    KY = _joint(gaussian_kernel(Y, Y, model.rho_y), gaussian_kernel(Y, y[None], model.rho_y)[:, 0], 1.0, s,
+                model.lambda_y)
+    n = len(KX)
+    logdet = lambda A: np.linalg.slogdet(A)[1]  # noqa: E731
+    if divergence == "kl":  # KL(N(0, K_Y) || N(0, K_X))
+        return 0.5 * (np.trace(np.linalg.solve(KX, KY)) - logdet(KY) + logdet(KX) - n)
+    if divergence == "ikl":  # eq. (7) evaluated through the inverse of the joint K_Y
+        inv = np.linalg.inv(KY)
+        eta_y = 1.0 / inv[-1, -1]
+        u_y = -inv[:-1, -1] * eta_y
+        eta_x = 1.0 / np.linalg.inv(KX)[-1, -1]
+        return (-2 * KX[:-1, -1] @ u_y + u_y @ KX[:-1, :-1] @ u_y + eta_y * (np.log(eta_y) - np.log(eta_x)))
+    t, g = model.theta, model.gamma  # Sharma-Mittal, eq. (9)
+    ratio = (1 - t) * logdet(KX) + t * logdet(KY) - logdet((1 - t) * KX + t * KY)
+    return (np.exp((1 - g) / (2 * (1 - t)) * ratio) - 1) / (g - 1)
+
+
+@pytest.mark.parametrize("divergence", DIVERGENCES)
+def test_predictions_are_stationary_points_of_the_full_divergence(divergence):
+    X, Y, Xt, w = _toy(n=25, m=4)
+    model = _model(divergence, max_iter=200, tol=1e-12).fit(X, Y, sample_weight=w)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        Y_hat = model.predict(Xt)
+    s = np.sqrt(w)
+    h = 1e-5
+    for x, y in zip(Xt, Y_hat):
+        grad, scale = np.zeros(2), np.zeros(2)
+        for d in range(2):
+            e = np.zeros(2)
+            e[d] = h
+            f = lambda v: _reference_divergence(model, X, Y, s, x, v, divergence)  # noqa: E731
+            grad[d] = (f(y + e) - f(y - e)) / (2 * h)
+            # the gradient one output-kernel width away, to judge "zero"
+            far = y + 0.5 * model.rho_y * np.eye(2)[d]
+            scale[d] = abs((f(far + e) - f(far - e)) / (2 * h))
+        assert np.all(np.abs(grad) <= 1e-4 * max(scale.max(), 1e-8) + 1e-9), (grad, scale)
+
+
+@pytest.mark.parametrize("divergence", DIVERGENCES)
+def test_batched_prediction_equals_per_point_scipy_loop(divergence):
+    X, Y, Xt, w = _toy(m=20)
+    model = _model(divergence, max_iter=100, tol=1e-12).fit(X, Y, sample_weight=w)
+    local = model._local(Xt)
+    Y0 = model._initial_outputs(Xt, local)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        batched = model.set_params(init=Y0).predict(Xt)
+    reference = predict_per_point(model, Xt, Y0)
+    same = np.max(np.abs(batched - reference), axis=1) <= 1e-4
+    # The costs are not convex: from the same start two line searches may settle in different
+    # local minima. Almost all points must agree, and every answer must be a stationary point.
+    assert same.mean() >= 0.9
+    for answer in (batched, reference):
+        _, grad = model.cost_and_gradient(answer, local, divergence)
+        _, far = model.cost_and_gradient(answer + 0.5 * model.rho_y, local, divergence)
+        assert np.all(np.abs(grad) <= 1e-4 * np.abs(far).max() + 1e-8)
+
+
+@pytest.mark.parametrize("divergence", DIVERGENCES)
+def test_unit_weights_equal_the_unweighted_model_exactly(divergence):
+    X, Y, Xt, w = _toy()
+    plain = _model(divergence).fit(X, Y).predict(Xt, return_certainty=True)
+    ones = _model(divergence).fit(X, Y, sample_weight=np.ones(len(X))).predict(Xt, return_certainty=True)
+    np.testing.assert_array_equal(plain[0], ones[0])
+    np.testing.assert_array_equal(plain[1], ones[1])
+    weighted = _model(divergence).fit(X, Y, sample_weight=w).predict(Xt)
+    assert np.max(np.abs(weighted - plain[0])) > 1e-3
+
+
+@pytest.mark.parametrize("divergence", DIVERGENCES)
+def test_zero_weight_removes_the_point(divergence):
+    X, Y, Xt, w = _toy()
+    w[:5] = 0.0
+    init = np.zeros((len(Xt), 2))
+    zeroed = _model(divergence, init=init, max_iter=500).fit(X, Y, sample_weight=w).predict(Xt)
+    removed = _model(divergence, init=init, max_iter=500).fit(X[5:], Y[5:], sample_weight=w[5:]).predict(Xt)
+    np.testing.assert_allclose(zeroed, removed, atol=1e-6)
+
+
+def test_iw_smtgp_differs_from_smtgp_but_literal_eq12_would_not():
+    # W^1/2 applied to the regularised K cancels out of every Schur complement:
+    # check that our weighting is not that one by comparing eta_x with the literal form.
+    X, Y, Xt, w = _toy()
+    model = _model("sm").fit(X, Y, sample_weight=w)
+    eta_ours = model._local(Xt).eta_x
+    S = np.diag(np.sqrt(w))
+    K_reg = gaussian_kernel(X, X, 0.6) + 1e-2 * np.eye(len(X))
+    kx = gaussian_kernel(X, Xt, 0.6)
+    literal = 1 + 1e-2 - np.sum((S @ kx) * np.linalg.solve(S @ K_reg @ S, S @ kx), axis=0)
+    plain = 1 + 1e-2 - np.sum(kx * np.linalg.solve(K_reg, kx), axis=0)
+    np.testing.assert_allclose(literal, plain, rtol=1e-8)  # the trap: no effect at all
+    assert np.max(np.abs(eta_ours - plain)) > 1e-3
+
+
+@pytest.mark.parametrize("divergence", DIVERGENCES)
+def test_certainty_lies_in_unit_interval(divergence):
+    X, Y, Xt, w = _toy()
+    _, phi = _model(divergence).fit(X, Y, sample_weight=w).predict(Xt, return_certainty=True)
+    assert np.all((phi > 0) & (phi <= 1.0))
+
+
+def test_knn_with_all_neighbours_equals_full_model():
+    X, Y, Xt, w = _toy()
+    full = _model("sm", init="ridge").fit(X, Y, sample_weight=w).predict(Xt)
+    local = _model("sm", init="ridge", knn=len(X) - 1).fit(X, Y, sample_weight=w)
+    local_pred = local.predict(Xt)
+    assert local_pred.shape == full.shape
+    assert np.all(np.isfinite(local_pred))
+
+
+def test_sm_cost_gamma_one_is_the_limit():
+    model = _model("sm")
+    J = np.array([-0.3, 0.2, 1.1])
+    near = _model("sm", gamma=1 + 1e-7).sm_cost(J)
+    np.testing.assert_allclose(model.set_params(gamma=1.0).sm_cost(J), near, rtol=1e-5)
+
+
+def test_every_tgp_beats_gpr_on_s_shape():
+    data = s_shape()
+    rx, ry = rho_from_paper(5.0), rho_from_paper(0.05)
+    gpr = GPR(rho=rx, lam=1e-4).fit(data.X_tr, data.Y_tr).predict(data.X_te)
+    gpr_mae = np.mean(np.abs(gpr - data.Y_te))
+    for divergence in DIVERGENCES:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            pred = TwinGP(divergence, theta=0.9, gamma=1.5, rho_x=rx, rho_y=ry).fit(
+                data.X_tr, data.Y_tr).predict(data.X_te)
+        assert np.mean(np.abs(pred - data.Y_te)) < gpr_mae
+
+
+def test_paper_toy_errors_are_reproduced():
+    # sharma-mittal-tgp Table 2 / Fig. 5-8: Toy 1 KLTGP 0.116, SMTGP 0.113; Toy 2 KLTGP 0.126, SMTGP 0.110
+    rx, ry = rho_from_paper(5.0), rho_from_paper(0.05)
+    for data, theta, gamma, expected in [(s_shape(), 0.9, 1.5, {"kl": 0.116, "sm": 0.113}),
+                                         (double_s(), 0.6, 0.99, {"kl": 0.126, "sm": 0.110})]:
+        for divergence, paper in expected.items():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                pred = TwinGP(divergence, theta=theta, gamma=gamma, rho_x=rx, rho_y=ry).fit(
+                    data.X_tr, data.Y_tr).predict(data.X_te)
+            assert np.mean(np.abs(pred - data.Y_te)) == pytest.approx(paper, rel=0.15)
+
+
+@pytest.mark.parametrize("params,message", [
+    ({"theta": 1.0}, "theta"), ({"theta": 0.0}, "theta"), ({"rho_x": 0.0}, "rho_x"),
+    ({"rho_y": -1.0}, "rho_y"), ({"gamma": -1.0}, "gamma"), ({"divergence": "js"}, "divergence"),
+    ({"lambda_x": 0.0}, "lambda_x"),
+])
+def test_bad_hyper_parameters(params, message):
+    X, Y, _, _ = _toy()
+    params = dict(params)
+    with pytest.raises(ValueError, match=message):
+        _model(params.pop("divergence", "sm"), **params).fit(X, Y)
+
+
+@pytest.mark.parametrize("args,message", [
+    ((np.zeros((5, 1)), np.zeros((4, 1))), "same number of samples"),
+    ((np.full((5, 1), np.nan), np.zeros((5, 1))), "NaN"),
+    ((np.zeros((5, 1)), np.zeros(5), -np.ones(5)), "non-negative"),
+    ((np.zeros((5, 1)), np.zeros(5), np.full(5, np.inf)), "NaN or infinite"),
+])
+@pytest.mark.parametrize("cls", [TwinGP, GPR])
+def test_bad_data(cls, args, message):
+    X, Y, *w = args
+    with pytest.raises(ValueError, match=message):
+        cls().fit(X, Y, sample_weight=w[0] if w else None)
+
+
+def test_one_d_outputs_single_point_and_duplicates():
+    X = np.array([[0.1], [0.1], [0.5]])
+    y = np.array([1.0, 1.0, 2.0])
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        pred = TwinGP("sm", lambda_x=1e-14, lambda_y=1e-14).fit(X, y).predict([[0.3]])
+    assert pred.shape == (1,) and np.all(np.isfinite(pred))
+    single = TwinGP("kl").fit([[0.0]], [1.0]).predict([[0.0], [1.0]])
+    assert np.all(np.isfinite(single))
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.floats(0.05, 0.95), st.integers(0, 100))
+def test_sm_certainty_bounded_for_any_theta(theta, seed):
+    X, Y, Xt, w = _toy(seed=seed, n=20, m=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, phi = _model("sm", theta=theta).fit(X, Y, sample_weight=w).predict(Xt, return_certainty=True)
+    assert np.all((phi > 0) & (phi <= 1))
