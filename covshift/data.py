@@ -106,13 +106,16 @@ def _input_selection(X, probability, rng):
     return train, ~train, ratio
 
 
-def selection_bias(X, Y, scale=None, random_state=0, name="selection bias"):
+def selection_bias(X, Y, scale=None, n_tr=None, random_state=0, name="selection bias"):
     """Split a data set into training and test parts by sample-selection bias.
 
     The protocol of sampling-based-kmm (section IV): with the covariate mean x_bar,
-    each point is a training point with probability exp(-||x - x_bar|| / s), s the
-    standard deviation of ||x - x_bar|| (or ``scale``); the rest is the test set.
-    Returns a :class:`ShiftData` whose ``density_ratio`` is the true ratio of the split.
+    each point is a training point with probability q(x) = exp(-||x - x_bar|| / s), s the
+    standard deviation of ||x - x_bar|| (or ``scale``); the rest is the test set. With
+    ``n_tr``, q is scaled to min(1, c q) with c chosen so that n_tr points are expected
+    in training (in high dimension q alone selects very few). Returns a
+    :class:`ShiftData` whose ``density_ratio`` is the exact ratio of this split,
+    Z (1 - q) / ((1 - Z) q), Z = E[q] (the paper's 1/q is the ratio to the whole pool).
     """
     from ._validation import as_2d_float
 
@@ -127,14 +130,33 @@ def selection_bias(X, Y, scale=None, random_state=0, name="selection bias"):
     s = float(distance.std()) if scale is None else check_positive(scale, "scale")
     s = s if s > 0 else 1.0
 
+    factor = 1.0
+    if n_tr is not None:
+        n_tr = check_int(n_tr, "n_tr", minimum=2)
+        if n_tr >= len(X):
+            raise ValueError(f"n_tr must be smaller than the number of rows ({len(X)}).")
+        base = np.exp(-distance / s)
+        factor = _scale_to_expected_count(base, n_tr)
+
     def probability(Z):
-        return np.exp(-np.linalg.norm(np.atleast_2d(Z) - center, axis=1) / s)
+        return np.minimum(1.0, factor * np.exp(-np.linalg.norm(np.atleast_2d(Z) - center, axis=1) / s))
 
     rng = np.random.default_rng(random_state)
     train, test, ratio = _input_selection(X, probability, rng)
     if train.sum() < 2 or test.sum() < 1:
         raise ValueError("The selection left fewer than 2 training or 1 test points; use more rows.")
     return ShiftData(X[train], Y[train], X[test], Y[test], ratio, name)
+
+
+def _scale_to_expected_count(q, count):
+    """c such that sum_i min(1, c q_i) = count (bisection on the monotone sum)."""
+    lo, hi = 0.0, 1.0
+    while np.minimum(1.0, hi * q).sum() < count:
+        hi *= 2.0
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if np.minimum(1.0, mid * q).sum() < count else (lo, mid)
+    return hi
 
 
 def _s_curve(y, noise, rng):
@@ -215,12 +237,13 @@ def circle_outputs(n_tr=300, n_te=200, noise=0.03, mean_tr=0.0, std_tr=0.6, mean
                      gaussian_ratio(mean_tr, std_tr, mean_te, std_te), "Circle (2 outputs)")
 
 
-def digits_center(shift="selection", n_max=None, train_classes=(0, 1, 2, 3, 4), random_state=0):
+def digits_center(shift="selection", n_tr=500, n_max=None, train_classes=(0, 1, 2, 3, 4),
+                  random_state=0):
     """scikit-learn's bundled 8x8 digits: predict the 4x4 centre pixels from the other 48.
 
     The image-reconstruction task of sharma-mittal-tgp (USPS, section 5.1.3) in small.
     Pixels are scaled to [0, 1]. ``shift="selection"`` splits by the selection-bias
-    sampler (true ratio known); ``shift="class"`` trains mostly on ``train_classes``
+    sampler with about ``n_tr`` training images (true ratio known); ``shift="class"`` trains mostly on ``train_classes``
     (80 % of their images, 10 % of the others) and tests on the rest; ``None`` is a
     random half split.
     """
@@ -238,7 +261,8 @@ def digits_center(shift="selection", n_max=None, train_classes=(0, 1, 2, 3, 4), 
         keep = rng.choice(len(X), size=min(check_int(n_max, "n_max", minimum=4), len(X)), replace=False)
         X, Y, labels = X[keep], Y[keep], labels[keep]
     if shift == "selection":
-        return selection_bias(X, Y, random_state=random_state, name="Digits centre pixels")
+        return selection_bias(X, Y, n_tr=min(n_tr, len(X) // 2), random_state=random_state,
+                              name="Digits centre pixels")
     if shift == "class":
         favoured = np.isin(labels, train_classes)
         train = rng.random(len(X)) < np.where(favoured, 0.8, 0.1)

@@ -74,3 +74,12 @@ def test_digits_center_task():
     assert by_class.density_ratio is None and len(by_class.X_te) > 0
     with pytest.raises(ValueError, match="shift"):
         digits_center(shift="rotation")
+
+
+def test_selection_bias_with_target_training_size():
+    X = np.random.default_rng(2).normal(size=(3000, 20))
+    data = selection_bias(X, X[:, :2], n_tr=500, random_state=0)
+    assert 430 < len(data.X_tr) < 570
+    w = data.true_weights
+    np.testing.assert_allclose(np.average(np.linalg.norm(data.X_tr, axis=1), weights=w),
+                               np.linalg.norm(data.X_te, axis=1).mean(), rtol=0.05)

@@ -28,6 +28,9 @@ from ._common import check_sample_weight, check_xy, spd_inverse
 
 #: Schur complements below this fraction of k(x, x) are clipped (they must be > 0).
 ETA_FLOOR = 1e-12
+#: Relative round-off of the costs: eta = k(x,x) - k' K^-1 k cancels, and K^-1 has norm
+#: up to 1 / lambda, so decreases smaller than this cannot be resolved by a line search.
+COST_NOISE = 1e-10
 
 
 def rho_from_paper(two_rho_squared):
@@ -342,24 +345,36 @@ class TwinGP(RegressorMixin, BaseEstimator):
             length = np.max(np.abs(p), axis=1)
             p *= np.minimum(1.0, self.rho_y / np.maximum(length, 1e-300))[:, None]
             slope = np.sum(p * g[act], axis=1)
+            # a predicted decrease below the round-off of the cost: nothing left to gain
+            flat = -slope <= COST_NOISE * (1.0 + np.abs(f[act]))
+            converged[act[flat]] = True
+            act, p, slope = act[~flat], p[~flat], slope[~flat]
+            if act.size == 0:
+                break
             step, f_new, g_new, accepted = self._backtrack(Y[act], p, f[act], g[act], slope,
-                                                           local.take(act), divergence)
+                                                           local.take(act), divergence, step_tol)
             s = step[:, None] * p
             Y[act] += s
             yv = g_new - g[act]
             f[act], g[act] = f_new, g_new
-            self._bfgs_update(H, act, s, yv)
+            self._bfgs_update(H, act, s, yv, first=n_iter[act] == 1)
             small = np.max(np.abs(s), axis=1) <= step_tol
             converged[act[small | ~accepted]] = True
         return Y, converged, n_iter
 
-    def _backtrack(self, Y, p, f, g, slope, local, divergence, c=1e-4, shrink=0.5, max_trials=40):
+    def _backtrack(self, Y, p, f, g, slope, local, divergence, step_tol, c=1e-4, shrink=0.5,
+                   max_trials=40):
+        """Armijo backtracking for every point at once; a point whose trial step has shrunk
+        below step_tol, or whose predicted decrease is below the cost's round-off, without a
+        decrease stops (it sits at a minimum to the precision the cost allows)."""
         m = len(Y)
         step = np.ones(m)
         f_new, g_new = f.copy(), g.copy()
         done = np.zeros(m, dtype=bool)
+        length = np.max(np.abs(p), axis=1)
+        resolvable = COST_NOISE * (1.0 + np.abs(f))
         for _ in range(max_trials):
-            todo = np.flatnonzero(~done)
+            todo = np.flatnonzero(~done & (step * length > step_tol) & (-slope * step > resolvable))
             if todo.size == 0:
                 break
             trial = Y[todo] + step[todo, None] * p[todo]
@@ -372,13 +387,19 @@ class TwinGP(RegressorMixin, BaseEstimator):
         return step, f_new, g_new, done
 
     @staticmethod
-    def _bfgs_update(H, act, s, yv):
+    def _bfgs_update(H, act, s, yv, first):
+        """BFGS update of the inverse Hessians; before the first update H0 is scaled to
+        (s'y / y'y) I (Nocedal and Wright, eq. 6.20) so later steps are well sized."""
         sy = np.sum(s * yv, axis=1)
         ok = sy > 1e-12 * np.linalg.norm(s, axis=1) * np.linalg.norm(yv, axis=1)
         if not np.any(ok):
             return
         rows = act[ok]
         s, yv, rho = s[ok], yv[ok], 1.0 / sy[ok]
+        rescale = first[ok]
+        if np.any(rescale):
+            gamma = sy[ok][rescale] / np.sum(yv[rescale] ** 2, axis=1)
+            H[rows[rescale]] = gamma[:, None, None] * np.eye(s.shape[1])
         Hk = H[rows]
         Hy = np.einsum("mij,mj->mi", Hk, yv)
         yHy = np.sum(yv * Hy, axis=1)
