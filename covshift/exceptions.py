@@ -12,3 +12,7 @@ class ConvergenceWarning(UserWarning):
 
 class NumericalWarning(UserWarning):
     """Numerical trouble was detected and worked around (see the message)."""
+
+
+class SolverError(RuntimeError):
+    """An optimisation library (cvxopt) failed; the message says what to change."""

@@ -1,0 +1,206 @@
+"""Kernel Mean Matching (Huang et al. 2006) and the sampling-based ensembles of
+sampling-based-kmm: ENSKMM, ENSTRKMM, VFKMM and EVFKMM.
+
+The bags of an ensemble run through joblib (``n_jobs``); inside
+``joblib.parallel_backend("dask")`` the same code runs on a Dask cluster.
+"""
+
+import warnings
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.neighbors import NearestNeighbors
+
+from .._validation import check_choice, check_int, check_positive
+from ..exceptions import ConvergenceWarning, SolverError
+from ..kernels import gaussian_kernel, median_heuristic
+from ._base import WeightEstimator
+
+#: KMM builds an n_tr x n_tr QP; past this size it refuses and points to the ensembles.
+MAX_KMM_TRAIN = 5000
+
+
+def kmm_weights(X_tr, X_te, sigma, B=1000.0, eps=None):
+    """Solve the KMM quadratic program with cvxopt (eq. 1 of sampling-based-kmm).
+
+    min 1/2 b'Kb - kappa'b  s.t.  0 <= b_i <= B,  |sum_i b_i - n_tr| <= n_tr eps,
+    kappa_i = n_tr / n_te sum_j k(x_tr_i, x_te_j). A jitter of 1e-8 x the mean diagonal
+    keeps K positive definite with duplicate points. Options are passed per call, so
+    cvxopt's global settings are never changed.
+
+    Returns
+    -------
+    beta : ndarray (n_tr,)
+    """
+    from cvxopt import matrix, solvers
+
+    n_tr, n_te = len(X_tr), len(X_te)
+    eps = (np.sqrt(n_tr) - 1) / np.sqrt(n_tr) if eps is None else eps
+    K = gaussian_kernel(X_tr, X_tr, sigma)
+    K[np.diag_indices(n_tr)] += 1e-8
+    kappa = (n_tr / n_te) * gaussian_kernel(X_tr, X_te, sigma).sum(axis=1)
+    ones = np.ones((1, n_tr))
+    G = np.vstack([ones, -ones, np.eye(n_tr), -np.eye(n_tr)])
+    h = np.concatenate([[n_tr * (1 + eps), n_tr * (eps - 1)], np.full(n_tr, B), np.zeros(n_tr)])
+    options = {"show_progress": False}  # cvxopt's default tolerances, as in the paper
+    try:
+        result = solvers.qp(matrix(K), matrix(-kappa), matrix(G), matrix(h), options=options)
+    except (ValueError, ArithmeticError) as exc:
+        raise SolverError(
+            f"cvxopt could not solve the KMM problem ({exc}); try a larger sigma or fewer points."
+        ) from None
+    if result["x"] is None:
+        raise SolverError(f"cvxopt returned no KMM solution (status {result['status']}).")
+    if result["status"] != "optimal":
+        warnings.warn(f"cvxopt stopped with status '{result['status']}' on the KMM problem; "
+                      "the weights are its last iterate.", ConvergenceWarning, stacklevel=2)
+    return np.clip(np.array(result["x"]).ravel(), 0.0, B)
+
+
+class _KMMParams(WeightEstimator):
+    def _check_common(self, X_tr, X_te):
+        check_positive(self.B, "B (upper bound of the weights)")
+        if self.eps is not None:
+            check_positive(self.eps, "eps", allow_zero=True)
+        if self.sigma is None:
+            return median_heuristic(np.vstack([X_tr, X_te]), random_state=self.random_state)
+        return check_positive(self.sigma, "sigma (kernel width)")
+
+    def _predict_raw(self, X):
+        raise NotImplementedError(
+            f"{type(self).__name__} gives weights only for the training points (weights_); "
+            "use KLIEP, FCFWCS, LogisticRatio or RuLSIF for w(x) at new points.")
+
+
+class KMM(_KMMParams):
+    """Kernel Mean Matching, the centralised CENKMM of sampling-based-kmm.
+
+    Parameters
+    ----------
+    sigma : float or None
+        Kernel width; None uses the median heuristic (the paper's choice).
+    B : float, default 1000
+        Upper bound of every weight.
+    eps : float or None
+        Tolerance of the sum constraint; None is (sqrt(n_tr) - 1) / sqrt(n_tr) (paper).
+    random_state : int
+        Only used to subsample for the median heuristic.
+
+    Attributes
+    ----------
+    weights_ : ndarray (n_tr,), mean 1
+    beta_ : ndarray (n_tr,), the raw QP solution
+    sigma_ : float
+    """
+
+    def __init__(self, sigma=None, B=1000.0, eps=None, random_state=0):
+        self.sigma = sigma
+        self.B = B
+        self.eps = eps
+        self.random_state = random_state
+
+    def _fit(self, X_tr, X_te):
+        if len(X_tr) > MAX_KMM_TRAIN:
+            raise ValueError(
+                f"KMM solves a dense {len(X_tr)} x {len(X_tr)} quadratic program; above "
+                f"{MAX_KMM_TRAIN} training points it would need too much memory and time. "
+                "Use EnsembleKMM(strategy='vf') (VFKMM) instead.")
+        self.sigma_ = self._check_common(X_tr, X_te)
+        self.beta_ = kmm_weights(X_tr, X_te, self.sigma_, self.B, self.eps)
+        return self.beta_
+
+
+class EnsembleKMM(_KMMParams):
+    """Sampling-based KMM ensembles of sampling-based-kmm, bags run with joblib.
+
+    Strategies
+    ----------
+    "ens"   ENSKMM: the test set is split into ``n_parts`` parts; KMM on (all training,
+            each part); weights averaged over the parts.
+    "enstr" ENSTRKMM: the training set is split without replacement into ``n_parts``;
+            KMM on (each part, all test); each point keeps its part's weight.
+    "vf"    VFKMM (Algorithm 1): s = ln(eta) / (m ln(1 - 1/n_tr)) bootstrap samples of
+            m = n_tr / n_parts training points (m-out-of-n, with replacement); KMM on
+            (each sample, all test); each point's weight is the average over the samples
+            it fell into.
+    "evf"   EVFKMM: VFKMM on each of ``n_parts`` test parts, averaged over the parts.
+
+    Points that no bootstrap sample drew (probability about eta each) get the weight
+    of their nearest sampled training point; their indices are in ``unsampled_``.
+    Splits and samples are shuffled and seeded by ``random_state``. Bags are solved
+    with ``joblib.Parallel(n_jobs)``; under ``joblib.parallel_backend("dask")`` they run
+    on a Dask cluster unchanged.
+
+    Parameters
+    ----------
+    strategy : {"vf", "evf", "ens", "enstr"}, default "vf"
+    n_parts : int, default 10
+        k of the paper: number of test or training parts; m = n_tr / k for "vf"/"evf".
+    eta : float in (0, 1), default 0.01
+        Tolerated probability that a training point is never sampled ("vf"/"evf").
+    sigma, B, eps : as :class:`KMM` (sigma chosen once on all the data).
+    n_jobs : int or None
+    random_state : int
+
+    Attributes
+    ----------
+    weights_, sigma_, n_samples_ (bags solved), unsampled_ (indices), sample_counts_
+    """
+
+    def __init__(self, strategy="vf", n_parts=10, eta=0.01, sigma=None, B=1000.0, eps=None,
+                 n_jobs=None, random_state=0):
+        self.strategy = strategy
+        self.n_parts = n_parts
+        self.eta = eta
+        self.sigma = sigma
+        self.B = B
+        self.eps = eps
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def _fit(self, X_tr, X_te):
+        check_choice(self.strategy, "strategy", {"vf", "evf", "ens", "enstr"})
+        n_parts = check_int(self.n_parts, "n_parts")
+        if not 0 < check_positive(self.eta, "eta") < 1:
+            raise ValueError(f"eta must lie in (0, 1); got {self.eta!r}.")
+        self.sigma_ = self._check_common(X_tr, X_te)
+        rng = np.random.default_rng(self.random_state)
+        n_tr = len(X_tr)
+        test_parts = self._split(len(X_te), n_parts, rng) if self.strategy in ("ens", "evf") else [np.arange(len(X_te))]
+        if self.strategy in ("ens",):
+            bags = [(np.arange(n_tr), part) for part in test_parts]
+        elif self.strategy == "enstr":
+            bags = [(part, np.arange(len(X_te))) for part in self._split(n_tr, n_parts, rng)]
+        else:
+            m = max(2, n_tr // n_parts)
+            s = int(np.ceil(np.log(self.eta) / (m * np.log(1.0 - 1.0 / n_tr)))) if n_tr > 1 else 1
+            bags = [(rng.integers(0, n_tr, size=m), part) for part in test_parts for _ in range(s)]
+        betas = Parallel(n_jobs=self.n_jobs)(
+            delayed(kmm_weights)(X_tr[tr], X_te[te], self.sigma_, self.B, self.eps) for tr, te in bags)
+        self.n_samples_ = len(bags)
+        return self._aggregate(X_tr, bags, betas, len(test_parts))
+
+    @staticmethod
+    def _split(n, parts, rng):
+        parts = min(parts, n)
+        return np.array_split(rng.permutation(n), parts)
+
+    def _aggregate(self, X_tr, bags, betas, n_test_parts):
+        """Average each point's weights over the bags that contain it, then fill the gaps."""
+        n_tr = len(X_tr)
+        total, count = np.zeros(n_tr), np.zeros(n_tr)
+        for (tr, _), beta in zip(bags, betas):
+            # normalise each bag to mean 1 so bags of different test parts are comparable
+            beta = beta / beta.mean() if beta.mean() > 0 else np.ones_like(beta)
+            np.add.at(total, tr, beta)
+            np.add.at(count, tr, 1.0)
+        self.sample_counts_ = count.astype(int)
+        sampled = count > 0
+        weights = np.zeros(n_tr)
+        weights[sampled] = total[sampled] / count[sampled]
+        self.unsampled_ = np.flatnonzero(~sampled)
+        if self.unsampled_.size:
+            nearest = NearestNeighbors(n_neighbors=1).fit(X_tr[sampled])
+            idx = nearest.kneighbors(X_tr[~sampled], return_distance=False)[:, 0]
+            weights[~sampled] = weights[sampled][idx]
+        return weights

@@ -1,0 +1,149 @@
+"""Least-squares density-ratio fitting: uLSIF (Kanamori et al. 2009) and RuLSIF
+(Yamada et al. 2011), closed form with leave-one-out cross-validation."""
+
+import warnings
+
+import numpy as np
+
+from .._validation import check_int, check_positive
+from ..exceptions import NumericalWarning
+from ..kernels import gaussian_kernel, median_heuristic
+from ._base import WeightEstimator
+from ._kliep_problem import choose_centers
+
+
+class RuLSIF(WeightEstimator):
+    """Relative unconstrained least-squares importance fitting.
+
+    Fits r_a(x) = p_te(x) / (a p_te(x) + (1 - a) p_tr(x)) with r(x) = sum_l theta_l
+    k(x, c_l), centres a seeded subset of test points, by minimising
+    a/2 E_te[r^2] + (1-a)/2 E_tr[r^2] - E_te[r] + lam/2 ||theta||^2:
+    theta = (H + lam I)^-1 h with H = a Phi_te'Phi_te / n_te + (1-a) Phi_tr'Phi_tr / n_tr,
+    h = mean of Phi_te. Negative coefficients are clipped to 0. sigma and lam are chosen
+    on grids by leave-one-out cross-validation (closed form: one pair of training and test
+    points left out at a time, a rank-2 Woodbury update of (H + lam I)^-1).
+    ``alpha = 0`` is uLSIF, the plain ratio. RuLSIF's ratio is bounded by 1 / alpha.
+
+    Parameters
+    ----------
+    alpha : float in [0, 1), default 0.1
+    sigma : float, sequence or None
+        Width or grid of widths; None is median * {1/4, 1/2, 1, 2}.
+    lam : float, sequence or None
+        Ridge or grid; None is 10^{-3 .. 0}.
+    n_centers : int, default 100
+    random_state : int
+
+    Attributes
+    ----------
+    weights_, theta_, centers_, sigma_, lam_, cv_results_ (LOO score per grid point)
+    """
+
+    def __init__(self, alpha=0.1, sigma=None, lam=None, n_centers=100, random_state=0):
+        self.alpha = alpha
+        self.sigma = sigma
+        self.lam = lam
+        self.n_centers = n_centers
+        self.random_state = random_state
+
+    def _fit(self, X_tr, X_te):
+        alpha = check_positive(self.alpha, "alpha", allow_zero=True)
+        if alpha >= 1:
+            raise ValueError(f"alpha must lie in [0, 1); got {self.alpha!r}.")
+        centers = X_te[choose_centers(len(X_te), check_int(self.n_centers, "n_centers"),
+                                      self.random_state)]
+        median = median_heuristic(np.vstack([X_tr, X_te]), random_state=self.random_state)
+        sigmas = _grid(self.sigma, median * np.array([0.25, 0.5, 1.0, 2.0]), "sigma")
+        lams = _grid(self.lam, 10.0 ** np.arange(-3, 1), "lam")
+        scores = np.array([loo_scores(_moments(X_tr, X_te, centers, s, alpha), lams, alpha)
+                           for s in sigmas])
+        i, j = np.unravel_index(np.nanargmin(np.where(np.isfinite(scores), scores, np.nan)), scores.shape) \
+            if np.any(np.isfinite(scores)) else (0, 0)
+        self.cv_results_ = {"sigma": sigmas, "lam": lams, "loo_score": scores}
+        self.sigma_, self.lam_, self.centers_ = float(sigmas[i]), float(lams[j]), centers
+        self.theta_ = _solve(X_tr, X_te, centers, self.sigma_, self.lam_, alpha)
+        raw = self._predict_raw(X_tr)
+        if not np.any(raw > 0):
+            warnings.warn("RuLSIF clipped every coefficient to 0 (the ratio is not resolvable "
+                          "with these widths); returning uniform weights.", NumericalWarning,
+                          stacklevel=3)
+            self.theta_ = np.zeros_like(self.theta_)
+            return np.ones(len(X_tr))
+        return raw
+
+    def _predict_raw(self, X):
+        if not np.any(self.theta_ > 0):
+            return np.ones(len(X))
+        return gaussian_kernel(X, self.centers_, self.sigma_) @ self.theta_
+
+
+class ULSIF(RuLSIF):
+    """uLSIF: :class:`RuLSIF` with alpha = 0 (the plain density ratio)."""
+
+    def __init__(self, sigma=None, lam=None, n_centers=100, random_state=0):
+        super().__init__(alpha=0.0, sigma=sigma, lam=lam, n_centers=n_centers,
+                         random_state=random_state)
+
+    def get_params(self, deep=True):
+        params = super().get_params(deep)
+        params.pop("alpha", None)
+        return params
+
+
+def _grid(value, default, name):
+    grid = default if value is None else np.atleast_1d(np.asarray(value, dtype=float))
+    if grid.size == 0 or np.any(~np.isfinite(grid)) or np.any(grid <= 0):
+        raise ValueError(f"{name} must be a positive number or a list of positive numbers.")
+    return grid
+
+
+def _moments(X_tr, X_te, centers, sigma, alpha):
+    Phi_tr = gaussian_kernel(X_tr, centers, sigma)
+    Phi_te = gaussian_kernel(X_te, centers, sigma)
+    H = alpha * Phi_te.T @ Phi_te / len(X_te) + (1 - alpha) * Phi_tr.T @ Phi_tr / len(X_tr)
+    return Phi_tr, Phi_te, H, Phi_te.mean(axis=0)
+
+
+def _solve(X_tr, X_te, centers, sigma, lam, alpha):
+    _, _, H, h = _moments(X_tr, X_te, centers, sigma, alpha)
+    theta = np.linalg.solve(H + lam * np.eye(len(h)), h)
+    return np.maximum(theta, 0.0)
+
+
+def loo_score(X_tr, X_te, centers, sigma, lam, alpha):
+    """Leave-one-out RuLSIF objective for one (sigma, lam); see :func:`loo_scores`."""
+    return loo_scores(_moments(X_tr, X_te, centers, sigma, alpha), [lam], alpha)[0]
+
+
+def loo_scores(moments, lams, alpha):
+    """Leave-one-out RuLSIF objective for each lam: pair i = (x_tr_i, x_te_i), i < min(n_tr, n_te).
+
+    Without pair i: H_i = H - U_i U_i', U_i = [sqrt(a/n_te) phi_te_i, sqrt((1-a)/n_tr) phi_tr_i],
+    h_i = h - phi_te_i / n_te. (H_i + lam I)^-1 follows from (H + lam I)^-1 by Woodbury
+    with a 2 x 2 inverse per i, all pairs at once. Score of pair i:
+    a/2 r(x_te_i)^2 + (1-a)/2 r(x_tr_i)^2 - r(x_te_i), with theta clipped at 0.
+    """
+    Phi_tr, Phi_te, H, h = moments
+    return np.array([_loo(Phi_tr, Phi_te, H, h, lam, alpha) for lam in lams])
+
+
+def _loo(Phi_tr, Phi_te, H, h, lam, alpha):
+    n_tr, n_te = len(Phi_tr), len(Phi_te)
+    n = min(n_tr, n_te)
+    if n < 2:
+        return np.inf
+    A_inv = np.linalg.inv(H + lam * np.eye(len(h)))
+    u = np.sqrt(alpha / n_te) * Phi_te[:n]          # first column of U_i, one row per i
+    v = np.sqrt((1 - alpha) / n_tr) * Phi_tr[:n]    # second column
+    Au, Av = u @ A_inv, v @ A_inv                   # A^-1 U_i, as rows (A symmetric)
+    h_i = h[None, :] - Phi_te[:n] / n_te
+    Ah = h_i @ A_inv                                # A^-1 h_i
+    # S_i = I - U_i' A^-1 U_i (2 x 2) and z_i = U_i' A^-1 h_i, then theta_i = A^-1 h_i + A^-1 U_i S_i^-1 z_i
+    s11, s12, s22 = 1 - np.sum(u * Au, 1), -np.sum(u * Av, 1), 1 - np.sum(v * Av, 1)
+    z1, z2 = np.sum(u * Ah, 1), np.sum(v * Ah, 1)
+    det = s11 * s22 - s12**2
+    c1, c2 = (s22 * z1 - s12 * z2) / det, (s11 * z2 - s12 * z1) / det
+    theta = np.maximum(Ah + c1[:, None] * Au + c2[:, None] * Av, 0.0)
+    r_te = np.sum(Phi_te[:n] * theta, axis=1)
+    r_tr = np.sum(Phi_tr[:n] * theta, axis=1)
+    return float(np.mean(alpha / 2 * r_te**2 + (1 - alpha) / 2 * r_tr**2 - r_te))
