@@ -46,16 +46,66 @@ def sinc_function(x):
     return -2.0 * x**3 + 3.0 * np.sinc(x) + 1.0
 
 
+@dataclass(frozen=True)
+class GaussianRatio:
+    """True ratio N(mean_te, std_te^2) / N(mean_tr, std_tr^2) of the first input (picklable)."""
+
+    mean_tr: float
+    std_tr: float
+    mean_te: float
+    std_te: float
+
+    def __call__(self, X):
+        x = np.asarray(X, dtype=float).reshape(len(X), -1)[:, 0]
+        return np.exp(stats.norm.logpdf(x, self.mean_te, self.std_te)
+                      - stats.norm.logpdf(x, self.mean_tr, self.std_tr))
+
+
 def gaussian_ratio(mean_tr, std_tr, mean_te, std_te):
     """True ratio N(mean_te, std_te^2) / N(mean_tr, std_tr^2) of 1-D inputs, as a function."""
-    p_tr = stats.norm(mean_tr, std_tr)
-    p_te = stats.norm(mean_te, std_te)
+    return GaussianRatio(float(mean_tr), float(std_tr), float(mean_te), float(std_te))
 
-    def ratio(X):
-        x = np.asarray(X, dtype=float).reshape(len(X), -1)[:, 0]
-        return np.exp(p_te.logpdf(x) - p_tr.logpdf(x))
 
-    return ratio
+@dataclass(frozen=True)
+class _RadialSelection:
+    """P(train | x) = min(1, factor exp(-||x - center|| / scale)): the selection-bias sampler."""
+
+    center: np.ndarray
+    scale: float
+    factor: float = 1.0
+
+    def __call__(self, X):
+        X = np.atleast_2d(np.asarray(X, dtype=float))
+        return np.minimum(1.0, self.factor * np.exp(-np.linalg.norm(X - self.center, axis=1) / self.scale))
+
+
+@dataclass(frozen=True)
+class _LeftSelection:
+    """P(train | x) = exp(-shift (x - lo) / (hi - lo)) on the first input (toys' shift)."""
+
+    lo: float
+    hi: float
+    shift: float
+
+    def __call__(self, X):
+        z = (np.asarray(X, dtype=float).reshape(len(X), -1)[:, 0] - self.lo) / (self.hi - self.lo)
+        return np.exp(-self.shift * np.clip(z, 0.0, 1.0))
+
+
+@dataclass(frozen=True)
+class SelectionRatio:
+    """Exact ratio p_te / p_tr of a split by P(train | x) = q(x): Z (1 - q) / ((1 - Z) q) when the
+    test set is the rest, Z / q when it is the whole pool (picklable)."""
+
+    probability: object
+    Z: float
+    test_is_rest: bool = True
+
+    def __call__(self, X):
+        q = np.clip(self.probability(np.asarray(X, dtype=float)), 1e-300, 1.0)
+        if self.test_is_rest:
+            return self.Z * (1.0 - q) / ((1.0 - self.Z) * q)
+        return self.Z / q
 
 
 def sinc_shift(
@@ -97,13 +147,7 @@ def _input_selection(X, probability, rng):
     """
     q = probability(X)
     train = rng.random(len(X)) < q
-    Z = float(np.mean(q))
-
-    def ratio(X_new):
-        q_new = np.clip(probability(np.asarray(X_new, dtype=float)), 1e-300, 1.0)
-        return Z * (1.0 - q_new) / ((1.0 - Z) * q_new)
-
-    return train, ~train, ratio
+    return train, ~train, SelectionRatio(probability, float(np.mean(q)))
 
 
 def selection_bias(X, Y, scale=None, n_tr=None, random_state=0, name="selection bias"):
@@ -135,11 +179,8 @@ def selection_bias(X, Y, scale=None, n_tr=None, random_state=0, name="selection 
         n_tr = check_int(n_tr, "n_tr", minimum=2)
         if n_tr >= len(X):
             raise ValueError(f"n_tr must be smaller than the number of rows ({len(X)}).")
-        base = np.exp(-distance / s)
-        factor = _scale_to_expected_count(base, n_tr)
-
-    def probability(Z):
-        return np.minimum(1.0, factor * np.exp(-np.linalg.norm(np.atleast_2d(Z) - center, axis=1) / s))
+        factor = _scale_to_expected_count(np.exp(-distance / s), n_tr)
+    probability = _RadialSelection(center, s, factor)
 
     rng = np.random.default_rng(random_state)
     train, test, ratio = _input_selection(X, probability, rng)
@@ -167,18 +208,9 @@ def _shifted_split(x_tr, y_tr, x_te, y_te, shift, rng, name):
     """Optionally bias the training inputs towards small x (keeps p(y|x): selection on x)."""
     if not shift:
         return ShiftData(x_tr, y_tr, x_te, y_te, None, name)
-    lo, hi = float(x_tr.min()), float(x_tr.max())
-
-    def probability(X):
-        z = (np.asarray(X, dtype=float).reshape(len(X), -1)[:, 0] - lo) / (hi - lo)
-        return np.exp(-shift * np.clip(z, 0.0, 1.0))
-
+    probability = _LeftSelection(float(x_tr.min()), float(x_tr.max()), float(shift))
     keep = rng.random(len(x_tr)) < probability(x_tr)
-    Z_tr = float(np.mean(probability(x_tr)))
-
-    def ratio(X):
-        return Z_tr / np.clip(probability(X), 1e-300, None)
-
+    ratio = SelectionRatio(probability, float(np.mean(probability(x_tr))), test_is_rest=False)
     return ShiftData(x_tr[keep], y_tr[keep], x_te, y_te, ratio, name)
 
 

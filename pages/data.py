@@ -1,0 +1,79 @@
+import io
+
+import numpy as np
+import streamlit as st
+
+import ui
+from covshift import catalog, plots
+
+st.title("Data & shift")
+st.markdown("Choose the data and how the training inputs are shifted from the test inputs. "
+            "The densities show the shift; where the densities are known, the true importance "
+            "w(x) = p_te(x) / p_tr(x) is drawn too.")
+
+if ui.get("source") == "built-in":
+    name = ui.get("dataset")
+    label, params = catalog.DATASETS[name]
+    st.subheader(label)
+    cols = st.columns(4)
+    for i, (param, (default, lo, hi, step)) in enumerate(params.items()):
+        with cols[i % 4]:
+            kind = int if isinstance(default, int) else float
+            ui.widget(st.slider, param, f"{name}.{param}", kind(lo), kind(hi), step=kind(step))
+else:
+    upload = st.file_uploader("Upload a CSV (header row, numeric columns)", type=["csv"], key="csv_upload")
+    if upload is not None:
+        st.session_state["csv_bytes"] = upload.getvalue()
+    raw = st.session_state.get("csv_bytes")
+    if raw is None:
+        st.info("Upload a CSV to use your own data; until then nothing is shown. "
+                "(Uploaded data are not part of the shareable link.)")
+        st.stop()
+    table = ui.guard("CSV", ui.csv_table, raw)
+    if table is None:
+        st.stop()
+    for note in table.notes:
+        st.warning(note)
+    cols = st.columns(3)
+    with cols[0]:
+        inputs = ui.widget(st.multiselect, "Input columns", "csv_inputs", table.columns)
+    with cols[1]:
+        outputs = ui.widget(st.multiselect, "Output columns", "csv_outputs",
+                            [c for c in table.columns if c not in inputs])
+    with cols[2]:
+        ui.widget(st.selectbox, "Train/test split", "csv_split",
+                  ["selection bias"] + [c for c in table.columns if c not in inputs + outputs],
+                  help="A column of 0 (test) / 1 (training), or the selection-bias sampler.")
+    if not inputs or not outputs:
+        st.info("Choose at least one input and one output column.")
+        st.stop()
+
+data = ui.current_data()
+if data is None:
+    st.stop()
+
+c1, c2, c3 = st.columns(3)
+c1.metric("training points", len(data.X_tr))
+c2.metric("test points", len(data.X_te))
+c3.metric("inputs / outputs", f"{data.X_tr.shape[1]} / {data.Y_tr.shape[1]}")
+
+left, right = st.columns(2)
+left.plotly_chart(plots.input_densities(data.X_tr, data.X_te, data.true_weights), width="stretch")
+right.plotly_chart(plots.data_scatter(data.X_tr, data.Y_tr, data.X_te, data.Y_te), width="stretch")
+if data.density_ratio is not None and data.X_tr.shape[1] == 1:
+    x = data.X_tr[:, 0]
+    grid = np.linspace(x.min(), x.max(), 300)
+    st.plotly_chart(plots.weights_vs_truth(grid, {}, data.density_ratio(grid[:, None]),
+                                           title="True importance w(x)"), width="stretch")
+elif data.density_ratio is None:
+    st.caption("The true ratio of this data set is not known; NMSE is not available.")
+
+buffer = io.StringIO()
+table = np.column_stack([
+    np.vstack([data.X_tr, data.X_te]), np.vstack([data.Y_tr, data.Y_te]),
+    np.r_[np.ones(len(data.X_tr)), np.zeros(len(data.X_te))]])
+header = ([f"x{i}" for i in range(data.X_tr.shape[1])] + [f"y{i}" for i in range(data.Y_tr.shape[1])]
+          + ["train"])
+np.savetxt(buffer, table, delimiter=",", header=",".join(header), comments="", fmt="%.6g")
+st.download_button("Download the data as CSV", buffer.getvalue(), file_name="covshift_data.csv",
+                   mime="text/csv")

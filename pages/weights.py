@@ -1,0 +1,132 @@
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import ui
+from covshift import catalog, metrics, plots
+
+st.title("Importance weights")
+st.markdown(
+    "Each estimator learns w(x) = p_te(x) / p_tr(x) from the inputs alone. KLIEP maximises the "
+    "test log-likelihood of p_te = w p_tr; its Frank-Wolfe solvers add one Gaussian atom per "
+    "step, so their mixing coefficients alpha stay sparse, and the **duality gap** certifies how "
+    "far from the optimum they are. **FCFWCS** (fully corrective) is the fast exact choice.")
+
+data = ui.current_data()
+if data is None:
+    st.stop()
+
+c1, c2, c3 = st.columns([3, 1, 1])
+with c1:
+    chosen = ui.widget(st.multiselect, "Estimators", "estimators", catalog.WEIGHT_ESTIMATORS)
+with c2:
+    mode = ui.widget(st.radio, "Kernel width sigma", "sigma_mode", ["auto", "manual"],
+                     help="auto: likelihood cross-validation (KLIEP family), median heuristic (KMM), "
+                          "their own CV (RuLSIF).")
+with c3:
+    if mode == "manual":
+        ui.widget(st.slider, "sigma", "sigma", 0.01, 3.0, step=0.01)
+if not chosen:
+    st.info("Choose at least one estimator.")
+    st.stop()
+
+outcomes = {}
+with st.status("Estimating the weights...", expanded=False) as status:
+    for i, name in enumerate(chosen):
+        status.update(label=f"Estimating the weights: {name} ({i + 1}/{len(chosen)})")
+        outcome = ui.guard(name, ui.weights, name)
+        if outcome is not None:
+            outcomes[name] = outcome
+    status.update(label="Weights ready", state="complete")
+for name, outcome in outcomes.items():
+    ui.show_warnings(name, outcome.warnings)
+if not outcomes:
+    st.stop()
+
+truth = data.true_weights
+rows = []
+for name, outcome in outcomes.items():
+    est, w = outcome.model, outcome.model.weights_
+    rows.append({
+        "estimator": name, "seconds": outcome.seconds, "iterations": getattr(est, "n_iter_", None),
+        "non-zeros": int(np.count_nonzero(est.alpha_)) if hasattr(est, "alpha_") else None,
+        "objective": getattr(est, "objective_", None), "ESS": metrics.effective_sample_size(w),
+        "max weight": metrics.max_weight(w),
+        "NMSE": metrics.normalized_mse(w, truth) if truth is not None else None,
+        "sigma": getattr(est, "sigma_", None)})
+st.dataframe(pd.DataFrame(rows).set_index("estimator"), width="stretch")
+
+if data.X_tr.shape[1] == 1:
+    x = data.X_tr[:, 0]
+    grid = np.linspace(min(x.min(), data.X_te.min()), max(x.max(), data.X_te.max()), 300)
+    curves, on_points = {}, {}
+    for name, outcome in outcomes.items():
+        try:
+            curves[name] = outcome.model.predict_weights(grid[:, None])
+        except NotImplementedError:
+            on_points[name] = outcome.model.weights_
+    true_curve = data.density_ratio(grid[:, None]) if data.density_ratio is not None else None
+    if curves:
+        st.plotly_chart(plots.weights_vs_truth(grid, curves, true_curve), width="stretch")
+    if on_points:
+        st.plotly_chart(plots.weights_on_points(x, on_points, truth), width="stretch")
+else:
+    left, right = st.columns(2)
+    left.plotly_chart(plots.weight_histogram({n: o.model.weights_ for n, o in outcomes.items()}),
+                      width="stretch")
+    first = next(iter(outcomes))
+    right.plotly_chart(plots.input_densities(data.X_tr, data.X_te, outcomes[first].model.weights_),
+                       width="stretch")
+    right.caption(f"Dashed: the training density re-weighted by {first}; it should move onto the test density.")
+
+for name, outcome in outcomes.items():
+    cv = getattr(outcome.model, "cv_results_", None)
+    if cv is not None and "mean_log_likelihood" in cv:
+        with st.expander(f"{name}: how sigma was chosen"):
+            st.plotly_chart(plots.cv_curve(cv), width="stretch")
+
+kliep_family = {n: o.model for n, o in outcomes.items() if n in catalog.KLIEP_FAMILY}
+if kliep_family:
+    st.subheader("Sparsity of alpha")
+    st.plotly_chart(plots.alpha_stems({n: (m.center_index_, m.alpha_) for n, m in kliep_family.items()}),
+                    width="stretch")
+
+histories = {n: o.model.history_ for n, o in outcomes.items() if n in catalog.FRANK_WOLFE
+             and o.model.history_ is not None}
+if histories:
+    st.subheader("Frank-Wolfe: duality gap, active set, steps")
+    axis = ui.widget(st.radio, "x axis", "gap_axis", ["iteration", "seconds"], horizontal=True)
+    left, right = st.columns(2)
+    left.plotly_chart(plots.duality_gaps(histories, axis), width="stretch")
+    right.plotly_chart(plots.active_set_sizes(histories), width="stretch")
+    if "FCFWCS" in histories:
+        st.plotly_chart(plots.inner_iterations({"FCFWCS": histories["FCFWCS"]}), width="stretch")
+
+    st.subheader("Replay a run step by step")
+    name = ui.widget(st.selectbox, "Solver", "replay", list(histories))
+    hist = histories[name]
+    last = len(hist) - 1
+    b1, b2, b3, _ = st.columns([1, 1, 1, 5])
+    if b1.button("Reset", key="replay_reset"):
+        ui.apply({"step": 0})
+    if b2.button("Step", key="replay_step"):
+        ui.apply({"step": min(int(ui.get("step")) + 1, last)})
+    if b3.button("Play (+10)", key="replay_play"):
+        ui.apply({"step": min(int(ui.get("step")) + 10, last)})
+    if int(ui.get("step")) > last:
+        ui.apply({"step": last})
+    step = ui.widget(st.slider, "iteration t", "step", 0, max(last, 1))
+    step = min(int(step), last)
+    state = ui.guard("Replay", ui.replay_state, ui.data_spec(), name, ui.sigma_setting(), step)
+    if state is not None:
+        centers, alpha = state
+        kind, direction = hist.step_kind[step], hist.direction[step]
+        towards, away = int(hist.towards_atom[step]), int(hist.away_atom[step])
+        where = {c: i for i, c in enumerate(centers)}
+        fig = plots.replay_step(np.asarray(centers), np.asarray(alpha),
+                                where.get(outcomes[name].model.center_index_[towards]) if towards >= 0 else None,
+                                where.get(outcomes[name].model.center_index_[away]) if away >= 0 else None,
+                                title=f"{name}, iteration {step}: {kind} {direction} step")
+        st.plotly_chart(fig, width="stretch")
+        st.caption(f"Objective {hist.objective[step]:.6g}, duality gap {hist.gap[step]:.3g}, "
+                   f"step size {hist.step_size[step]:.3g}, {hist.active_size[step]} active atoms after the step.")

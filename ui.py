@@ -1,0 +1,221 @@
+"""Thin Streamlit glue shared by the pages: settings kept in session state and in the URL,
+cached calls into covshift, and a guard that turns any failure into a readable message."""
+
+import json
+
+import streamlit as st
+
+from covshift import catalog
+
+DEFAULTS = {
+    "source": "built-in", "dataset": "sinc", "seed": 0,
+    **{f"{name}.{param}": spec[0] for name, (_, params) in catalog.DATASETS.items()
+       for param, spec in params.items()},
+    "estimators": ["FCFWCS", "PFWCS"], "sigma_mode": "auto", "sigma": 0.3,
+    "models": ["GPR", "SMTGP", "IW-SMTGP"], "weights_for_models": "FCFWCS",
+    "theta": 0.9, "gamma": 1.5, "rho_x": 0.3, "rho_y": 0.5, "lambda_x": 1e-3, "lambda_y": 1e-3,
+    "few_labels": False, "n_labels": 10, "gap_axis": "iteration", "replay": "PFWCS", "step": 0,
+    "csv_inputs": [], "csv_outputs": [], "csv_split": "selection bias",
+}
+
+
+def _decode(name, text):
+    default = DEFAULTS[name]
+    try:
+        if isinstance(default, bool):
+            return text.lower() in ("1", "true", "yes")
+        if isinstance(default, int):
+            return int(float(text))
+        if isinstance(default, float):
+            return float(text)
+        if isinstance(default, list):
+            return [v for v in text.split(",") if v]
+        return text
+    except ValueError:
+        return default
+
+
+def _encode(value):
+    return ",".join(value) if isinstance(value, list) else str(value)
+
+
+def init():
+    """Settings from the URL (what a shared link carries) over the defaults, once per session."""
+    if "settings" not in st.session_state:
+        settings = dict(DEFAULTS)
+        for name, text in st.query_params.to_dict().items():
+            if name in DEFAULTS:
+                settings[name] = _decode(name, text)
+        st.session_state.settings = settings
+
+
+def get(name):
+    return st.session_state.settings[name]
+
+
+def put(name, value):
+    """Store a setting and mirror the non-default settings into the URL."""
+    st.session_state.settings[name] = value
+    wanted = {k: _encode(v) for k, v in st.session_state.settings.items() if v != DEFAULTS.get(k)}
+    if st.query_params.to_dict() != wanted:
+        st.query_params.from_dict(wanted)
+
+
+def apply(changes):
+    """Apply a preset or reset: change settings and forget the widgets so they redraw."""
+    for name, value in changes.items():
+        put(name, value)
+        st.session_state.pop(f"w.{name}", None)
+
+
+def reset():
+    st.session_state.settings = dict(DEFAULTS)
+    for key in [k for k in st.session_state if str(k).startswith("w.")]:
+        del st.session_state[key]
+    st.query_params.clear()
+
+
+def widget(kind, label, name, *args, **kwargs):
+    """A Streamlit widget bound to setting ``name`` (persists across pages and in the URL)."""
+    key = f"w.{name}"
+    current = get(name)
+    if kind in (st.selectbox, st.radio):
+        options = list(args[0])
+        if current not in options:
+            current = options[0]
+        value = kind(label, options, index=options.index(current), key=key, **kwargs)
+    elif kind is st.multiselect:
+        options = list(args[0])
+        value = kind(label, options, default=[v for v in current if v in options], key=key, **kwargs)
+    else:
+        value = kind(label, *args, value=current, key=key, **kwargs)
+    if value != current or name not in st.session_state.settings:
+        put(name, value)
+    return value
+
+
+def guard(title, fn, *args, **kwargs):
+    """Run fn; show a clear message instead of a traceback when it fails."""
+    try:
+        return fn(*args, **kwargs)
+    except ValueError as exc:
+        st.error(f"**{title}**: {exc}")
+    except NotImplementedError as exc:
+        st.info(f"**{title}**: {exc}")
+    except Exception as exc:  # the page must keep working whatever the core raises
+        st.error(f"**{title}** failed ({type(exc).__name__}: {exc}). Try other settings.")
+    return None
+
+
+def show_warnings(name, messages):
+    for message in messages:
+        st.warning(f"{name}: {message}")
+
+
+# ----------------------------------------------------------------- data
+def data_spec():
+    """The small, hashable description of the current data (the cache key)."""
+    if get("source") == "csv" and "csv_bytes" in st.session_state:
+        return ("csv", json.dumps([get("csv_inputs"), get("csv_outputs"), get("csv_split")]), get("seed"))
+    name = get("dataset")
+    params = tuple((p, get(f"{name}.{p}")) for p in catalog.DATASETS[name][1])
+    return ("built-in", name, params, get("seed"))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _built_in(name, params, seed):
+    return catalog.make_dataset(name, seed=seed, **dict(params))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def csv_table(raw):
+    return catalog.read_csv(raw)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _from_csv(raw, columns_json, seed):
+    inputs, outputs, split = json.loads(columns_json)
+    table = catalog.read_csv(raw)
+    return catalog.csv_dataset(table, inputs, outputs, None if split == "selection bias" else split, seed)
+
+
+def load_data(spec=None):
+    spec = spec or data_spec()
+    if spec[0] == "csv":
+        return _from_csv(st.session_state["csv_bytes"], spec[1], spec[2])
+    return _built_in(*spec[1:])
+
+
+def current_data():
+    """The data set of the current settings, or None (with an error shown)."""
+    return guard("Data", load_data)
+
+
+def data_name():
+    return "csv" if data_spec()[0] == "csv" else get("dataset")
+
+
+# -------------------------------------------------------------- weights
+def sigma_setting():
+    return None if get("sigma_mode") == "auto" else float(get("sigma"))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _weights(spec, name, sigma):
+    return catalog.fit_weights(load_data(spec), name, sigma)
+
+
+def weights(name, spec=None):
+    """Cached weight fit for the current data: catalog.Outcome."""
+    return _weights(spec or data_spec(), name, sigma_setting())
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def replay_state(spec, name, sigma, step):
+    """mu after ``step`` iterations of a Frank-Wolfe solver (rerun up to that step)."""
+    from covshift.catalog import make_weight_estimator, run_with_warnings
+
+    data = load_data(spec)
+    sigma_used = weights(name, spec).model.sigma_
+    est = make_weight_estimator(name, sigma_used, max_iter=max(int(step), 0), tol=1e-12)
+    fitted, _, _ = run_with_warnings(lambda: est.fit(data.X_tr, data.X_te))
+    return fitted.center_index_, fitted.alpha_
+
+
+# ----------------------------------------------------------- regression
+def hyper():
+    return {k: float(get(k)) for k in ["theta", "gamma", "rho_x", "rho_y", "lambda_x", "lambda_y"]}
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _prediction(spec, name, weight_name, sigma, hyper_items):
+    data = load_data(spec)
+    w = _weights(spec, weight_name, sigma).model.weights_ if catalog.REGRESSORS[name] else None
+    return catalog.fit_predict(data, name, w, **dict(hyper_items))
+
+
+def prediction(name):
+    return _prediction(data_spec(), name, get("weights_for_models"), sigma_setting(),
+                       tuple(sorted(hyper().items())))
+
+
+def sidebar():
+    """Shared sidebar: data set, seed, presets, reset."""
+    with st.sidebar:
+        st.header("Data")
+        widget(st.radio, "Source", "source", ["built-in", "csv"], horizontal=True,
+               help="Upload a CSV on the Data & shift page.")
+        names = list(catalog.DATASETS)
+        widget(st.selectbox, "Built-in data set", "dataset", names,
+               format_func=lambda n: catalog.DATASETS[n][0])
+        widget(st.number_input, "Seed", "seed", min_value=0, max_value=10_000, step=1)
+        st.header("Presets")
+        for label, preset in catalog.PRESETS.items():
+            if st.button(label, key=f"preset.{label}", width="stretch"):
+                apply({"source": "built-in", **preset, **(catalog.paper_tgp_defaults(preset["dataset"]) or {})})
+                st.rerun()
+        if st.button("Reset to defaults", key="reset", width="stretch"):
+            reset()
+            st.rerun()
+        st.caption("Every setting is in the page address: copy the link to share exactly this view.")
+
