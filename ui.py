@@ -62,34 +62,40 @@ def put(name, value):
 
 
 def apply(changes):
-    """Apply a preset or reset: change settings and forget the widgets so they redraw."""
+    """Apply a preset or reset (from a button callback, before the widgets are drawn)."""
     for name, value in changes.items():
         put(name, value)
-        st.session_state.pop(f"w.{name}", None)
+        st.session_state[f"w.{name}"] = value
 
 
 def reset():
+    for name, value in DEFAULTS.items():
+        if f"w.{name}" in st.session_state:
+            st.session_state[f"w.{name}"] = value
     st.session_state.settings = dict(DEFAULTS)
-    for key in [k for k in st.session_state if str(k).startswith("w.")]:
-        del st.session_state[key]
     st.query_params.clear()
 
 
 def widget(kind, label, name, *args, **kwargs):
-    """A Streamlit widget bound to setting ``name`` (persists across pages and in the URL)."""
+    """A Streamlit widget bound to setting ``name`` (persists across pages and in the URL).
+
+    The widget's state is seeded from the setting through its session-state key, so that
+    presets and resets (button callbacks) can move it.
+    """
     key = f"w.{name}"
     current = get(name)
     if kind in (st.selectbox, st.radio):
         options = list(args[0])
         if current not in options:
             current = options[0]
-        value = kind(label, options, index=options.index(current), key=key, **kwargs)
     elif kind is st.multiselect:
-        options = list(args[0])
-        value = kind(label, options, default=[v for v in current if v in options], key=key, **kwargs)
-    else:
-        value = kind(label, *args, value=current, key=key, **kwargs)
-    if value != current or name not in st.session_state.settings:
+        current = [v for v in current if v in list(args[0])]
+    if key not in st.session_state or (kind in (st.selectbox, st.radio) and st.session_state[key] not in args[0]):
+        st.session_state[key] = current
+    elif kind is st.multiselect:
+        st.session_state[key] = [v for v in st.session_state[key] if v in list(args[0])]
+    value = kind(label, *args, key=key, **kwargs)
+    if value != get(name):
         put(name, value)
     return value
 
@@ -211,11 +217,8 @@ def sidebar():
         widget(st.number_input, "Seed", "seed", min_value=0, max_value=10_000, step=1)
         st.header("Presets")
         for label, preset in catalog.PRESETS.items():
-            if st.button(label, key=f"preset.{label}", width="stretch"):
-                apply({"source": "built-in", **preset, **(catalog.paper_tgp_defaults(preset["dataset"]) or {})})
-                st.rerun()
-        if st.button("Reset to defaults", key="reset", width="stretch"):
-            reset()
-            st.rerun()
+            changes = {"source": "built-in", **preset, **(catalog.paper_tgp_defaults(preset["dataset"]) or {})}
+            st.button(label, key=f"preset.{label}", width="stretch", on_click=apply, args=(changes,))
+        st.button("Reset to defaults", key="reset", width="stretch", on_click=reset)
         st.caption("Every setting is in the page address: copy the link to share exactly this view.")
 

@@ -71,7 +71,8 @@ def read_csv(raw):
     if dropped:
         notes.append(f"Ignored non-numeric column(s): {', '.join(dropped[:8])}.")
     if len(keep) < 2:
-        raise ValueError("The CSV needs at least two numeric columns: one or more inputs and an output.")
+        raise ValueError("The CSV needs at least two numeric columns: one or more inputs and an output."
+                         + (f" Mostly empty or non-numeric: {', '.join(dropped[:8])}." if dropped else ""))
     values = numeric[keep].to_numpy(dtype=float)
     finite = np.all(np.isfinite(values), axis=1)
     if not finite.all():

@@ -17,15 +17,35 @@ from sklearn.utils.validation import has_fit_parameter
 from ._validation import as_2d_float, check_int
 from .kernels import median_heuristic
 
-#: Default LCV grid, as multiples of the median heuristic.
-DEFAULT_SIGMA_FACTORS = np.geomspace(1.0 / 16.0, 2.0, 11)
+def default_sigma_grid(X_tr, X_te, n=9, random_state=0):
+    """Geometric grid from max(median / 8, median nearest-neighbour distance of the test
+    points) to 2 x median, the median heuristic of all inputs.
+
+    In high dimension every point is far from its neighbours, so widths far below the
+    nearest-neighbour distance only fit single points (and make the optimum dense and slow).
+    """
+    from sklearn.neighbors import NearestNeighbors
+
+    median = median_heuristic(np.vstack([X_tr, X_te]), random_state=random_state)
+    lower = median / 8.0
+    if len(X_te) > 2:
+        sample = X_te[np.random.default_rng(random_state).permutation(len(X_te))[:1000]]
+        distance, _ = NearestNeighbors(n_neighbors=2).fit(sample).kneighbors(sample)
+        nearest = distance[:, 1][distance[:, 1] > 0]
+        if nearest.size:
+            lower = max(lower, float(np.median(nearest)))
+    lower = min(lower, median / 2.0)
+    return np.geomspace(lower, 2.0 * median, n)
+
 
 
 def kliep_likelihood_cv(estimator, X_tr, X_te, sigma_grid=None, n_folds=5, random_state=0):
     """Choose the kernel width of a KLIEP-family estimator by likelihood cross-validation.
 
     Training and test points are each split into ``n_folds`` folds. For fold k the
-    estimator is fitted on the other folds and scored only on the held-out points:
+    estimator is fitted on the other folds with its own settings (loosely converged fits
+    are smoother and would bias the ranking towards small widths) and scored only on the
+    held-out points:
 
         score_k = mean_{x in held-out test} log w(x) - log mean_{x in held-out train} w(x),
 
@@ -40,18 +60,17 @@ def kliep_likelihood_cv(estimator, X_tr, X_te, sigma_grid=None, n_folds=5, rando
     estimator : KLIEP-family estimator (its other parameters are kept)
     X_tr, X_te : ndarray
     sigma_grid : sequence of float or None
-        Candidate widths; default ``median * geomspace(1/16, 2, 11)``.
+        Candidate widths; default :func:`default_sigma_grid`.
     n_folds : int
         Number of folds (capped at the smaller sample size).
 
     Returns
     -------
     dict with ``sigma``, ``mean_log_likelihood``, ``std_log_likelihood`` (per grid point)
-    and ``best_sigma``.
+    and ``best_sigma`` (the best mean score).
     """
     if sigma_grid is None:
-        median = median_heuristic(np.vstack([X_tr, X_te]), random_state=random_state)
-        sigma_grid = median * DEFAULT_SIGMA_FACTORS
+        sigma_grid = default_sigma_grid(X_tr, X_te, random_state=random_state)
     sigma_grid = np.asarray(sigma_grid, dtype=float).ravel()
     if sigma_grid.size == 0 or np.any(~np.isfinite(sigma_grid)) or np.any(sigma_grid <= 0):
         raise ValueError("sigma_grid must be a non-empty list of positive numbers.")
@@ -75,7 +94,8 @@ def kliep_likelihood_cv(estimator, X_tr, X_te, sigma_grid=None, n_folds=5, rando
     mean = scores.mean(axis=1)
     with np.errstate(invalid="ignore"):
         std = scores.std(axis=1)
-    best = float(sigma_grid[np.argmax(mean)]) if np.any(np.isfinite(mean)) else float(np.max(sigma_grid))
+    best = float(sigma_grid[np.nanargmax(np.where(np.isfinite(mean), mean, np.nan))]) \
+        if np.any(np.isfinite(mean)) else float(np.max(sigma_grid))
     return {"sigma": sigma_grid, "mean_log_likelihood": mean, "std_log_likelihood": std,
             "best_sigma": best}
 

@@ -25,9 +25,9 @@ with c2:
     ui.widget(st.selectbox, "Weights for the IW- models", "weights_for_models", catalog.WEIGHT_ESTIMATORS)
 with st.expander("Hyper-parameters (kernels exp(-||a-b||^2 / (2 rho^2)) + lambda on the diagonal)"):
     paper = catalog.paper_tgp_defaults(ui.data_name())
-    if paper and st.button("Use the paper's values for this data set", key="paper_values"):
-        ui.apply(paper)
-        st.rerun()
+    if paper:
+        st.button("Use the paper's values for this data set", key="paper_values", on_click=ui.apply,
+                  args=(paper,))
     h1, h2, h3 = st.columns(3)
     with h1:
         ui.widget(st.slider, "theta (SM order)", "theta", 0.05, 0.99, step=0.01)

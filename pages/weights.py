@@ -107,14 +107,14 @@ if histories:
     hist = histories[name]
     last = len(hist) - 1
     b1, b2, b3, _ = st.columns([1, 1, 1, 5])
-    if b1.button("Reset", key="replay_reset"):
-        ui.apply({"step": 0})
-    if b2.button("Step", key="replay_step"):
-        ui.apply({"step": min(int(ui.get("step")) + 1, last)})
-    if b3.button("Play (+10)", key="replay_play"):
-        ui.apply({"step": min(int(ui.get("step")) + 10, last)})
-    if int(ui.get("step")) > last:
-        ui.apply({"step": last})
+    b1.button("Reset", key="replay_reset", on_click=ui.apply, args=({"step": 0},))
+    b2.button("Step", key="replay_step", on_click=ui.apply,
+              args=({"step": min(int(ui.get("step")) + 1, last)},))
+    b3.button("Play (+10)", key="replay_play", on_click=ui.apply,
+              args=({"step": min(int(ui.get("step")) + 10, last)},))
+    if int(ui.get("step")) > last or st.session_state.get("w.step", 0) > last:
+        ui.put("step", last)
+        st.session_state["w.step"] = last
     step = ui.widget(st.slider, "iteration t", "step", 0, max(last, 1))
     step = min(int(step), last)
     state = ui.guard("Replay", ui.replay_state, ui.data_spec(), name, ui.sigma_setting(), step)

@@ -388,10 +388,14 @@ class FCFWCS(_FrankWolfeKliep):
     projected-gradient direction replaces Newton when the face Hessian is singular.
     The optimum of KLIEP is very sparse, so few outer iterations are needed.
 
-    Extra parameter
-    ---------------
+    Extra parameters
+    ----------------
     max_inner : int, default 50
         Newton iterations per face.
+    max_face : int, default 150
+        When the active set reaches this size (a dense optimum, e.g. a small sigma in high
+        dimension) the corrective Newton solve, O(n_te |S|^2), is replaced by a pairwise
+        step (as PFWCS) for that iteration.
 
     Other parameters and attributes as :class:`FWCS`; ``history_.inner_iterations``
     and ``history_.atoms_dropped`` record the corrective phase, ``history_.step_size``
@@ -400,18 +404,24 @@ class FCFWCS(_FrankWolfeKliep):
 
     def __init__(self, sigma="auto", n_centers=None, line_search="exact", tol=1e-4,
                  max_iter=10000, refresh_every=50, armijo_c=0.5, armijo_shrink=0.5,
-                 sigma_grid=None, cv=5, random_state=0, max_inner=50):
+                 sigma_grid=None, cv=5, random_state=0, max_inner=50, max_face=150):
         super().__init__(sigma=sigma, n_centers=n_centers, line_search=line_search, tol=tol,
                          max_iter=max_iter, refresh_every=refresh_every, armijo_c=armijo_c,
                          armijo_shrink=armijo_shrink, sigma_grid=sigma_grid, cv=cv,
                          random_state=random_state)
         self.max_inner = max_inner
+        self.max_face = max_face
 
     def _check_params(self):
         super()._check_params()
         check_int(self.max_inner, "max_inner")
+        check_int(self.max_face, "max_face", minimum=2)
 
     def _step(self, engine, grad, active, l_fw, gap, mu_grad, objective):
+        if active.size >= self.max_face:
+            # a dense optimum (small sigma): Newton on the face would cost O(n |S|^2) per
+            # iteration, so take the cheap pairwise step instead
+            return engine.pairwise(l_fw, _away_atom(grad, active), objective)
         face_tol = 0.1 * self.tol * abs(objective)
         inner = _corrective_newton(engine, l_fw, objective, face_tol, self.max_inner)
         return _Step("corrective", "good", float(engine.mu[l_fw]), l_fw, inner_iterations=inner)

@@ -1,0 +1,122 @@
+"""Every page through streamlit.testing.v1.AppTest: no exception, presets, widgets, CSV upload."""
+
+import pathlib
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+PAGES = ["pages/home.py", "pages/data.py", "pages/weights.py", "pages/regression.py",
+         "pages/scaling.py", "pages/theory.py"]
+
+
+def _app(**query):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    for key, value in query.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def _ok(at):
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_runs_without_exception(page):
+    at = _ok(_app())
+    _ok(at.switch_page(page).run())
+    assert len(at.title) == 1
+
+
+def _press(at, label):
+    matches = [b for b in at.sidebar.button if b.label == label]
+    assert matches, f"no button {label!r}"
+    matches[0].click()
+    return at.run()
+
+
+@pytest.mark.parametrize("preset", ["Paper Fig. 2 (sinc shift)", "S-shape Toy 1", "Double S Toy 2",
+                                    "Digits centre pixels under selection bias"])
+def test_presets_on_weights_and_regression_pages(preset):
+    at = _ok(_app())
+    _ok(_press(at, preset))
+    for page in ["pages/weights.py", "pages/regression.py"]:
+        _ok(at.switch_page(page).run())
+        assert not at.error, [e.value for e in at.error]
+
+
+def _metric_table(at):
+    return at.dataframe[0].value
+
+
+def test_widget_change_changes_the_numbers():
+    at = _ok(_app(estimators="FCFWCS", sigma_mode="manual", sigma="0.3"))
+    _ok(at.switch_page("pages/weights.py").run())
+    before = _metric_table(at).loc["FCFWCS", "objective"]
+    at.slider(key="w.sigma").set_value(0.6).run()
+    _ok(at)
+    after = _metric_table(at).loc["FCFWCS", "objective"]
+    assert before != after
+    assert at.query_params["sigma"] in ("0.6", ["0.6"])  # the setting is in the URL
+
+
+def test_settings_persist_across_pages():
+    at = _ok(_app())
+    _ok(at.switch_page("pages/data.py").run())
+    at.slider(key="w.sinc.n_tr").set_value(200).run()
+    _ok(at.switch_page("pages/weights.py").run())
+    _ok(at.switch_page("pages/data.py").run())
+    assert at.slider(key="w.sinc.n_tr").value == 200
+    assert at.metric[0].value == "200"
+
+
+def test_link_reproduces_the_view():
+    at = _ok(_app(dataset="circle", seed="3", estimators="LogisticRatio"))
+    _ok(at.switch_page("pages/data.py").run())
+    assert at.metric[0].value == "300" and at.metric[2].value == "1 / 2"
+
+
+def test_csv_upload_flow():
+    rows = "\n".join(f"{i / 10},{(i / 10) ** 2},{int(i % 3 == 0)}" for i in range(60))
+    at = _app()
+    at.session_state["settings"]["source"] = "csv"
+    at.session_state["csv_bytes"] = ("x,y,train\n" + rows).encode()
+    _ok(at.switch_page("pages/data.py").run())
+    at.multiselect(key="w.csv_inputs").set_value(["x"]).run()
+    at.multiselect(key="w.csv_outputs").set_value(["y"]).run()
+    at.selectbox(key="w.csv_split").set_value("train").run()
+    _ok(at)
+    assert not at.error, [e.value for e in at.error]
+    assert at.metric[0].value == "20"
+    _ok(at.switch_page("pages/weights.py").run())
+    assert not at.error
+
+
+@pytest.mark.parametrize("content,message", [
+    (b"", "empty"), (b"a,b\nx,y\nz,w\n", "two numeric columns"), (b"only\n1\n2\n3\n", "two numeric columns"),
+    (b"a,b\n1,2\n3,4\n", "at least 10"), (b"a,b\n" + b"nan,1\n" * 30 + b"1,2\n" * 3, "Mostly empty or non-numeric: a"),
+    (b"a,b,c\n" + b"1,,3\n" * 8 + b"1,2,3\n" * 30, "Dropped 8 row"),
+])
+def test_bad_csv_gives_a_message_not_a_traceback(content, message):
+    at = _app()
+    at.session_state["settings"]["source"] = "csv"
+    at.session_state["csv_bytes"] = content
+    _ok(at.switch_page("pages/data.py").run())
+    shown = [e.value for e in at.error] + [w.value for w in at.warning]
+    assert any(message in text for text in shown), shown
+
+
+def test_extreme_sigma_warns_but_page_keeps_working():
+    at = _ok(_app(estimators="FCFWCS,KLIEP,RuLSIF", sigma_mode="manual", sigma="0.01",
+                  dataset="digits"))
+    _ok(at.switch_page("pages/weights.py").run())
+    assert at.warning  # numerical trouble is reported
+    assert at.dataframe  # and the metrics table is still there
+
+
+def test_reset_restores_defaults():
+    at = _ok(_app(seed="7", dataset="circle"))
+    _ok(_press(at, "Reset to defaults"))
+    assert at.session_state["settings"]["dataset"] == "sinc"
+    assert "dataset" not in at.query_params
