@@ -4,15 +4,15 @@ import streamlit as st
 
 import ui
 
-st.set_page_config(page_title="covshift: covariate shift, step by step", page_icon="⚖️", layout="wide")
+st.set_page_config(page_title="covshift: covariate shift, step by step", page_icon=":material/balance:", layout="wide")
 ui.init()
 page = st.navigation([
-    st.Page("pages/home.py", title="Home", icon="🏠", default=True),
-    st.Page("pages/data.py", title="Data & shift", icon="📊"),
-    st.Page("pages/weights.py", title="Importance weights", icon="⚖️"),
-    st.Page("pages/regression.py", title="Structured regression", icon="📈"),
-    st.Page("pages/scaling.py", title="Scaling", icon="⏱️"),
-    st.Page("pages/theory.py", title="About & theory", icon="📖"),
+    st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+    st.Page("pages/data.py", title="Data & shift", icon=":material/scatter_plot:"),
+    st.Page("pages/weights.py", title="Importance weights", icon=":material/balance:"),
+    st.Page("pages/regression.py", title="Structured regression", icon=":material/show_chart:"),
+    st.Page("pages/scaling.py", title="Scaling", icon=":material/timer:"),
+    st.Page("pages/theory.py", title="About & theory", icon=":material/menu_book:"),
 ])
 ui.sidebar()
 page.run()

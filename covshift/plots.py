@@ -20,7 +20,8 @@ METHOD_COLORS = {
     "delta adaptation": "#CC79A7",
 }
 STEP_MARKERS = {"drop": ("x", "#D55E00"), "swap": ("diamond", "#0072B2")}
-_LAYOUT = dict(template="plotly_white", margin=dict(l=50, r=20, t=50, b=45),
+_LAYOUT = dict(template="plotly_white", margin=dict(l=50, r=20, t=100, b=45),
+               title=dict(y=0.98, yanchor="top"),
                legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
 
 
@@ -31,8 +32,8 @@ def color(name):
 
 def _figure(title, x_title, y_title, **layout):
     fig = go.Figure()
-    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, **_LAYOUT)
-    fig.update_layout(**layout)
+    fig.update_layout(xaxis_title=x_title, yaxis_title=y_title, **_LAYOUT)
+    fig.update_layout(title_text=title, **layout)
     return fig
 
 
@@ -90,7 +91,8 @@ def shift_overview(X_tr, Y_tr, X_te, Y_te, grid, fit, fit_name="straight line fi
     fig.add_scatter(x=X_te[:, 0], y=Y_te[:, 0], mode="markers", name="test points",
                     marker=dict(color=TEST, size=5, symbol="triangle-up", opacity=0.7), row=2, col=1)
     fig.add_scatter(x=g, y=fit, name=fit_name, line=dict(color=TRUTH, width=2, dash="dash"), row=2, col=1)
-    fig.update_layout(title="Covariate shift: same p(y|x), different p(x)", **_LAYOUT, height=520)
+    fig.update_layout(**_LAYOUT, height=560)
+    fig.update_layout(title_text="Covariate shift: same p(y|x), different p(x)")
     fig.update_yaxes(title_text="density", row=1, col=1)
     fig.update_yaxes(title_text="y", row=2, col=1)
     fig.update_xaxes(title_text="x", row=2, col=1)
@@ -141,8 +143,9 @@ def alpha_stems(alphas):
         nz = alpha > 0
         fig.add_scatter(x=pos[nz], y=alpha[nz], mode="markers", marker=dict(color=color(name), size=6),
                         name=name, row=row, col=1)
-    fig.update_layout(title="Sparsity of alpha (paper Fig. 2e)", **_LAYOUT,
-                      height=max(250, 170 * len(names)), showlegend=False)
+    fig.update_layout(**_LAYOUT)
+    fig.update_layout(title_text="Sparsity of alpha (paper Fig. 2e)", height=max(300, 190 * len(names)),
+                      showlegend=False)
     fig.update_xaxes(title_text="centre (test point index)", row=len(names), col=1)
     return fig
 
@@ -251,7 +254,8 @@ def predicted_vs_true(y_true, predictions, max_outputs=4):
         for name, pred in predictions.items():
             fig.add_scatter(x=y_true[:, k], y=pred[:, k], mode="markers", name=name, showlegend=k == 0,
                             marker=dict(color=color(name), size=4, opacity=0.6), row=1, col=k + 1)
-    fig.update_layout(title="Predicted vs true, per output", **_LAYOUT, height=350)
+    fig.update_layout(**_LAYOUT)
+    fig.update_layout(title_text="Predicted vs true, per output", height=400)
     return fig
 
 

@@ -54,7 +54,10 @@ for name, outcome in outcomes.items():
         "max weight": metrics.max_weight(w),
         "NMSE": metrics.normalized_mse(w, truth) if truth is not None else None,
         "sigma": getattr(est, "sigma_", None)})
-st.dataframe(pd.DataFrame(rows).set_index("estimator"), width="stretch")
+st.dataframe(pd.DataFrame(rows).set_index("estimator"), width="stretch",
+             column_config={"NMSE": st.column_config.NumberColumn(format="%.2e"),
+                            "objective": st.column_config.NumberColumn(format="%.4f"),
+                            "seconds": st.column_config.NumberColumn(format="%.3f")})
 
 if data.X_tr.shape[1] == 1:
     x = data.X_tr[:, 0]
