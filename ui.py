@@ -118,6 +118,24 @@ def show_warnings(name, messages):
         st.warning(f"{name}: {message}")
 
 
+def run_each(names, fn, doing, done):
+    """fn(name) for every name under one progress status; failures and warnings are shown.
+
+    Returns {name: catalog.Outcome} for the names that succeeded.
+    """
+    outcomes = {}
+    with st.status(f"{doing}...", expanded=False) as status:
+        for i, name in enumerate(names):
+            status.update(label=f"{doing}: {name} ({i + 1}/{len(names)})")
+            outcome = guard(name, fn, name)
+            if outcome is not None:
+                outcomes[name] = outcome
+        status.update(label=done, state="complete")
+    for name, outcome in outcomes.items():
+        show_warnings(name, outcome.warnings)
+    return outcomes
+
+
 # ----------------------------------------------------------------- data
 def data_spec():
     """The small, hashable description of the current data (the cache key)."""

@@ -44,16 +44,7 @@ if not models:
     st.info("Choose at least one model.")
     st.stop()
 
-results = {}
-with st.status("Fitting the models...", expanded=False) as status:
-    for i, name in enumerate(models):
-        status.update(label=f"Fitting {name} ({i + 1}/{len(models)})")
-        outcome = ui.guard(name, ui.prediction, name)
-        if outcome is not None:
-            results[name] = outcome
-    status.update(label="Predictions ready", state="complete")
-for name, outcome in results.items():
-    ui.show_warnings(name, outcome.warnings)
+results = ui.run_each(models, ui.prediction, "Fitting the models", "Predictions ready")
 if not results:
     st.stop()
 

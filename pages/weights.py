@@ -30,16 +30,7 @@ if not chosen:
     st.info("Choose at least one estimator.")
     st.stop()
 
-outcomes = {}
-with st.status("Estimating the weights...", expanded=False) as status:
-    for i, name in enumerate(chosen):
-        status.update(label=f"Estimating the weights: {name} ({i + 1}/{len(chosen)})")
-        outcome = ui.guard(name, ui.weights, name)
-        if outcome is not None:
-            outcomes[name] = outcome
-    status.update(label="Weights ready", state="complete")
-for name, outcome in outcomes.items():
-    ui.show_warnings(name, outcome.warnings)
+outcomes = ui.run_each(chosen, ui.weights, "Estimating the weights", "Weights ready")
 if not outcomes:
     st.stop()
 

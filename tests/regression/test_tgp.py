@@ -89,10 +89,13 @@ def test_predictions_are_stationary_points_of_the_full_divergence(divergence):
     h = 1e-5
     for x, y in zip(Xt, Y_hat):
         grad, scale = np.zeros(2), np.zeros(2)
+
+        def f(v, x=x):
+            return _reference_divergence(model, X, Y, s, x, v, divergence)
+
         for d in range(2):
             e = np.zeros(2)
             e[d] = h
-            f = lambda v: _reference_divergence(model, X, Y, s, x, v, divergence)  # noqa: E731
             grad[d] = (f(y + e) - f(y - e)) / (2 * h)
             # the gradient one output-kernel width away, to judge "zero"
             far = y + 0.5 * model.rho_y * np.eye(2)[d]

@@ -110,8 +110,12 @@ def test_incremental_density_matches_recomputation():
         active = np.flatnonzero(engine.mu)
         l_fw, l_aw = int(np.argmax(grad)), int(active[np.argmin(grad[active])])
         F = float(np.sum(np.log(engine.v)))
-        [engine.towards, lambda a, F: engine.away(a, l_aw, F),
-         lambda a, F: engine.pairwise(a, l_aw, F)][t % 3](l_fw, F)
+        if t % 3 == 0:
+            engine.towards(l_fw, F)
+        elif t % 3 == 1:
+            engine.away(l_fw, l_aw, F)
+        else:
+            engine.pairwise(l_fw, l_aw, F)
         engine.prune()
     np.testing.assert_allclose(engine.v, engine.mu @ atoms, rtol=1e-10)
     assert engine.mu.sum() == pytest.approx(1.0, abs=1e-12) and np.all(engine.mu >= 0)
