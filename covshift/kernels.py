@@ -24,7 +24,7 @@ def squared_distances(A, B, out=None):
     return out
 
 
-def gaussian_kernel(A, B, sigma):
+def gaussian_kernel(A, B, sigma, row_scale=None):
     """Gaussian kernel matrix K[i, j] = exp(-||A_i - B_j||^2 / (2 sigma^2)).
 
     Built in place in one float64 array of shape (len(A), len(B)): the expansion
@@ -36,6 +36,8 @@ def gaussian_kernel(A, B, sigma):
     B : array-like of shape (m, d)
     sigma : float > 0
         Kernel width.
+    row_scale : ndarray of shape (n,), optional
+        Positive factors c_i: returns c_i K[i, j], folded into the exponent (no extra pass).
 
     Returns
     -------
@@ -50,8 +52,18 @@ def gaussian_kernel(A, B, sigma):
         )
     K = squared_distances(A, B)
     K *= -1.0 / (2.0 * sigma**2)
+    if row_scale is not None:
+        K += np.log(row_scale)[:, None]
     np.exp(K, out=K)
     return K
+
+
+def kernel_column_means(A, B, sigma, block=1024):
+    """mean_i k(A_i, B_j) for every j, computed in blocks of rows of A (bounded memory)."""
+    total = np.zeros(len(B))
+    for start in range(0, len(A), block):
+        total += gaussian_kernel(A[start:start + block], B, sigma).sum(axis=0)
+    return total / len(A)
 
 
 def median_heuristic(X, max_samples=1000, random_state=0):

@@ -55,3 +55,15 @@ def test_bad_sigma_is_a_value_error(sigma):
 def test_mismatched_features_are_a_value_error():
     with pytest.raises(ValueError, match="same number of features"):
         gaussian_kernel(np.ones((2, 1)), np.ones((2, 2)), 1.0)
+
+
+def test_row_scale_and_blocked_column_means():
+    from covshift.kernels import kernel_column_means
+
+    rng = np.random.default_rng(3)
+    A, B = rng.normal(size=(2500, 2)), rng.normal(size=(40, 2))
+    c = rng.uniform(0.5, 2.0, 2500)
+    np.testing.assert_allclose(gaussian_kernel(A, B, 0.9, row_scale=c), c[:, None] * gaussian_kernel(A, B, 0.9),
+                               rtol=1e-12)
+    np.testing.assert_allclose(kernel_column_means(A, B, 0.9, block=700), gaussian_kernel(A, B, 0.9).mean(axis=0),
+                               rtol=1e-12)

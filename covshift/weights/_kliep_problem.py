@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..exceptions import NumericalWarning
-from ..kernels import gaussian_kernel
+from ..kernels import gaussian_kernel, kernel_column_means
 from ._line_search import log_objective
 
 #: A centre whose mean kernel value over the training points is below this has
@@ -81,7 +81,7 @@ def build_kliep_problem(X_tr, X_te, center_index, sigma):
     training points (beta would explode: test point outside the training support), or
     when test points are covered by no atom (kernel underflow, sigma too small).
     """
-    mean_kernel = gaussian_kernel(X_tr, X_te[center_index], sigma).mean(axis=0)
+    mean_kernel = kernel_column_means(X_tr, X_te[center_index], sigma)
     usable = mean_kernel > MIN_MEAN_KERNEL
     n_excluded = int(np.sum(~usable))
     if n_excluded:
@@ -94,9 +94,14 @@ def build_kliep_problem(X_tr, X_te, center_index, sigma):
         )
     center_index = center_index[usable]
     beta = 1.0 / mean_kernel[usable]
-    atoms = gaussian_kernel(X_te[center_index], X_te, sigma) if usable.any() else np.zeros((0, len(X_te)))
-    atoms *= beta[:, None]
-    covered = atoms.max(axis=0, initial=0.0) > MIN_DENSITY
+    if not usable.any():
+        return KliepProblem(np.zeros((0, len(X_te))), beta, center_index, n_excluded, 0)
+    atoms = gaussian_kernel(X_te[center_index], X_te, sigma, row_scale=beta)
+    if len(center_index) == len(X_te):
+        # every test point is a centre: its own atom covers it (A[j, j] = beta_j)
+        covered = np.diagonal(atoms)[np.argsort(center_index)] > MIN_DENSITY
+    else:
+        covered = atoms.max(axis=0, initial=0.0) > MIN_DENSITY
     n_uncovered = int(np.sum(~covered))
     if n_uncovered:
         warnings.warn(
