@@ -98,8 +98,8 @@ def build_kliep_problem(X_tr, X_te, center_index, sigma):
         return KliepProblem(np.zeros((0, len(X_te))), beta, center_index, n_excluded, 0)
     atoms = gaussian_kernel(X_te[center_index], X_te, sigma, row_scale=beta)
     if len(center_index) == len(X_te):
-        # every test point is a centre: its own atom covers it (A[j, j] = beta_j)
-        covered = np.diagonal(atoms)[np.argsort(center_index)] > MIN_DENSITY
+        # every test point is a centre (center_index = 0..n-1): its own atom covers it, A[j, j] = beta_j
+        covered = np.diagonal(atoms) > MIN_DENSITY
     else:
         covered = atoms.max(axis=0, initial=0.0) > MIN_DENSITY
     n_uncovered = int(np.sum(~covered))

@@ -96,7 +96,7 @@ class _Engine:
     def __init__(self, atoms, mu, line_search, armijo_c, armijo_shrink):
         self.atoms = atoms
         self.mu = mu
-        self.v = mu[np.flatnonzero(mu)] @ atoms[np.flatnonzero(mu)]
+        self.refresh()
         self.line_search = line_search
         self.armijo = (armijo_c, armijo_shrink)
 
