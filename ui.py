@@ -159,7 +159,7 @@ def csv_table(raw):
 @st.cache_data(show_spinner=False, max_entries=16)
 def _from_csv(raw, columns_json, seed):
     inputs, outputs, split = json.loads(columns_json)
-    table = catalog.read_csv(raw)
+    table = csv_table(raw)  # the cached parse the data page already made
     return catalog.csv_dataset(table, inputs, outputs, None if split == "selection bias" else split, seed)
 
 
