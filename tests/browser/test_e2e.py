@@ -1,76 +1,16 @@
 """End to end in a real browser: Debian's Chromium driven by Playwright against `streamlit run app.py`.
 
 Skipped when Playwright or /usr/bin/chromium is missing (.ci/run installs both).
-Screenshots of every page go to tests/screenshots/.
+Screenshots of every page go to tests/screenshots/. The server, browser tab and
+``wait_for_page`` helper live in conftest.py, so other browser tests can share them.
 """
-
-import os
-import pathlib
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 
 import pytest
 
-playwright = pytest.importorskip("playwright.sync_api")
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-if not pathlib.Path(CHROMIUM).exists():
-    pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)", allow_module_level=True)
+from tests.browser.conftest import SHOTS, wait_for_page as _wait_for_page
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-SHOTS = ROOT / "tests" / "screenshots"
 PAGES = [("", "Covariate shift"), ("data", "Data & shift"), ("weights", "Importance weights"),
          ("regression", "Structured regression"), ("scaling", "Scaling"), ("theory", "About & theory")]
-
-
-def _free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def server():
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://localhost:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        process.terminate()
-        pytest.fail("streamlit did not become healthy within 60 s")
-    yield url
-    process.terminate()
-    process.wait(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def page():
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                    args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-        tab = browser.new_page(viewport={"width": 1400, "height": 1000})
-        yield tab
-        browser.close()
-
-
-def _wait_for_page(tab, heading):
-    tab.wait_for_selector("[data-testid='stApp']", timeout=60_000)
-    tab.get_by_role("heading", name=heading).first.wait_for(timeout=120_000)
-    # wait until the script run has finished (no running indicator)
-    tab.wait_for_function(
-        "() => !document.querySelector(\"[data-testid='stStatusWidget']\")", timeout=180_000)
 
 
 @pytest.mark.parametrize("path,heading", PAGES)

@@ -1,0 +1,77 @@
+"""Shared fixtures of the browser tests: one `streamlit run app.py` server and one Chromium tab per session."""
+
+import os
+import pathlib
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+try:
+    from playwright import sync_api as playwright
+except ImportError:  # the browser tests skip themselves below
+    playwright = None
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+
+
+def _require_browser():
+    if playwright is None:
+        pytest.skip("playwright is not installed (pip install -e '.[test]')")
+    if not pathlib.Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "tests" / "screenshots"
+
+
+def _free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def server():
+    _require_browser()
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+         "--server.port", str(port), "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://localhost:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                break
+        except OSError:
+            time.sleep(0.5)
+    else:
+        process.terminate()
+        pytest.fail("streamlit did not become healthy within 60 s")
+    yield url
+    process.terminate()
+    process.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def page():
+    _require_browser()
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                    args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+        yield tab
+        browser.close()
+
+
+def wait_for_page(tab, heading):
+    """Wait until the app shows ``heading`` and the script run has finished."""
+    tab.wait_for_selector("[data-testid='stApp']", timeout=60_000)
+    tab.get_by_role("heading", name=heading).first.wait_for(timeout=120_000)
+    tab.wait_for_function(
+        "() => !document.querySelector(\"[data-testid='stStatusWidget']\")", timeout=180_000)
