@@ -1,0 +1,141 @@
+"""How fast the app answers, driven as a class would drive it (issue 12, item 1).
+
+For the default view and every lesson/preset button of the sidebar, and for every page that
+computes something, it opens the page in a fresh AppTest session with cleared caches (first
+run), runs it again (warm rerun), then times a replay "Step" click (weights page) and a widget
+change that needs new weights or predictions (the seed). Server-side times: the browser adds
+its own rendering on top.
+
+    python bench/app.py [--pages weights regression] [--views "(defaults)" ...]
+
+Targets (reference machine, 2 cores): first run <= 1.0 s (digits <= 2 s), warm rerun <= 0.3 s,
+a widget change that needs new results on toy sizes <= 1 s, a replay step <= 0.1 s.
+"""
+
+import argparse
+import os
+import pathlib
+import sys
+import time
+import warnings
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from _table import markdown_table, write_report  # noqa: E402
+
+import streamlit as st  # noqa: E402
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+STATIC_PAGES = {"home.py", "theory.py"}  # pages that compute nothing worth timing
+FIRST_RUN_TARGET, DIGITS_TARGET, WARM_TARGET, CHANGE_TARGET, STEP_TARGET = 1.0, 2.0, 0.3, 1.0, 0.1
+
+
+def _fresh_app():
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).run()
+
+
+def _view_labels():
+    probe = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).run()
+    return ["(defaults)"] + [b.label for b in probe.sidebar.button if "reset" not in b.label.lower()]
+
+
+def _timed(fn):
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def _open(label, page):
+    """A fresh session with cleared caches showing ``label``, switched to ``page`` (not yet run)."""
+    at = _fresh_app()
+    if label != "(defaults)":
+        [b for b in at.sidebar.button if b.label == label][0].click()
+        at.run()
+    return at.switch_page(f"pages/{page}")
+
+
+def _seed_change(at):
+    """Move the seed by one: new data, so new weights and predictions.
+
+    AppTest's switch_page runs the page script alone (without app.py's sidebar), so the
+    change goes through the settings store that the seed widget writes to.
+    """
+    settings = dict(at.session_state["settings"])
+    settings["seed"] = int(settings["seed"]) + 1
+    at.session_state["settings"] = settings
+    return _timed(at.run)
+
+
+def _replay_step(at):
+    steps = [b for b in at.button if b.label == "Step"]
+    if not steps:
+        return None
+    steps[0].click()
+    return _timed(at.run)
+
+
+def measure(label, page):
+    at = _open(label, page)
+    first = _timed(at.run)
+    problems = len(at.exception)
+    warm = _timed(at.run)
+    step = _replay_step(at) if page == "weights.py" else None
+    change = _seed_change(at)
+    return {"view": label, "page": page, "data": at.session_state["settings"].get("dataset", "?"), "first": first,
+            "warm": warm, "step": step, "change": change, "exceptions": problems}
+
+
+def verdict(row):
+    first_target = DIGITS_TARGET if row["data"] == "digits" else FIRST_RUN_TARGET
+    misses = []
+    if row["first"] > first_target:
+        misses.append(f"first > {first_target:g} s")
+    if row["warm"] > WARM_TARGET:
+        misses.append(f"warm > {WARM_TARGET:g} s")
+    if row["step"] is not None and row["step"] > STEP_TARGET:
+        misses.append(f"step > {STEP_TARGET:g} s")
+    if row["change"] is not None and row["data"] != "digits" and row["change"] > CHANGE_TARGET:
+        misses.append(f"change > {CHANGE_TARGET:g} s")
+    if row["exceptions"]:
+        misses.append("exception shown")
+    return "met" if not misses else "missed: " + ", ".join(misses)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", nargs="*", help="page files without .py (default: every computing page)")
+    parser.add_argument("--views", nargs="*", help="view labels (default: defaults and every lesson button)")
+    args = parser.parse_args()
+    warnings.filterwarnings("ignore")
+    pages = sorted(p.name for p in (ROOT / "pages").glob("*.py") if p.name not in STATIC_PAGES)
+    if args.pages:
+        pages = [p for p in pages if p[:-3] in args.pages]
+    views = args.views or _view_labels()
+    rows = []
+    for label in views:
+        for page in pages:
+            row = measure(label, page)
+            row["verdict"] = verdict(row)
+            rows.append(row)
+            print(f"{label:45s} {page:18s} first {row['first']:6.2f}  warm {row['warm']:5.2f}  "
+                  f"step {row['step'] if row['step'] is None else round(row['step'], 2)}  "
+                  f"change {row['change'] if row['change'] is None else round(row['change'], 2)}  {row['verdict']}",
+                  flush=True)
+    header = ["view", "page", "data", "first run (s)", "warm rerun (s)", "replay step (s)",
+              "seed change (s)", "verdict"]
+    table = markdown_table(header, [[r["view"], r["page"], r["data"], r["first"], r["warm"], r["step"],
+                                     r["change"], r["verdict"]] for r in rows])
+    load = os.getloadavg()
+    intro = ("Server-side times from streamlit.testing.v1.AppTest: a fresh session with cleared caches per "
+             "row (first run), the same page again (warm rerun), one replay Step click, and a seed change "
+             f"(new data, so new weights and predictions). Targets: first run <= {FIRST_RUN_TARGET:g} s "
+             f"(digits <= {DIGITS_TARGET:g} s), warm <= {WARM_TARGET:g} s, replay step <= {STEP_TARGET:g} s, "
+             f"a change needing new results on toy sizes <= {CHANGE_TARGET:g} s. Load average at the end: "
+             f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}.")
+    write_report("app", "App response times", intro, [("Every view and computing page", table)])
+
+
+if __name__ == "__main__":
+    main()
