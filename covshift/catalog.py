@@ -6,12 +6,12 @@ Streamlit pages only choose names and draw results (this module never imports st
 
 import io
 import time
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import data as datasets
+from .exceptions import record_warnings
 from .regression import GPR, WKNN, DeltaAdapter, TwinGP, rho_from_paper
 from .weights import AFWCS, FCFWCS, FWCS, KLIEP, KMM, PFWCS, EnsembleKMM, LogisticRatio, RuLSIF
 
@@ -142,9 +142,12 @@ class Outcome:
 
 
 def run_with_warnings(fn):
-    """Call fn(); return (result, seconds, [warning messages]) without printing the warnings."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    """Call fn(); return (result, seconds, [warning messages]) without printing the warnings.
+
+    Only the warnings raised by this call (this thread) are collected, so concurrent
+    sessions never see each other's warnings (:func:`covshift.exceptions.record_warnings`).
+    """
+    with record_warnings() as caught:
         start = time.perf_counter()
         result = fn()
         seconds = time.perf_counter() - start

@@ -15,6 +15,7 @@ from sklearn.model_selection import KFold
 from sklearn.utils.validation import has_fit_parameter
 
 from ._validation import as_2d_float, check_int
+from .exceptions import quiet_warnings
 from .kernels import median_heuristic
 
 def default_sigma_grid(X_tr, X_te, n=9, random_state=0):
@@ -87,8 +88,7 @@ def kliep_likelihood_cv(estimator, X_tr, X_te, sigma_grid=None, n_folds=5, rando
     for i, sigma in enumerate(sigma_grid):
         model = clone(estimator).set_params(sigma=float(sigma))
         for k, ((fit_tr, held_tr), (fit_te, held_te)) in enumerate(folds):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
+            with quiet_warnings():  # thread-safe, unlike catch_warnings
                 model.fit(X_tr[fit_tr], X_te[fit_te])
                 scores[i, k] = held_out_log_likelihood(model, X_tr[held_tr], X_te[held_te])
     mean = scores.mean(axis=1)
