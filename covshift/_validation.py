@@ -4,6 +4,11 @@ from numbers import Real
 
 import numpy as np
 
+#: Largest magnitude accepted in data. Squared distances sum d squares, so values near
+#: sqrt(float64 max) = 1.3e154 overflow; 1e100 leaves room for sums, products with kernel
+#: widths and every unit a real data set uses.
+MAX_ABS_VALUE = 1e100
+
 
 def as_2d_float(X, name="X", min_samples=1):
     """Return ``X`` as a finite 2-D float64 array, or raise ValueError.
