@@ -11,30 +11,61 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import data as datasets
+from . import limits
 from ._validation import MAX_ABS_VALUE
 from .exceptions import record_warnings
 from .regression import GPR, WKNN, DeltaAdapter, TwinGP, rho_from_paper
 from .weights import AFWCS, FCFWCS, FWCS, KLIEP, KMM, PFWCS, EnsembleKMM, LogisticRatio, RuLSIF
 
+def _sizes(name, n_tr, n_te):
+    """Slider specs (default, min, max, step) of n_tr and n_te; the maxima follow the time
+    budget (:func:`covshift.limits.dataset_size_max`), the defaults never exceed them."""
+    top = limits.dataset_size_max(name)
+    return {"n_tr": (min(n_tr, top), limits.MIN_POINTS[0], top, 10),
+            "n_te": (min(n_te, top), limits.MIN_POINTS[1], top, 10)}
+
+
 #: Data sets and their adjustable parameters: name -> (label, {param: (default, min, max, step)}).
 DATASETS = {
     "sinc": ("Sinc shift (paper Fig. 2)", {
-        "n_tr": (500, 20, 3000, 10), "n_te": (300, 10, 3000, 10), "mean_tr": (0.5, -2.0, 2.0, 0.1),
+        **_sizes("sinc", 500, 300), "mean_tr": (0.5, -2.0, 2.0, 0.1),
         "std_tr": (0.5, 0.1, 2.0, 0.05), "mean_te": (0.0, -2.0, 2.0, 0.1), "std_te": (0.3, 0.1, 2.0, 0.05),
         "noise": (0.1, 0.0, 1.0, 0.01)}),
-    "s_shape": ("S-shape (Toy 1)", {"n_tr": (250, 20, 2000, 10), "n_te": (250, 10, 2000, 10),
+    "s_shape": ("S-shape (Toy 1)", {**_sizes("s_shape", 250, 250),
                                     "noise": (0.005, 0.0, 0.1, 0.005), "shift": (2.0, 0.0, 6.0, 0.5)}),
-    "double_s": ("Double S (Toy 2)", {"n_tr": (250, 20, 2000, 10), "n_te": (500, 10, 2000, 10),
+    "double_s": ("Double S (Toy 2)", {**_sizes("double_s", 250, 500),
                                       "noise": (0.005, 0.0, 0.1, 0.005), "shift": (2.0, 0.0, 6.0, 0.5)}),
     "circle": ("Circle (2 correlated outputs)", {
-        "n_tr": (300, 20, 2000, 10), "n_te": (200, 10, 2000, 10), "mean_tr": (0.0, -2.0, 2.0, 0.1),
+        **_sizes("circle", 300, 200), "mean_tr": (0.0, -2.0, 2.0, 0.1),
         "std_tr": (0.6, 0.1, 2.0, 0.05), "mean_te": (0.5, -2.0, 2.0, 0.1), "std_te": (0.3, 0.1, 2.0, 0.05),
         "noise": (0.03, 0.0, 0.5, 0.01)}),
-    "digits": ("Digits centre pixels (selection bias)", {"n_tr": (300, 50, 800, 10)}),
+    "digits": ("Digits centre pixels (selection bias)",
+               {"n_tr": (300, 50, limits.dataset_size_max("digits"), 10)}),
 }
 _GENERATORS = {"sinc": datasets.sinc_shift, "s_shape": datasets.s_shape, "double_s": datasets.double_s,
                "circle": datasets.circle_outputs, "digits": datasets.digits_center}
-MAX_CSV_ROWS = 5000
+#: Rows kept from an uploaded CSV when no methods are named (the fastest method's limit);
+#: use :func:`max_csv_rows` with the selected methods.
+MAX_CSV_ROWS = limits.max_points_for([])
+
+
+def size_limit(names):
+    """Largest n_tr and n_te the selected weight estimators and models all handle within the
+    time budget (the slowest decides): the app offers no larger size. See :mod:`covshift.limits`."""
+    return limits.max_points_for(names)
+
+
+def max_csv_rows(names):
+    """Rows to keep from an uploaded CSV when these methods (weight estimators and regression
+    models, catalog names) will run on it: the slowest one decides (:func:`covshift.limits.max_csv_rows`).
+    Pass the result to :func:`read_csv` as ``max_rows``."""
+    return limits.max_csv_rows(names)
+
+
+def check_size(names, n_tr, n_te):
+    """ValueError naming the first method that would exceed the time budget at this size."""
+    for name in names:
+        limits.check_size(name, n_tr, n_te)
 
 
 def make_dataset(name, seed=0, **params):

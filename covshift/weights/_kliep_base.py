@@ -8,6 +8,7 @@ import numpy as np
 from .._validation import check_int, check_positive
 from ..exceptions import NumericalWarning
 from ..kernels import gaussian_kernel, median_heuristic
+from ..limits import check_kliep_memory
 from ._base import WeightEstimator
 from ._kliep_problem import build_kliep_problem, choose_centers
 
@@ -35,8 +36,9 @@ class KliepFamily(WeightEstimator):
     """
 
     def _fit(self, X_tr, X_te):
-        self.sigma_ = self._resolve_sigma(X_tr, X_te)
         n_centers = None if self.n_centers is None else check_int(self.n_centers, "n_centers")
+        check_kliep_memory(type(self).__name__, n_centers, len(X_te))
+        self.sigma_ = self._resolve_sigma(X_tr, X_te)
         centers = choose_centers(len(X_te), n_centers, self.random_state)
         problem = build_kliep_problem(X_tr, X_te, centers, self.sigma_)
         self.center_index_ = problem.center_index

@@ -62,6 +62,8 @@ class KLIEP(KliepFamily):
         check_int(self.max_iter, "max_iter")
         check_positive(self.tol, "tol")
         check_choice(self.projection, "projection", set(_PROJECTIONS))
+        if self.learning_rates is not None:
+            check_learning_rates(self.learning_rates)
         return super()._fit(X_tr, X_te)
 
     def _solve(self, problem):
@@ -92,6 +94,20 @@ class KLIEP(KliepFamily):
                          for name, col in zip(["objective", "learning_rate", "elapsed"], columns)}
         return alpha * mean_kernel
 
+
+
+#: Learning rates are relative to the problem's scale (1 moves alpha by about its own size);
+#: far larger ones overflow the projection.
+MAX_LEARNING_RATE = 1e12
+
+
+def check_learning_rates(rates):
+    """A non-empty list of positive learning rates up to MAX_LEARNING_RATE, or ValueError."""
+    values = [check_positive(r, "learning_rates (each rate)") for r in np.ravel(np.asarray(rates, dtype=object))]
+    if not values or max(values) > MAX_LEARNING_RATE:
+        raise ValueError(f"learning_rates must be a non-empty list of positive numbers up to "
+                         f"{MAX_LEARNING_RATE:.0e} (they are relative to the problem's scale); got {rates!r}.")
+    return values
 
 
 def sugiyama_projection(alpha, b):
