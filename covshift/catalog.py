@@ -6,13 +6,14 @@ Streamlit pages only choose names and draw results (this module never imports st
 
 import io
 import time
+from numbers import Real
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import data as datasets
 from . import limits
-from ._validation import MAX_ABS_VALUE
+from ._validation import MAX_ABS_VALUE, check_positive
 from .exceptions import record_warnings
 from .regression import GPR, WKNN, DeltaAdapter, TwinGP, rho_from_paper
 from .weights import AFWCS, FCFWCS, FWCS, KLIEP, KMM, PFWCS, EnsembleKMM, LogisticRatio, RuLSIF
@@ -72,8 +73,21 @@ def make_dataset(name, seed=0, **params):
     """Build a built-in data set by name with the given parameters."""
     if name not in _GENERATORS:
         raise ValueError(f"Unknown data set {name!r}; choose one of {sorted(_GENERATORS)}.")
-    ints = {k: int(v) for k, v in params.items() if k in ("n_tr", "n_te")}
-    return _GENERATORS[name](**{**params, **ints}, random_state=int(seed))
+    unknown = set(params) - set(DATASETS[name][1])
+    if unknown:
+        raise ValueError(f"Unknown parameter(s) {sorted(unknown)} of data set {name!r}; "
+                         f"it has {sorted(DATASETS[name][1])}.")
+    ints = {k: whole_number(v, k) for k, v in params.items() if k in ("n_tr", "n_te")}
+    return _GENERATORS[name](**{**params, **ints}, random_state=whole_number(seed, "seed"))
+
+
+def whole_number(value, name):
+    """An integer from an int or an integer-valued float (as read from a URL); ValueError
+    naming ``name`` for NaN, infinity, fractions, text or booleans."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real) or not np.isfinite(value) \
+            or float(value) != int(value):
+        raise ValueError(f"{name} must be a whole number; got {value!r}.")
+    return int(value)
 
 
 @dataclass
@@ -233,7 +247,8 @@ KLIEP_FAMILY = FRANK_WOLFE | {"KLIEP"}
 def make_weight_estimator(name, sigma=None, max_iter=2000, tol=1e-5):
     """An estimator by name. sigma: number, or None for "auto" (KLIEP family: likelihood CV;
     others: the median heuristic / their own cross-validation)."""
-    kliep_sigma = "auto" if sigma is None else float(sigma)
+    sigma = None if sigma is None else check_positive(sigma, "sigma (kernel width)")
+    kliep_sigma = "auto" if sigma is None else sigma
     fw = dict(sigma=kliep_sigma, tol=tol, max_iter=max_iter)
     factories = {
         "FCFWCS": lambda: FCFWCS(**fw), "PFWCS": lambda: PFWCS(**fw), "AFWCS": lambda: AFWCS(**fw),
@@ -296,9 +311,12 @@ def paper_tgp_defaults(data_name):
 
 
 def make_regressor(name, theta=0.9, gamma=1.5, rho_x=1.0, rho_y=0.5, lambda_x=1e-3, lambda_y=1e-3):
+    """A regression model by name (REGRESSORS) with the app's hyper-parameters."""
+    if name not in REGRESSORS:
+        raise ValueError(f"Unknown regression model {name!r}; choose one of {list(REGRESSORS)}.")
     base = name.replace("IW-", "")
     if base == "GPR":
-        return GPR(rho=rho_x, lam=max(lambda_x, 1e-6))
+        return GPR(rho=rho_x, lam=max(check_positive(lambda_x, "lambda_x"), 1e-6))
     if base == "WKNN":
         return WKNN(5)
     divergence = {"KLTGP": "kl", "IKLTGP": "ikl", "SMTGP": "sm"}[base]
@@ -337,8 +355,10 @@ def few_labels_comparison(data, weights, n_labels=10, seed=0, **hyper):
 
     ``n_labels`` test points are revealed (seeded); all three GPRs are scored on the rest.
     """
-    rng = np.random.default_rng(seed)
-    n_labels = int(min(max(n_labels, 2), len(data.X_te) - 2))
+    if len(data.X_te) < 4:
+        raise ValueError(f"The few-labels comparison needs at least 4 test points; there are {len(data.X_te)}.")
+    rng = np.random.default_rng(whole_number(seed, "seed"))
+    n_labels = int(min(max(whole_number(n_labels, "n_labels"), 2), len(data.X_te) - 2))
     labelled = np.zeros(len(data.X_te), dtype=bool)
     labelled[rng.choice(len(data.X_te), n_labels, replace=False)] = True
     X_eval, Y_eval = data.X_te[~labelled], data.Y_te[~labelled]

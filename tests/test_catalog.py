@@ -107,3 +107,38 @@ def test_subsample_is_seeded_and_bounded():
     np.testing.assert_array_equal(a.values, b.values)
     assert not np.array_equal(a.values, c.values)
     assert any("50 of 300" in note for note in a.notes)
+
+
+# ------------------------------------------------------------------ values from a URL
+@pytest.mark.parametrize("seed,params,message", [
+    (float("inf"), {}, "seed must be a whole number"), (0, {"n_tr": -5}, "n_tr"),
+    (0, {"n_tr": 2.5}, "n_tr must be a whole number"), ("abc", {}, "seed"),
+    (0, {"sigma": 1.0}, "Unknown parameter"), (0, {"std_tr": float("inf")}, "std_tr"),
+    (0, {"mean_tr": float("nan")}, "mean_tr"),
+])
+def test_make_dataset_refuses_bad_values_by_name(seed, params, message):
+    with pytest.raises(ValueError, match=message):
+        catalog.make_dataset("sinc", seed=seed, **params)
+
+
+def test_make_dataset_accepts_integer_valued_floats():
+    assert len(catalog.make_dataset("sinc", seed=3.0, n_tr=40.0, n_te=20).X_tr) == 40
+
+
+@pytest.mark.parametrize("sigma", ["abc", float("inf"), -1.0, True])
+def test_make_weight_estimator_names_sigma(sigma):
+    with pytest.raises(ValueError, match="sigma"):
+        catalog.make_weight_estimator("FCFWCS", sigma)
+
+
+def test_make_regressor_and_few_labels_refuse_by_name():
+    with pytest.raises(ValueError, match="Unknown regression model"):
+        catalog.make_regressor("NOPE")
+    with pytest.raises(ValueError, match="lambda_x"):
+        catalog.make_regressor("GPR", lambda_x="abc")
+    data = catalog.make_dataset("sinc", n_tr=30, n_te=20)
+    with pytest.raises(ValueError, match="n_labels"):
+        catalog.few_labels_comparison(data, np.ones(30), n_labels=float("nan"))
+    tiny = catalog.make_dataset("sinc", n_tr=30, n_te=3)
+    with pytest.raises(ValueError, match="at least 4 test points"):
+        catalog.few_labels_comparison(tiny, np.ones(30))
