@@ -50,23 +50,24 @@ _GENERATORS = {"sinc": datasets.sinc_shift, "s_shape": datasets.s_shape, "double
 MAX_CSV_ROWS = limits.max_points_for([])
 
 
-def size_limit(names):
+def size_limit(names, sigma=None):
     """Largest n_tr and n_te the selected weight estimators and models all handle within the
-    time budget (the slowest decides): the app offers no larger size. See :mod:`covshift.limits`."""
-    return limits.max_points_for(names)
+    time budget (the slowest decides): the app offers no larger size. ``sigma``: None for the
+    "auto" width, a number for a fixed one (faster for the KLIEP family). See :mod:`covshift.limits`."""
+    return limits.max_points_for(names, sigma)
 
 
-def max_csv_rows(names):
+def max_csv_rows(names, sigma=None):
     """Rows to keep from an uploaded CSV when these methods (weight estimators and regression
     models, catalog names) will run on it: the slowest one decides (:func:`covshift.limits.max_csv_rows`).
     Pass the result to :func:`read_csv` as ``max_rows``."""
-    return limits.max_csv_rows(names)
+    return limits.max_csv_rows(names, sigma)
 
 
-def check_size(names, n_tr, n_te):
+def check_size(names, n_tr, n_te, sigma=None):
     """ValueError naming the first method that would exceed the time budget at this size."""
     for name in names:
-        limits.check_size(name, n_tr, n_te)
+        limits.check_size(name, n_tr, n_te, sigma)
 
 
 def make_dataset(name, seed=0, **params):

@@ -34,16 +34,24 @@ MEMORY_LIMIT_BYTES = 2 * 1024**3
 SIZE_LADDER = (100, 150, 200, 300, 500, 750, 1000, 1500, 2000, 3000, 4000, 5000, 6000, 8000, 10000)
 
 #: Largest ladder size n (training and test points each) that every method handles within
-#: :data:`BUDGET_SECONDS`, measured by ``bench/limits.py`` (results in bench/results/limits.md).
+#: :data:`BUDGET_SECONDS`, measured by ``bench/limits.py`` (results in bench/results/limits.md);
+#: 10000 (the top of the ladder) means "at least". 0: not within the budget at any size.
 #: Keys are the names of :mod:`covshift.catalog` (weight estimators and regression models).
 METHOD_MAX_POINTS = {
-    # weight estimators, sigma="auto" (likelihood cross-validation) for the KLIEP family
-    "FCFWCS": 500, "PFWCS": 150, "AFWCS": 150, "FWCS": 150, "KLIEP": 4000,
-    "KMM": 1000, "ENSKMM": 750, "ENSTRKMM": 2000, "VFKMM": 2000, "EVFKMM": 750,
-    "LogisticRatio": 3000, "RuLSIF": 1000,
-    # regression models (fit and predict)
-    "GPR": 2000, "WKNN": 10000, "KLTGP": 1000, "IKLTGP": 1000, "SMTGP": 750,
+    # weight estimators, sigma "auto": likelihood cross-validation (9 widths x 5 folds) for the
+    # KLIEP family. FWCS, AFWCS and PFWCS run up to max_iter=2000 iterations in every fold and
+    # exceed the budget even at 20 points (FWCS: 0, offered only with a fixed sigma).
+    "FCFWCS": 2000, "PFWCS": 100, "AFWCS": 50, "FWCS": 0, "KLIEP": 10000,
+    "KMM": 1500, "ENSKMM": 750, "ENSTRKMM": 6000, "VFKMM": 4000, "EVFKMM": 1500,
+    "LogisticRatio": 10000, "RuLSIF": 10000,
+    # regression models (one fit and one prediction of the test set)
+    "GPR": 3000, "WKNN": 10000, "KLTGP": 2000, "IKLTGP": 1500, "SMTGP": 1000,
 }
+
+#: The KLIEP family with a fixed sigma (the app's "manual" mode): one fit instead of the
+#: likelihood cross-validation's 5 folds x 9 widths, so much larger sizes fit the budget.
+#: Measured by ``bench/limits.py --sigma 0.3``.
+METHOD_MAX_POINTS_FIXED_SIGMA = {"FCFWCS": 10000, "PFWCS": 2000, "AFWCS": 2000, "FWCS": 2000, "KLIEP": 10000}
 
 #: Smallest sizes the data generators accept (training, test).
 MIN_POINTS = (20, 10)
@@ -57,15 +65,21 @@ def _base_name(name):
     return name[3:] if name.startswith("IW-") else name
 
 
-def max_points(name):
-    """Largest n_tr (and n_te) that method ``name`` handles within the budget."""
+def max_points(name, sigma=None):
+    """Largest n_tr (and n_te) that method ``name`` handles within the budget.
+
+    ``sigma``: None for the app's "auto" choice of the kernel width, a number for a fixed
+    width (the KLIEP family then skips its cross-validation: :data:`METHOD_MAX_POINTS_FIXED_SIGMA`).
+    """
     base = _base_name(name)
     if base not in METHOD_MAX_POINTS:
         raise ValueError(f"Unknown method {name!r}; known: {sorted(METHOD_MAX_POINTS)}.")
+    if sigma is not None and base in METHOD_MAX_POINTS_FIXED_SIGMA:
+        return METHOD_MAX_POINTS_FIXED_SIGMA[base]
     return METHOD_MAX_POINTS[base]
 
 
-def max_points_for(names):
+def max_points_for(names, sigma=None):
     """Largest size every method in ``names`` handles within the budget (the slowest decides).
 
     With no names, the largest size any method handles.
@@ -73,12 +87,17 @@ def max_points_for(names):
     names = list(names)
     if not names:
         return max(METHOD_MAX_POINTS.values())
-    return min(max_points(name) for name in names)
+    return min(max_points(name, sigma) for name in names)
 
 
-def check_size(name, n_tr, n_te):
+def check_size(name, n_tr, n_te, sigma=None):
     """ValueError if method ``name`` would exceed the time budget at this size."""
-    limit = max_points(name)
+    limit = max_points(name, sigma)
+    if limit < MIN_POINTS[0]:
+        raise ValueError(
+            f"{name} with sigma 'auto' takes more than {BUDGET_SECONDS:g} s at any size (its "
+            "cross-validation runs many slow fits); choose a fixed sigma (then up to "
+            f"{max_points(name, sigma=1.0)} points) or FCFWCS.")
     if max(n_tr, n_te) > limit:
         raise ValueError(
             f"{name} with {n_tr} training and {n_te} test points would take more than "
@@ -98,12 +117,12 @@ def dataset_size_max(name):
     return min(largest, DIGITS_MAX_TRAIN) if name == "digits" else largest
 
 
-def max_csv_rows(names):
+def max_csv_rows(names, sigma=None):
     """Rows of an uploaded CSV to keep for the selected methods: the slowest one decides.
 
     The rows are split into training and test parts, each at most as large as the whole.
     """
-    return max_points_for(names)
+    return max_points_for(names, sigma)
 
 
 # ----------------------------------------------------------------------------- memory

@@ -35,7 +35,7 @@ def test_dataset_slider_maxima_come_from_the_limits():
 
 
 def test_the_slowest_selected_method_decides_sizes_and_csv_rows():
-    slow = min(limits.METHOD_MAX_POINTS, key=limits.METHOD_MAX_POINTS.get)
+    slow = "SMTGP"
     fast = max(limits.METHOD_MAX_POINTS, key=limits.METHOD_MAX_POINTS.get)
     assert catalog.max_csv_rows([fast, slow]) == limits.max_points(slow) < limits.max_points(fast)
     assert catalog.size_limit([fast]) == limits.max_points(fast)
@@ -115,3 +115,19 @@ def test_memory_helpers():
     assert limits.dense_bytes((10, 10), (5,), copies=2) == 2 * 8 * 105
     assert limits.format_bytes(3 * 1024**3) == "3 GiB" and limits.format_bytes(10) == "10 bytes"
     assert limits.check_memory(100, "x", "y") == 100
+
+
+def test_a_fixed_sigma_lifts_the_kliep_family_limits_only():
+    for name, fixed in limits.METHOD_MAX_POINTS_FIXED_SIGMA.items():
+        assert limits.max_points(name, sigma=0.3) == fixed >= limits.max_points(name)
+    assert limits.max_points("GPR", sigma=0.3) == limits.max_points("GPR")
+    assert catalog.size_limit(["FCFWCS"], sigma=0.3) == limits.METHOD_MAX_POINTS_FIXED_SIGMA["FCFWCS"]
+
+
+def test_a_method_over_budget_at_any_size_asks_for_a_fixed_sigma():
+    slowest = min(limits.METHOD_MAX_POINTS, key=limits.METHOD_MAX_POINTS.get)
+    if limits.max_points(slowest) >= limits.MIN_POINTS[0]:
+        pytest.skip("every method runs within the budget at the smallest size")
+    with pytest.raises(ValueError, match="at any size.*fixed sigma"):
+        limits.check_size(slowest, 20, 20)
+    limits.check_size(slowest, 20, 20, sigma=0.3)
