@@ -1,8 +1,11 @@
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.base import clone
 
-from covshift.exceptions import ConvergenceWarning
+from covshift.data import sinc_shift
+from covshift.exceptions import ConvergenceWarning, NumericalWarning
 from covshift.kernels import gaussian_kernel
 from covshift.weights import AFWCS, FCFWCS, FWCS, KLIEP, PFWCS
 from covshift.weights._kliep_problem import build_kliep_problem, choose_centers
@@ -159,3 +162,24 @@ def test_sklearn_contract(cls, paper_data):
     assert est.get_params() == params  # fit never overwrites a constructor parameter
     assert clone(est).get_params() == params
     assert not hasattr(clone(est), "weights_")
+
+
+@pytest.fixture(scope="module")
+def small_sigma_problem():
+    """sigma = 0.1 on the paper's data (seed 777): the starting vertex leaves test points at v ~ 1e-31."""
+    data = sinc_shift(random_state=777)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NumericalWarning)
+        problem = build_kliep_problem(data.X_tr, data.X_te, np.arange(len(data.X_te)), 0.1)
+    return data, kliep_reference_optimum(problem.atoms)[1]
+
+
+@pytest.mark.parametrize("cls", FW_SOLVERS)
+def test_armijo_line_search_survives_small_sigma(cls, small_sigma_problem):
+    data, F_ref = small_sigma_problem
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", (NumericalWarning, ConvergenceWarning))
+        est = cls(sigma=0.1, line_search="armijo", max_iter=1500).fit(data.X_tr, data.X_te)
+    assert est.n_iter_ > 0 and np.count_nonzero(est.mu_) > 1
+    assert est.objective_ <= F_ref + 1e-8
+    assert F_ref - est.objective_ <= 0.01 * abs(F_ref)
