@@ -25,7 +25,7 @@ with c2:
                           "their own CV (RuLSIF).")
 with c3:
     if mode == "manual":
-        ui.widget(st.slider, "sigma", "sigma", 0.01, 3.0, step=0.01)
+        ui.widget(st.slider, "sigma", "sigma")
 if not chosen:
     st.info("Choose at least one estimator.")
     st.stop()
@@ -41,9 +41,9 @@ for name, outcome in outcomes.items():
     rows.append({
         "estimator": name, "seconds": outcome.seconds, "iterations": getattr(est, "n_iter_", None),
         "non-zeros": int(np.count_nonzero(est.alpha_)) if hasattr(est, "alpha_") else None,
-        "objective": getattr(est, "objective_", None), "ESS": metrics.effective_sample_size(w),
-        "max weight": metrics.max_weight(w),
-        "NMSE": metrics.normalized_mse(w, truth) if truth is not None else None,
+        "objective": getattr(est, "objective_", None), "ESS": ui.quiet(metrics.effective_sample_size, w),
+        "max weight": ui.quiet(metrics.max_weight, w),
+        "NMSE": ui.quiet(metrics.normalized_mse, w, truth) if truth is not None else None,
         "sigma": getattr(est, "sigma_", None)})
 st.dataframe(pd.DataFrame(rows).set_index("estimator"), width="stretch",
              column_config={"NMSE": st.column_config.NumberColumn(format="%.2e"),
@@ -69,15 +69,15 @@ else:
     left.plotly_chart(plots.weight_histogram({n: o.model.weights_ for n, o in outcomes.items()}),
                       width="stretch")
     first = next(iter(outcomes))
-    right.plotly_chart(plots.input_densities(data.X_tr, data.X_te, outcomes[first].model.weights_),
-                       width="stretch")
+    ui.chart("Input densities", plots.input_densities, data.X_tr, data.X_te, outcomes[first].model.weights_,
+             key="weights.densities", where=right)
     right.caption(f"Dashed: the training density re-weighted by {first}; it should move onto the test density.")
 
 for name, outcome in outcomes.items():
     cv = getattr(outcome.model, "cv_results_", None)
     if cv is not None and "mean_log_likelihood" in cv:
         with st.expander(f"{name}: how sigma was chosen"):
-            st.plotly_chart(plots.cv_curve(cv), width="stretch")
+            ui.chart(f"{name}: how sigma was chosen", plots.cv_curve, cv, key=f"weights.cv.{name}")
 
 kliep_family = {n: o.model for n, o in outcomes.items() if n in catalog.KLIEP_FAMILY}
 if kliep_family:
