@@ -54,8 +54,11 @@ class CsvTable:
     notes: list = field(default_factory=list)
 
 
-def read_csv(raw):
-    """Parse uploaded CSV bytes; keep numeric columns; ValueError with advice when unusable."""
+def read_csv(raw, seed=0):
+    """Parse uploaded CSV bytes; keep numeric columns; ValueError with advice when unusable.
+
+    A file longer than MAX_CSV_ROWS is subsampled with ``seed`` (the app's seed).
+    """
     import pandas as pd
 
     if not raw:
@@ -82,7 +85,7 @@ def read_csv(raw):
     if len(values) < 10:
         raise ValueError(f"Only {len(values)} complete rows remain; at least 10 are needed.")
     if len(values) > MAX_CSV_ROWS:
-        rng = np.random.default_rng(0)
+        rng = np.random.default_rng(seed)
         values = values[np.sort(rng.choice(len(values), MAX_CSV_ROWS, replace=False))]
         notes.append(f"Used a random subset of {MAX_CSV_ROWS} rows (the app stays interactive).")
     return CsvTable([str(c) for c in keep], values, notes)

@@ -25,7 +25,7 @@ with c2:
                           "their own CV (RuLSIF).")
 with c3:
     if mode == "manual":
-        ui.widget(st.slider, "sigma", "sigma", 0.01, 3.0, step=0.01)
+        ui.widget(st.slider, "sigma", "sigma")
 if not chosen:
     st.info("Choose at least one estimator.")
     st.stop()
@@ -44,9 +44,9 @@ for name, outcome in outcomes.items():
         "choose sigma (s)": shared.seconds if shared and name in catalog.KLIEP_FAMILY else None,
         "solve (s)": outcome.seconds, "iterations": getattr(est, "n_iter_", None),
         "non-zeros": int(np.count_nonzero(est.alpha_)) if hasattr(est, "alpha_") else None,
-        "objective": getattr(est, "objective_", None), "ESS": metrics.effective_sample_size(w),
-        "max weight": metrics.max_weight(w),
-        "NMSE": metrics.normalized_mse(w, truth) if truth is not None else None,
+        "objective": getattr(est, "objective_", None), "ESS": ui.quiet(metrics.effective_sample_size, w),
+        "max weight": ui.quiet(metrics.max_weight, w),
+        "NMSE": ui.quiet(metrics.normalized_mse, w, truth) if truth is not None else None,
         "sigma": getattr(est, "sigma_", None)})
 st.dataframe(pd.DataFrame(rows).set_index("estimator"), width="stretch",
              column_config={"NMSE": st.column_config.NumberColumn(format="%.2e"),
@@ -77,13 +77,13 @@ else:
     left.plotly_chart(plots.weight_histogram({n: o.model.weights_ for n, o in outcomes.items()}),
                       width="stretch")
     first = next(iter(outcomes))
-    right.plotly_chart(plots.input_densities(data.X_tr, data.X_te, outcomes[first].model.weights_),
-                       width="stretch")
+    ui.chart("Input densities", plots.input_densities, data.X_tr, data.X_te, outcomes[first].model.weights_,
+             key="weights.densities", where=right)
     right.caption(f"Dashed: the training density re-weighted by {first}; it should move onto the test density.")
 
 if shared and shared.cv_results is not None and "mean_log_likelihood" in shared.cv_results:
     with st.expander("KLIEP family: how sigma was chosen"):
-        st.plotly_chart(plots.cv_curve(shared.cv_results), width="stretch")
+        ui.chart("How sigma was chosen", plots.cv_curve, shared.cv_results, key="weights.cv.shared")
 
 kliep_family = {n: o.model for n, o in outcomes.items() if n in catalog.KLIEP_FAMILY}
 if kliep_family:
