@@ -114,8 +114,12 @@ def check_int(value, name, minimum=1):
 
 
 def check_choice(value, name, choices):
-    """Check that a string option is one of ``choices``."""
-    if not isinstance(value, str) or value not in choices:
+    """Check that an option (a string, or a flag) is one of ``choices``."""
+    try:
+        known = value in choices
+    except TypeError:  # unhashable (a list, an array)
+        known = False
+    if not known:
         raise ValueError(f"{name} must be one of {sorted(choices)}; got {_describe(value)}.")
     return value
 
