@@ -37,7 +37,9 @@ def run_once(name, n, sigma=None):
     cpu, wall = time.process_time(), time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        if name in catalog.WEIGHT_ESTIMATORS:
+        if name == limits.SHARED_SIGMA:
+            catalog.shared_kliep_sigma(data)
+        elif name in catalog.WEIGHT_ESTIMATORS:
             catalog.make_weight_estimator(name, sigma).fit(data.X_tr, data.X_te)
         else:
             weights = np.ones(n) if catalog.REGRESSORS[name] else None
@@ -71,8 +73,7 @@ def measure(names, sizes, budget, sigma):
         best = within[-1] if within else None
         measured[name] = best[0] if best else None
         table.append([name, best[0] if best else f"< {sizes[0]}", best[1] if best else None,
-                      best[2] if best else None, f"n={over[0]}: {over[1]:.3g} s" if over else "-",
-                      limits.max_points(name, sigma)])
+                      best[2] if best else None, f"n={over[0]}: {over[1]:.3g} s" if over else "-"])
     return table, measured
 
 
@@ -86,12 +87,13 @@ def main():
     sizes = [n for n in sorted({args.start, 50, *limits.SIZE_LADDER}) if n >= args.start]
     budget = limits.BUDGET_SECONDS
     header = ["method", "largest n within budget", "cpu s at that n", "wall s at that n",
-              "first n over budget (cpu s)", "limit in covshift.limits"]
+              "first n over budget (cpu s)"]
     sections = []
     auto_table, auto = measure(args.methods, sizes, budget, None)
     sections.append(("Time of each method at its limit (app settings, sigma 'auto')",
                      markdown_table(header, auto_table)))
-    fixed_names = [n for n in args.methods if n in limits.METHOD_MAX_POINTS_FIXED_SIGMA]
+    fixed_names = [n for n in args.methods if n in limits.METHOD_MAX_POINTS_FIXED_SIGMA
+                   and n != limits.SHARED_SIGMA]
     fixed_table, fixed = measure(fixed_names, sizes, budget, args.fixed_sigma)
     sections.append((f"The KLIEP family with a fixed sigma = {args.fixed_sigma:g} (no cross-validation)",
                      markdown_table(header, fixed_table)))
@@ -104,7 +106,9 @@ def main():
              "the KLIEP family and each method's own choice otherwise; regression: the catalog defaults, "
              "one fit and one prediction of the test set; IW- models cost as their base model) on the "
              f"sinc data with n_tr = n_te = n, for n on {sizes}, until a run exceeds the budget. The "
-             "KLIEP family is measured again with a fixed sigma (the app's manual mode). Time is CPU "
+             f"KLIEP family is measured again with a fixed sigma (the app's manual mode, and how the app "
+             f"fits them after choosing one shared width); '{limits.SHARED_SIGMA}' is that shared choice "
+             "(catalog.shared_kliep_sigma, likelihood cross-validation). Time is CPU "
              "seconds of the process with BLAS limited to one thread: the single-core compute time, an "
              "upper bound of the wall time on an idle 2-core machine; wall time is shown beside it. "
              "**The machine was shared with other engineers' jobs while this ran (load several times "

@@ -44,9 +44,15 @@ METHOD_MAX_POINTS = {
     "FCFWCS": 2000, "PFWCS": 100, "AFWCS": 50, "FWCS": 0, "KLIEP": 10000,
     "KMM": 1500, "ENSKMM": 750, "ENSTRKMM": 6000, "VFKMM": 4000, "EVFKMM": 1500,
     "LogisticRatio": 10000, "RuLSIF": 10000,
+    # the app's one shared width for the KLIEP family (catalog.shared_kliep_sigma, LCV)
+    "kliep_sigma": 2000,
     # regression models (one fit and one prediction of the test set)
     "GPR": 3000, "WKNN": 10000, "KLTGP": 2000, "IKLTGP": 1500, "SMTGP": 1000,
 }
+
+#: Name of the shared choice of the KLIEP width in :data:`METHOD_MAX_POINTS` (the app runs it
+#: once, then fits the KLIEP family with that fixed width).
+SHARED_SIGMA = "kliep_sigma"
 
 #: The KLIEP family with a fixed sigma (the app's "manual" mode): one fit instead of the
 #: likelihood cross-validation's 5 folds x 9 widths, so much larger sizes fit the budget.
