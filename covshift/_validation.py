@@ -141,7 +141,8 @@ def check_width(sigma, name, bounds):
     if not bounds[0] <= sigma <= bounds[1]:
         raise ValueError(f"{name}={sigma:.3g} is outside [{bounds[0]:.0e}, {bounds[1]:.0e}]: its "
                          "kernel gamma = 1 / (2 sigma^2) is not representable. Choose a width near "
-                         "the spacing of the data (None: the median heuristic).")
+                         "the spacing of the data, or rescale the data (change its units) if its "
+                         "scale is that extreme.")
     return 0.5 / sigma / sigma
 
 

@@ -286,3 +286,8 @@ def test_the_metric_cases_of_the_issue():
     assert t == 1e300 and p == 0.0
     with pytest.raises(ValueError, match="at least 3 test points; got 2"):
         metrics.certainty_error_correlation([0.1, 0.2], [1.0, 2.0])
+
+
+def test_extreme_data_scale_is_named_when_sigma_was_not_set():
+    with pytest.raises(ValueError, match="median heuristic: data scale.*rescale the data"):
+        LogisticRatio().fit(X_TR * 1e-154, X_TE * 1e-154)

@@ -69,7 +69,8 @@ class LogisticRatio(WeightEstimator):
                            else check_positive(self.sigma, "sigma"))
             n_comp = min(check_int(self.n_components, "n_components"), len(X))
             check_feature_memory("LogisticRatio", len(X), n_comp, 4, "n_components")
-            steps = [Nystroem(gamma=check_width(self.sigma_, "sigma", _FINITE_GAMMA), n_components=n_comp,
+            width_name = "sigma" if self.sigma is not None else "sigma (the median heuristic: data scale)"
+            steps = [Nystroem(gamma=check_width(self.sigma_, width_name, _FINITE_GAMMA), n_components=n_comp,
                               random_state=self.random_state), StandardScaler()]
         else:
             self.sigma_ = None
