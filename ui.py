@@ -14,7 +14,7 @@ DEFAULTS = {
     "estimators": ["FCFWCS", "PFWCS"], "sigma_mode": "auto", "sigma": 0.3,
     "models": ["GPR", "SMTGP", "IW-SMTGP"], "weights_for_models": "FCFWCS",
     "theta": 0.9, "gamma": 1.5, "rho_x": 0.3, "rho_y": 0.5, "lambda_x": 1e-3, "lambda_y": 1e-3,
-    "few_labels": False, "n_labels": 10, "gap_axis": "iteration", "replay": "PFWCS", "step": 0,
+    "few_labels": False, "n_labels": 10, "gap_axis": "iteration", "replay": "PFWCS",
     "csv_inputs": [], "csv_outputs": [], "csv_split": "selection bias",
 }
 
@@ -194,16 +194,16 @@ def weights(name, spec=None):
     return _weights(spec or data_spec(), name, sigma_setting())
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
-def replay_state(spec, name, sigma, step):
-    """mu after ``step`` iterations of a Frank-Wolfe solver (rerun up to that step)."""
-    from covshift.catalog import make_weight_estimator, run_with_warnings
+@st.cache_resource(show_spinner=False, max_entries=16)
+def replay_figure(spec, name, sigma):
+    """The animated replay of a fitted Frank-Wolfe run, built once from its history (no re-solve).
+
+    Returns (figure, number of frames, whether the inputs are 1-D).
+    """
+    from covshift.weights.replay import replay_figure as build
 
     data = load_data(spec)
-    sigma_used = weights(name, spec).model.sigma_
-    est = make_weight_estimator(name, sigma_used, max_iter=max(int(step), 0), tol=1e-12)
-    fitted, _, _ = run_with_warnings(lambda: est.fit(data.X_tr, data.X_te))
-    return fitted.center_index_, fitted.alpha_
+    return build(_weights(spec, name, sigma).model, data.X_tr, data.X_te, data.density_ratio)
 
 
 # ----------------------------------------------------------- regression
