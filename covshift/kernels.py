@@ -66,6 +66,36 @@ def kernel_column_means(A, B, sigma, block=1024):
     return total / len(A)
 
 
+def _block_length(n_rows, block_bytes):
+    """How many columns a float64 block of ``n_rows`` rows may have within ``block_bytes``."""
+    return max(1, int(block_bytes) // (8 * max(n_rows, 1)))
+
+
+def kernel_matvec(A, B, sigma, u, row_scale=None, block_bytes=2**25):
+    """(c_i k(A_i, B_j))_ij @ u for every i, over column blocks of B (memory O(len(A) * block)).
+
+    The kernel matrix is never stored: each block of columns is built, multiplied by
+    the matching part of u and dropped. Exact float64, the same numbers as
+    ``gaussian_kernel(A, B, sigma, row_scale) @ u`` up to summation order.
+    """
+    u = np.asarray(u, dtype=float)
+    out = np.zeros(len(A))
+    block = _block_length(len(A), block_bytes)
+    for start in range(0, len(B), block):
+        out += gaussian_kernel(A, B[start:start + block], sigma, row_scale) @ u[start:start + block]
+    return out
+
+
+def kernel_column_max(A, B, sigma, row_scale=None, block_bytes=2**25):
+    """max_i c_i k(A_i, B_j) for every j, over column blocks of B (bounded memory)."""
+    out = np.empty(len(B))
+    block = _block_length(len(A), block_bytes)
+    for start in range(0, len(B), block):
+        K = gaussian_kernel(A, B[start:start + block], sigma, row_scale)
+        out[start:start + block] = K.max(axis=0, initial=0.0)
+    return out
+
+
 def median_heuristic(X, max_samples=1000, random_state=0):
     """Median of the pairwise Euclidean distances of ``X`` (a subsample if large).
 
