@@ -66,33 +66,94 @@ def kernel_column_means(A, B, sigma, block=1024):
     return total / len(A)
 
 
+#: Default size of one kernel block (float64 bytes): small enough to stay in cache, so the
+#: passes over a block (distances, scale, exp, product) do not go to main memory.
+BLOCK_BYTES = 2**21
+
+
+def kernel_blocks(A, B, sigma, row_scale=None, block_bytes=BLOCK_BYTES):
+    """Yield (columns, K) with K = (c_i k(A_i, B_j))_{i, j in columns}, over column blocks of B.
+
+    Memory O(len(A) * block): one buffer is reused, so consume each block before the
+    next. The exponent log c_i - ||A_i - B_j||^2 / (2 sigma^2) is built by one matrix
+    product and two broadcast additions, clipped at log c_i (distance >= 0), then
+    exponentiated in place.
+    """
+    sigma = check_positive(sigma, "sigma (kernel width)")
+    A, B = as_2d_float(A, "A"), as_2d_float(B, "B")
+    if A.shape[1] != B.shape[1]:
+        raise ValueError(
+            f"Kernel inputs need the same number of features; got {A.shape[1]} and {B.shape[1]}."
+        )
+    scale = -0.5 / sigma**2
+    log_c = np.zeros(len(A)) if row_scale is None else np.log(row_scale)
+    row_term = (scale * np.einsum("ij,ij->i", A, A) + log_c)[:, None]
+    col_term = scale * np.einsum("ij,ij->i", B, B)
+    A_scaled = (-2.0 * scale) * A
+    block = _block_length(len(A), block_bytes)
+    buffer = np.empty(len(A) * min(block, len(B)))
+    for start in range(0, len(B), block):
+        columns = slice(start, min(start + block, len(B)))
+        K = buffer[:len(A) * (columns.stop - start)].reshape(len(A), -1)  # C-contiguous
+        np.dot(A_scaled, B[columns].T, out=K)
+        K += row_term
+        K += col_term[None, columns]
+        np.minimum(K, log_c[:, None], out=K)
+        np.exp(K, out=K)
+        yield columns, K
+
+
+def gaussian_kernel_blocked(A, B, sigma, row_scale=None, block_bytes=BLOCK_BYTES):
+    """The same matrix as :func:`gaussian_kernel`, filled by cache-sized blocks of rows.
+
+    Each block of rows is finished (exponent, clip, exp) while it is still in cache,
+    instead of making every pass over the whole n x m array: the fast way to build a
+    large kernel matrix that must be stored.
+    """
+    A, B = as_2d_float(A, "A"), as_2d_float(B, "B")
+    out = np.empty((len(A), len(B)))
+    rows = max(1, _block_length(len(B), block_bytes))
+    for start in range(0, len(A), rows):
+        part = slice(start, start + rows)
+        scale = None if row_scale is None else np.asarray(row_scale)[part]
+        for columns, K in kernel_blocks(A[part], B, sigma, scale, block_bytes=8 * len(B) * rows):
+            out[part, columns] = K
+    return out
+
+
 def _block_length(n_rows, block_bytes):
     """How many columns a float64 block of ``n_rows`` rows may have within ``block_bytes``."""
     return max(1, int(block_bytes) // (8 * max(n_rows, 1)))
 
 
-def kernel_matvec(A, B, sigma, u, row_scale=None, block_bytes=2**25):
+def kernel_matvec(A, B, sigma, u, row_scale=None, block_bytes=BLOCK_BYTES):
     """(c_i k(A_i, B_j))_ij @ u for every i, over column blocks of B (memory O(len(A) * block)).
 
     The kernel matrix is never stored: each block of columns is built, multiplied by
     the matching part of u and dropped. Exact float64, the same numbers as
-    ``gaussian_kernel(A, B, sigma, row_scale) @ u`` up to summation order.
+    ``gaussian_kernel(A, B, sigma, row_scale) @ u`` up to round-off.
     """
     u = np.asarray(u, dtype=float)
     out = np.zeros(len(A))
-    block = _block_length(len(A), block_bytes)
-    for start in range(0, len(B), block):
-        out += gaussian_kernel(A, B[start:start + block], sigma, row_scale) @ u[start:start + block]
+    for columns, K in kernel_blocks(A, B, sigma, row_scale, block_bytes):
+        out += K @ u[columns]
     return out
 
 
-def kernel_column_max(A, B, sigma, row_scale=None, block_bytes=2**25):
+def kernel_vecmat(weights, A, B, sigma, row_scale=None, block_bytes=BLOCK_BYTES):
+    """weights @ (c_i k(A_i, B_j))_ij, i.e. sum_i weights_i c_i k(A_i, B_j) for every j, in blocks."""
+    weights = np.asarray(weights, dtype=float)
+    out = np.empty(len(B))
+    for columns, K in kernel_blocks(A, B, sigma, row_scale, block_bytes):
+        out[columns] = weights @ K
+    return out
+
+
+def kernel_column_max(A, B, sigma, row_scale=None, block_bytes=BLOCK_BYTES):
     """max_i c_i k(A_i, B_j) for every j, over column blocks of B (bounded memory)."""
     out = np.empty(len(B))
-    block = _block_length(len(A), block_bytes)
-    for start in range(0, len(B), block):
-        K = gaussian_kernel(A, B[start:start + block], sigma, row_scale)
-        out[start:start + block] = K.max(axis=0, initial=0.0)
+    for columns, K in kernel_blocks(A, B, sigma, row_scale, block_bytes):
+        out[columns] = K.max(axis=0, initial=0.0)
     return out
 
 

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..exceptions import NumericalWarning
-from ..kernels import gaussian_kernel, kernel_column_max, kernel_column_means, kernel_matvec
+from ..kernels import (gaussian_kernel, gaussian_kernel_blocked, kernel_column_max, kernel_matvec,
+                       kernel_vecmat)
 from ._line_search import log_objective
 
 #: A centre whose mean kernel value over the training points is below this has
@@ -34,7 +35,7 @@ MIN_DENSITY = 1e-200
 #: Atom matrices larger than this (float64 bytes) are not stored but recomputed in blocks.
 DENSE_ATOMS_BYTES = 2**28
 #: Memory for the kernel block of one blocked product, and for the cached atom rows.
-BLOCK_BYTES = 2**25
+BLOCK_BYTES = 2**21
 ROW_CACHE_BYTES = 2**27
 
 
@@ -95,13 +96,8 @@ class KernelAtoms:
         used = np.flatnonzero(weights)
         if used.size <= self._cache_rows:
             return weights[used] @ self[used]
-        out = np.empty(self.shape[1])
-        block = max(1, BLOCK_BYTES // (8 * used.size))
-        for start in range(0, self.shape[1], block):
-            K = gaussian_kernel(self.centers[used], self.X_te[start:start + block], self.sigma,
-                                row_scale=self.beta[used])
-            out[start:start + block] = weights[used] @ K
-        return out
+        return kernel_vecmat(weights[used], self.centers[used], self.X_te, self.sigma,
+                             row_scale=self.beta[used], block_bytes=BLOCK_BYTES)
 
     def column_max(self):
         return kernel_column_max(self.centers, self.X_te, self.sigma, row_scale=self.beta,
@@ -163,7 +159,8 @@ def build_kliep_problem(X_tr, X_te, center_index, sigma):
     training points (beta would explode: test point outside the training support), or
     when test points are covered by no atom (kernel underflow, sigma too small).
     """
-    mean_kernel = kernel_column_means(X_tr, X_te[center_index], sigma)
+    # the training side enters only through these column sums (eq. 4): never stored
+    mean_kernel = kernel_matvec(X_te[center_index], X_tr, sigma, np.ones(len(X_tr))) / len(X_tr)
     usable = mean_kernel > MIN_MEAN_KERNEL
     n_excluded = int(np.sum(~usable))
     if n_excluded:
@@ -179,7 +176,7 @@ def build_kliep_problem(X_tr, X_te, center_index, sigma):
     if not usable.any():
         return KliepProblem(np.zeros((0, len(X_te))), beta, center_index, n_excluded, 0)
     if 8 * len(center_index) * len(X_te) <= DENSE_ATOMS_BYTES:
-        atoms = gaussian_kernel(X_te[center_index], X_te, sigma, row_scale=beta)
+        atoms = gaussian_kernel_blocked(X_te[center_index], X_te, sigma, row_scale=beta)
     else:
         atoms = KernelAtoms(X_te[center_index], X_te, sigma, beta)
     if len(center_index) == len(X_te):
