@@ -7,7 +7,7 @@ scikit-learn's ``gamma`` is 1 / (2 sigma^2).
 
 import numpy as np
 
-from ._validation import as_2d_float, check_positive
+from ._validation import as_2d_float, check_positive, is_dask_array
 
 
 def squared_distances(A, B, out=None):
@@ -121,9 +121,30 @@ def gaussian_kernel_blocked(A, B, sigma, row_scale=None, block_bytes=BLOCK_BYTES
     return out
 
 
+def kernel_rows(A, B, sigma, row_scale=None):
+    """gaussian_kernel(A, B, sigma, row_scale) for a few rows A; B may be a dask array (chunk-wise)."""
+    if is_dask_array(B):
+        return np.concatenate(_over_dask_chunks(lambda b: gaussian_kernel(A, b, sigma, row_scale), B), axis=1)
+    return gaussian_kernel(A, B, sigma, row_scale)
+
+
 def _block_length(n_rows, block_bytes):
     """How many columns a float64 block of ``n_rows`` rows may have within ``block_bytes``."""
     return max(1, int(block_bytes) // (8 * max(n_rows, 1)))
+
+
+def _over_dask_chunks(function, B, *args, per_chunk=None):
+    """function(chunk of B, *args, *per_chunk[rows]) for every row chunk of the dask array B, computed
+    by dask (the local scheduler or a cluster); returns the list of results in order."""
+    import dask
+
+    B = B.rechunk({1: -1})
+    starts = np.cumsum((0,) + B.chunks[0])
+    tasks = []
+    for begin, end, block in zip(starts[:-1], starts[1:], B.to_delayed().ravel()):
+        extra = [] if per_chunk is None else [per_chunk[begin:end]]
+        tasks.append(dask.delayed(function)(block, *args, *extra))
+    return list(dask.compute(*tasks))
 
 
 def kernel_matvec(A, B, sigma, u, row_scale=None, block_bytes=BLOCK_BYTES):
@@ -131,9 +152,14 @@ def kernel_matvec(A, B, sigma, u, row_scale=None, block_bytes=BLOCK_BYTES):
 
     The kernel matrix is never stored: each block of columns is built, multiplied by
     the matching part of u and dropped. Exact float64, the same numbers as
-    ``gaussian_kernel(A, B, sigma, row_scale) @ u`` up to round-off.
+    ``gaussian_kernel(A, B, sigma, row_scale) @ u`` up to round-off. B may be a dask
+    array: the same blocked sum then runs chunk-wise on dask's scheduler.
     """
     u = np.asarray(u, dtype=float)
+    if is_dask_array(B):
+        parts = _over_dask_chunks(lambda b, ub: kernel_matvec(A, b, sigma, ub, row_scale, block_bytes),
+                                  B, per_chunk=u)
+        return np.sum(parts, axis=0)
     out = np.zeros(len(A))
     for columns, K in kernel_blocks(A, B, sigma, row_scale, block_bytes):
         out += K @ u[columns]
@@ -143,6 +169,9 @@ def kernel_matvec(A, B, sigma, u, row_scale=None, block_bytes=BLOCK_BYTES):
 def kernel_vecmat(weights, A, B, sigma, row_scale=None, block_bytes=BLOCK_BYTES):
     """weights @ (c_i k(A_i, B_j))_ij, i.e. sum_i weights_i c_i k(A_i, B_j) for every j, in blocks."""
     weights = np.asarray(weights, dtype=float)
+    if is_dask_array(B):
+        return np.concatenate(_over_dask_chunks(
+            lambda b: kernel_vecmat(weights, A, b, sigma, row_scale, block_bytes), B))
     out = np.empty(len(B))
     for columns, K in kernel_blocks(A, B, sigma, row_scale, block_bytes):
         out[columns] = weights @ K
@@ -150,7 +179,10 @@ def kernel_vecmat(weights, A, B, sigma, row_scale=None, block_bytes=BLOCK_BYTES)
 
 
 def kernel_column_max(A, B, sigma, row_scale=None, block_bytes=BLOCK_BYTES):
-    """max_i c_i k(A_i, B_j) for every j, over column blocks of B (bounded memory)."""
+    """max_i c_i k(A_i, B_j) for every j, over column blocks of B (bounded memory; B may be dask)."""
+    if is_dask_array(B):
+        return np.concatenate(_over_dask_chunks(
+            lambda b: kernel_column_max(A, b, sigma, row_scale, block_bytes), B))
     out = np.empty(len(B))
     for columns, K in kernel_blocks(A, B, sigma, row_scale, block_bytes):
         out[columns] = K.max(axis=0, initial=0.0)

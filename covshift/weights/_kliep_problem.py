@@ -22,8 +22,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..exceptions import NumericalWarning
+from .._validation import is_dask_array
 from ..kernels import (gaussian_kernel, gaussian_kernel_blocked, kernel_column_max, kernel_matvec,
-                       kernel_vecmat)
+                       kernel_rows, kernel_vecmat)
 from ._line_search import log_objective
 
 #: A centre whose mean kernel value over the training points is below this has
@@ -65,8 +66,7 @@ class KernelAtoms:
                 out[k] = self._cache[l]
         if missing:
             atoms = [index[k] for k in missing]
-            out[missing] = gaussian_kernel(self.centers[atoms], self.X_te, self.sigma,
-                                           row_scale=self.beta[atoms])
+            out[missing] = kernel_rows(self.centers[atoms], self.X_te, self.sigma, row_scale=self.beta[atoms])
             for k, l in zip(missing, atoms):
                 if len(self._cache) >= self._cache_rows:
                     self._cache.pop(next(iter(self._cache)))  # the oldest row
@@ -78,7 +78,7 @@ class KernelAtoms:
             rows, columns = index
             if rows != slice(None):
                 raise IndexError("KernelAtoms supports A[:, columns] only")
-            return gaussian_kernel(self.centers, self.X_te[columns], self.sigma, row_scale=self.beta)
+            return gaussian_kernel(self.centers, np.asarray(self.X_te[columns]), self.sigma, row_scale=self.beta)
         if np.ndim(index) == 0:
             return self._rows([int(index)])[0]
         index = np.asarray(index)
@@ -104,7 +104,8 @@ class KernelAtoms:
                                  block_bytes=BLOCK_BYTES)
 
     def keep_columns(self, covered):
-        return KernelAtoms(self.centers, self.X_te[covered], self.sigma, self.beta)
+        kept = self.X_te[np.flatnonzero(covered)] if is_dask_array(self.X_te) else self.X_te[covered]
+        return KernelAtoms(self.centers, kept, self.sigma, self.beta)
 
 
 @dataclass
@@ -160,7 +161,8 @@ def build_kliep_problem(X_tr, X_te, center_index, sigma):
     when test points are covered by no atom (kernel underflow, sigma too small).
     """
     # the training side enters only through these column sums (eq. 4): never stored
-    mean_kernel = kernel_matvec(X_te[center_index], X_tr, sigma, np.ones(len(X_tr))) / len(X_tr)
+    centers = np.asarray(X_te[center_index])  # computes the centres of a dask X_te
+    mean_kernel = kernel_matvec(centers, X_tr, sigma, np.ones(len(X_tr))) / len(X_tr)
     usable = mean_kernel > MIN_MEAN_KERNEL
     n_excluded = int(np.sum(~usable))
     if n_excluded:
@@ -171,14 +173,14 @@ def build_kliep_problem(X_tr, X_te, center_index, sigma):
             NumericalWarning,
             stacklevel=3,
         )
-    center_index = center_index[usable]
+    center_index, centers = center_index[usable], centers[usable]
     beta = 1.0 / mean_kernel[usable]
     if not usable.any():
         return KliepProblem(np.zeros((0, len(X_te))), beta, center_index, n_excluded, 0)
-    if 8 * len(center_index) * len(X_te) <= DENSE_ATOMS_BYTES:
-        atoms = gaussian_kernel_blocked(X_te[center_index], X_te, sigma, row_scale=beta)
+    if 8 * len(center_index) * len(X_te) <= DENSE_ATOMS_BYTES and not is_dask_array(X_te):
+        atoms = gaussian_kernel_blocked(centers, X_te, sigma, row_scale=beta)
     else:
-        atoms = KernelAtoms(X_te[center_index], X_te, sigma, beta)
+        atoms = KernelAtoms(centers, X_te, sigma, beta)
     if len(center_index) == len(X_te):
         # every test point is a centre (center_index = 0..n-1): its own atom covers it, A[j, j] = beta_j
         covered = beta > MIN_DENSITY
