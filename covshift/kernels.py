@@ -103,24 +103,6 @@ def kernel_blocks(A, B, sigma, row_scale=None, block_bytes=BLOCK_BYTES):
         yield columns, K
 
 
-def gaussian_kernel_blocked(A, B, sigma, row_scale=None, block_bytes=BLOCK_BYTES):
-    """The same matrix as :func:`gaussian_kernel`, filled by cache-sized blocks of rows.
-
-    Each block of rows is finished (exponent, clip, exp) while it is still in cache,
-    instead of making every pass over the whole n x m array: the fast way to build a
-    large kernel matrix that must be stored.
-    """
-    A, B = as_2d_float(A, "A"), as_2d_float(B, "B")
-    out = np.empty((len(A), len(B)))
-    rows = max(1, _block_length(len(B), block_bytes))
-    for start in range(0, len(A), rows):
-        part = slice(start, start + rows)
-        scale = None if row_scale is None else np.asarray(row_scale)[part]
-        for columns, K in kernel_blocks(A[part], B, sigma, scale, block_bytes=8 * len(B) * rows):
-            out[part, columns] = K
-    return out
-
-
 def kernel_rows(A, B, sigma, row_scale=None):
     """gaussian_kernel(A, B, sigma, row_scale) for a few rows A; B may be a dask array (chunk-wise)."""
     if is_dask_array(B):

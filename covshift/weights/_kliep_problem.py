@@ -23,7 +23,7 @@ import numpy as np
 
 from ..exceptions import NumericalWarning
 from .._validation import is_dask_array
-from ..kernels import (gaussian_kernel, gaussian_kernel_blocked, kernel_column_max, kernel_matvec,
+from ..kernels import (gaussian_kernel, kernel_column_max, kernel_column_means, kernel_matvec,
                        kernel_rows, kernel_vecmat)
 from ._line_search import log_objective
 
@@ -162,7 +162,8 @@ def build_kliep_problem(X_tr, X_te, center_index, sigma):
     """
     # the training side enters only through these column sums (eq. 4): never stored
     centers = np.asarray(X_te[center_index])  # computes the centres of a dask X_te
-    mean_kernel = kernel_matvec(centers, X_tr, sigma, np.ones(len(X_tr))) / len(X_tr)
+    mean_kernel = kernel_column_means(X_tr, centers, sigma) if not is_dask_array(X_tr) else \
+        kernel_matvec(centers, X_tr, sigma, np.ones(len(X_tr))) / len(X_tr)
     usable = mean_kernel > MIN_MEAN_KERNEL
     n_excluded = int(np.sum(~usable))
     if n_excluded:
@@ -178,7 +179,7 @@ def build_kliep_problem(X_tr, X_te, center_index, sigma):
     if not usable.any():
         return KliepProblem(np.zeros((0, len(X_te))), beta, center_index, n_excluded, 0)
     if 8 * len(center_index) * len(X_te) <= DENSE_ATOMS_BYTES and not is_dask_array(X_te):
-        atoms = gaussian_kernel_blocked(centers, X_te, sigma, row_scale=beta)
+        atoms = gaussian_kernel(centers, X_te, sigma, row_scale=beta)
     else:
         atoms = KernelAtoms(centers, X_te, sigma, beta)
     if len(center_index) == len(X_te):

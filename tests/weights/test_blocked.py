@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from covshift.kernels import gaussian_kernel, gaussian_kernel_blocked, kernel_column_max, kernel_matvec
+from covshift.kernels import gaussian_kernel, kernel_column_max, kernel_matvec
 from covshift.weights import AFWCS, FCFWCS, FWCS, KLIEP, PFWCS
 from covshift.weights import _kliep_problem
 from covshift.weights._kliep_problem import KernelAtoms, build_kliep_problem
@@ -54,11 +54,3 @@ def test_solvers_on_blocked_atoms_match_the_dense_solution(cls, paper_data, monk
         assert blocked.converged_ and dense.converged_
         assert abs(blocked.objective_ - dense.objective_) <= blocked.duality_gap_ + dense.duality_gap_
 
-
-def test_row_blocked_kernel_matrix_equals_the_direct_one():
-    rng = np.random.default_rng(2)
-    A, B, c = rng.normal(size=(37, 3)), rng.normal(size=(29, 3)), rng.uniform(0.5, 3.0, 37)
-    for block_bytes in [1, 8 * 29 * 4, 2**20]:
-        np.testing.assert_allclose(gaussian_kernel_blocked(A, B, 0.8, c, block_bytes),
-                                   gaussian_kernel(A, B, 0.8, c), rtol=1e-13)
-    np.testing.assert_allclose(gaussian_kernel_blocked(A, A, 0.8), gaussian_kernel(A, A, 0.8), rtol=1e-13)

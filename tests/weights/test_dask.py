@@ -26,12 +26,16 @@ def test_blocked_kernel_sums_over_dask_chunks():
     np.testing.assert_allclose(kernel_column_max(A, B_lazy, 0.9, c), K.max(axis=0), rtol=1e-13)
 
 
-@pytest.mark.parametrize("cls,params", [(FCFWCS, dict(tol=1e-8)), (PFWCS, dict(tol=1e-3, max_iter=200)),
+@pytest.mark.parametrize("cls,params", [(FCFWCS, dict(tol=1e-8)), (PFWCS, dict(tol=1e-3, max_iter=2000)),
                                         (KLIEP, dict(n_centers=40))])
 def test_kliep_family_on_dask_arrays_equals_numpy(cls, params, paper_data):
     expected = cls(sigma=0.3, **params).fit(paper_data.X_tr, paper_data.X_te)
     lazy = cls(sigma=0.3, **params).fit(da.from_array(paper_data.X_tr, chunks=(128, 1)),
                                         da.from_array(paper_data.X_te, chunks=(70, 1)))
+    if cls is PFWCS:  # many steps: round-off (another summation order) changes the path
+        assert lazy.converged_ and expected.converged_
+        assert abs(lazy.objective_ - expected.objective_) <= lazy.duality_gap_ + expected.duality_gap_
+        return
     assert lazy.objective_ == pytest.approx(expected.objective_, rel=1e-9)
     np.testing.assert_allclose(lazy.weights_, expected.weights_, rtol=1e-6, atol=1e-9)
     np.testing.assert_array_equal(lazy.center_index_, expected.center_index_)
