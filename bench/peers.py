@@ -13,11 +13,17 @@ and NMSE against the true ratio. Results worse than uniform weights are flagged.
 """
 
 import argparse
+import os
 import sys
 import time
 import warnings
 
-import numpy as np
+# one BLAS thread for every method: a fair comparison, and stable on a shared machine
+# (with several threads per process on a loaded 2-core machine, BLAS-heavy loops slow down 20x)
+for _variable in ["OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"]:
+    os.environ.setdefault(_variable, "1")
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
 from _table import markdown_table, write_report  # noqa: E402
@@ -183,7 +189,8 @@ def run(sizes, repeats, max_iter, cvxopt_limit):
         "solve a smaller problem and cannot reach F*). The lean ADAPT row runs ADAPT's default "
         "algorithm (algo='FW': 100 random test points as centres, 2000 Frank-Wolfe steps of size "
         "2/(k+2)) in numpy, so the issue-12 target (FCFWCS with all centres, fit included, <= 1.0x "
-        "ADAPT) is checked in the same run even without TensorFlow. " + " ".join(skipped),
+        "ADAPT) is checked in the same run even without TensorFlow. Every method runs with one BLAS "
+        "thread. " + " ".join(skipped),
         [("Results", table)],
     )
 
