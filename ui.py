@@ -304,6 +304,20 @@ def sigma_setting():
     return None if get("sigma_mode") == "auto" else float(get("sigma"))
 
 
+@st.cache_data(show_spinner=False, max_entries=32)
+def _shared_sigma(spec, sigma):
+    return catalog.shared_kliep_sigma(load_data(spec), sigma)
+
+
+def shared_sigma(spec=None):
+    """The one sigma of all KLIEP-family solvers on this view (chosen once, cached)."""
+    return _shared_sigma(spec or data_spec(), sigma_setting())
+
+
+def _sigma_for(spec, name, sigma):
+    return _shared_sigma(spec, sigma).sigma if name in catalog.KLIEP_FAMILY else sigma
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
 def _weights(spec, name, sigma):
     return catalog.fit_weights(load_data(spec), name, sigma)
@@ -311,7 +325,8 @@ def _weights(spec, name, sigma):
 
 def weights(name, spec=None):
     """Cached weight fit for the current data: catalog.Outcome."""
-    return _weights(spec or data_spec(), name, sigma_setting())
+    spec = spec or data_spec()
+    return _weights(spec, name, _sigma_for(spec, name, sigma_setting()))
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -334,7 +349,8 @@ def hyper():
 @st.cache_data(show_spinner=False, max_entries=64)
 def _prediction(spec, name, weight_name, sigma, hyper_items):
     data = load_data(spec)
-    w = _weights(spec, weight_name, sigma).model.weights_ if catalog.REGRESSORS[name] else None
+    w = _weights(spec, weight_name, _sigma_for(spec, weight_name, sigma)).model.weights_ \
+        if catalog.REGRESSORS[name] else None
     return catalog.fit_predict(data, name, w, **dict(hyper_items))
 
 

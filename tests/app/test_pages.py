@@ -118,3 +118,13 @@ def test_reset_restores_defaults():
     _ok(_press(at, "Reset to defaults"))
     assert at.session_state["settings"]["dataset"] == "sinc"
     assert "dataset" not in at.query_params
+
+
+def test_kliep_family_shares_one_sigma_chosen_once():
+    at = _ok(_app(estimators="FCFWCS,PFWCS,KLIEP"))
+    _ok(at.switch_page("pages/weights.py").run())
+    table = _metric_table(at)
+    assert table.loc[["FCFWCS", "PFWCS", "KLIEP"], "sigma"].nunique() == 1
+    assert table.loc[["FCFWCS", "PFWCS", "KLIEP"], "choose sigma (s)"].nunique() == 1
+    assert any("chosen by likelihood cross-validation for all KLIEP-family solvers" in c.value
+               for c in at.caption)
