@@ -5,14 +5,18 @@ import numpy as np
 from tests.app.helpers import go, no_exception, open_link, table
 
 
-def test_identical_how_sigma_was_chosen_charts_get_their_own_keys():
-    # The KLIEP family chooses sigma by likelihood cross-validation on the same grid: when two
-    # solvers give the same curve, unkeyed charts collide (StreamlitDuplicateElementId).
+def test_charts_that_can_repeat_have_their_own_keys():
+    # Identical figures without keys collide (StreamlitDuplicateElementId), as two identical
+    # "how sigma was chosen" charts did.
     at = no_exception(go(open_link({"sinc.n_tr": "60", "sinc.n_te": "40", "sigma_mode": "auto",
                                     "estimators": "FCFWCS,KLIEP"}), "pages/weights.py"))
     keys = [chart.proto.id for chart in at.get("plotly_chart")]
     assert len(keys) == len(set(keys))
-    assert sum("weights.cv." in key for key in keys) == 2
+    assert any(key.endswith("-weights.cv.shared") for key in keys)
+    at = no_exception(go(open_link({"sinc.n_tr": "60", "sinc.n_te": "40", "models": "KLTGP,SMTGP,IKLTGP"}),
+                         "pages/regression.py"))
+    keys = [chart.proto.id for chart in at.get("plotly_chart")]
+    assert sum("regression.certainty." in key for key in keys) == 3
 
 
 def test_certainty_correlation_with_two_test_points_is_explained_not_raised():
