@@ -52,7 +52,23 @@ def _escape_markdown(text):
 
 
 def get(name):
+    if "settings" not in st.session_state:
+        _run_through_app()
     return st.session_state.settings[name]
+
+
+def _run_through_app():
+    """Recover when a page runs without app.py, then run again through app.py.
+
+    A fresh server whose first request is a page's address (a shared link) runs the file in
+    pages/ alone (Streamlit's multipage v1, chosen because the folder exists) until a run calls
+    st.navigation, which only app.py does. Leave v1 as st.navigation would, read the link, rerun.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    PagesManager.uses_pages_directory = False
+    init()
+    st.rerun()
 
 
 def put(name, value):
