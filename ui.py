@@ -115,6 +115,8 @@ def widget(kind, label, name, *args, **kwargs):
     if kind in _NUMERIC_WIDGETS:
         lo, hi = _bounds(spec, args, kwargs)
         args = ()
+        if kind is st.slider and hi <= lo:  # a one-value range (a slider needs min < max)
+            hi, kwargs["disabled"] = lo + type(lo)(spec.step or 1), True
         kwargs.update(min_value=lo, max_value=hi)
         if spec.step is not None and "step" not in kwargs:
             kwargs["step"] = type(lo)(spec.step)
@@ -335,7 +337,7 @@ def replay_state(spec, name, sigma, step):
     from covshift.catalog import make_weight_estimator, run_with_warnings
 
     data = load_data(spec)
-    sigma_used = _weights(spec, name, sigma).model.sigma_
+    sigma_used = _weights(spec, name, _sigma_for(spec, name, sigma)).model.sigma_
     est = make_weight_estimator(name, sigma_used, max_iter=max(int(step), 0), tol=1e-12)
     fitted, _, _ = run_with_warnings(lambda: est.fit(data.X_tr, data.X_te))
     return fitted.center_index_, fitted.alpha_

@@ -58,7 +58,7 @@ for name, outcome in results.items():
                  "R^2": float(np.mean(metrics.r2(Y, pred))), "mean Euclidean error": float(errors[name].mean()),
                  "seconds": outcome.seconds})
 table = pd.DataFrame(rows).set_index("model")
-best = table["mean Euclidean error"].idxmin()
+best = ui.quiet(table["mean Euclidean error"].idxmin)  # None when no model gave finite errors
 table["paired t-test vs best (p)"] = [ui.quiet(lambda: metrics.paired_ttest(errors[n], errors[best])[1])
                                       if n != best else None
                                       for n in table.index]
