@@ -198,6 +198,15 @@ def fit_weights(data, name, sigma=None):
 
 
 #: Regression models: name -> needs importance weights.
+#: Display names where the short name claims more than the model is.
+MODEL_LABELS = {"IKLTGP": "IKLTGP (SMTGP paper eq. 7)", "IW-IKLTGP": "IW-IKLTGP (SMTGP paper eq. 7)"}
+
+
+def model_label(name):
+    """The name a page shows for a regression model (see MODEL_LABELS)."""
+    return MODEL_LABELS.get(name, name)
+
+
 REGRESSORS = {"GPR": False, "WKNN": False, "KLTGP": False, "IKLTGP": False, "SMTGP": False,
               "IW-GPR": True, "IW-KLTGP": True, "IW-SMTGP": True}
 
