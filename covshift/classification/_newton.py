@@ -5,7 +5,8 @@ non-convex joint problem of discriminative-covariate-shift (Optimization Problem
 are maximised by the same loop: a Newton direction, made an ascent direction by adding
 ``lambda I`` to the negative Hessian whenever it is not positive definite (Levenberg-Marquardt
 damping), then an Armijo backtracking line search, so every accepted step increases the
-objective. It stops when the largest gradient entry is below ``tol``.
+objective. It stops when the largest gradient entry is below ``tol * scale`` (``scale``: the
+total weight of the data terms, so the test is relative to the size of the sums).
 """
 
 import warnings
@@ -71,8 +72,8 @@ def ascent_direction(gradient, hessian):
     return gradient / scale, damping  # steepest ascent as a last resort
 
 
-def newton_ascent(fun, theta0, tol=1e-6, max_iter=100, armijo=1e-4, shrink=0.5, max_backtracks=50,
-                  name="Newton ascent"):
+def newton_ascent(fun, theta0, tol=1e-6, max_iter=100, scale=1.0, armijo=1e-4, shrink=0.5,
+                  max_backtracks=50, name="Newton ascent"):
     """Maximise ``fun`` from ``theta0``.
 
     Parameters
@@ -81,8 +82,10 @@ def newton_ascent(fun, theta0, tol=1e-6, max_iter=100, armijo=1e-4, shrink=0.5, 
         ``fun(theta, order)``: order 0 returns the value; order 2 returns (value, gradient, Hessian).
     theta0 : ndarray
     tol : float
-        Stop when max |gradient| <= tol (``converged`` is then True).
+        Stop when max |gradient| <= tol * scale (``converged`` is then True).
     max_iter : int
+    scale : float
+        Size of the objective's data sums (e.g. the total sample weight), at least 1.
     armijo, shrink, max_backtracks : line-search constants: accept step t when
         f(theta + t d) >= f(theta) + armijo t g.d, else t <- shrink t.
 
@@ -91,6 +94,7 @@ def newton_ascent(fun, theta0, tol=1e-6, max_iter=100, armijo=1e-4, shrink=0.5, 
     NewtonResult
     """
     theta = np.array(theta0, dtype=float)
+    tol = tol * max(float(scale), 1.0)
     value, gradient, hessian = fun(theta, 2)
     rows = [(value, np.max(np.abs(gradient)), 0.0, 0.0)]
     converged = rows[0][1] <= tol
@@ -118,6 +122,6 @@ def newton_ascent(fun, theta0, tol=1e-6, max_iter=100, armijo=1e-4, shrink=0.5, 
         converged = rows[-1][1] <= tol
     if not converged and n_iter >= max_iter:
         warnings.warn(f"{name} stopped after max_iter={max_iter} iterations with gradient norm "
-                      f"{rows[-1][1]:.2e} > tol={tol:g}; raise max_iter.", ConvergenceWarning, stacklevel=3)
+                      f"{rows[-1][1]:.2e} > {tol:.2e}; raise max_iter.", ConvergenceWarning, stacklevel=3)
     history = NewtonHistory(*(np.array(column) for column in zip(*rows)))
     return NewtonResult(theta, float(value), gradient, n_iter, bool(converged), history)

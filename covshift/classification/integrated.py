@@ -27,7 +27,7 @@ class IntegratedShiftClassifier(_LinearScoreClassifier):
     test inputs), as section 5.3 advises since the problem is not concave (Theorem 2). Where the
     negative Hessian is not positive definite it is damped (lambda I) so the step is an ascent
     direction, and an Armijo backtracking line search accepts only increases. It stops when
-    max |gradient| <= tol. Primal form for ``kernel="linear"``; for ``"rbf"`` the dual form
+    max |gradient| <= tol (2m + n) (relative to the m + (m + n) terms of the sums). Primal form for ``kernel="linear"``; for ``"rbf"`` the dual form
     (classifier over the training points, selector over training and test points) in the
     orthonormal eigen-coordinates of the Gram matrices (see :class:`FeatureMap`). Intercepts of
     classifier and selector are free parameters (not penalised; the paper's inputs carry none).
@@ -39,8 +39,8 @@ class IntegratedShiftClassifier(_LinearScoreClassifier):
         Kernel width of classifier and selector; None: median heuristic on X_tr (as the iid model).
     C_w, C_v : float, default 1.0
         Prior variances of classifier and selector weights.
-    tol : float, default 1e-6
-        Gradient-norm tolerance.
+    tol : float, default 1e-8
+        Relative gradient-norm tolerance (times 2m + n, the number of likelihood terms).
     max_iter : int, default 100
 
     Attributes
@@ -51,7 +51,7 @@ class IntegratedShiftClassifier(_LinearScoreClassifier):
     start), n_iter_, converged_, history_ (:class:`NewtonHistory`), iid_coef_, iid_intercept_
     """
 
-    def __init__(self, kernel="rbf", sigma=None, C_w=1.0, C_v=1.0, tol=1e-6, max_iter=100):
+    def __init__(self, kernel="rbf", sigma=None, C_w=1.0, C_v=1.0, tol=1e-8, max_iter=100):
         self.kernel = kernel
         self.sigma = sigma
         self.C_w = C_w
@@ -76,7 +76,8 @@ class IntegratedShiftClassifier(_LinearScoreClassifier):
         start = self._iid_start(F, G, y01, C_w, C_v)
         penalty_w, penalty_v = penalty_matrix(F.shape[1] - 1, C_w), penalty_matrix(G.shape[1] - 1, C_v)
         result = newton_ascent(lambda theta, order: joint_objective(theta, F, G, y01, penalty_w, penalty_v, order),
-                               start, tol=self.tol, max_iter=self.max_iter, name="Integrated classifier")
+                               start, tol=self.tol, max_iter=self.max_iter, scale=2 * len(X_tr) + len(X_te),
+                               name="Integrated classifier")
         d_w = F.shape[1]
         self.coef_, self.intercept_ = result.theta[:d_w - 1], float(result.theta[d_w - 1])
         self.selector_coef_, self.selector_intercept_ = result.theta[d_w:-1], float(result.theta[-1])

@@ -52,7 +52,7 @@ class KernelLogisticRegression(_LinearScoreClassifier):
     C : float, default 1.0
         Prior variance of the weights (larger: weaker regularisation).
     tol : float, default 1e-8
-        Gradient-norm tolerance of Newton's method.
+        Newton's method stops when max |gradient| <= tol * sum(sample_weight).
     max_iter : int, default 100
 
     Attributes
@@ -123,4 +123,4 @@ def fit_weighted_logistic(F, y01, sample_weight, C, tol=1e-8, max_iter=100, thet
     theta0 = np.zeros(F.shape[1]) if theta0 is None else theta0
     return newton_ascent(lambda theta, order: weighted_logistic_objective(theta, F, y01, sample_weight,
                                                                           penalty, order),
-                         theta0, tol=tol, max_iter=max_iter, name=name)
+                         theta0, tol=tol, max_iter=max_iter, scale=float(np.sum(sample_weight)), name=name)
