@@ -352,9 +352,9 @@ def shift_classification_2d(n=400, steepness=1.5, label_noise=0.3, random_state=
 
 
 #: Bundled real binary tasks (scikit-learn data, no download): name -> (label, default n_tr).
-CLASSIFICATION_TASKS = {"breast_cancer": ("Breast cancer (malignant vs benign)", 150),
-                        "digits_3_8": ("Digits 3 vs 8", 100),
-                        "wine": ("Wine (class 0 vs rest)", 60)}
+CLASSIFICATION_TASKS = {"breast_cancer": ("Breast cancer (malignant vs benign)", 60),
+                        "digits_3_8": ("Digits 3 vs 8", 40),
+                        "wine": ("Wine (class 1 vs rest)", 60)}
 
 
 def _binary_task(name):
@@ -369,7 +369,7 @@ def _binary_task(name):
         return bunch.data[keep], (bunch.target[keep] == 8).astype(int)
     if name == "wine":
         bunch = sk.load_wine()
-        return bunch.data, (bunch.target == 0).astype(int)
+        return bunch.data, (bunch.target == 1).astype(int)
     raise ValueError(f"Unknown classification task {name!r}; choose one of {sorted(CLASSIFICATION_TASKS)}.")
 
 
