@@ -16,6 +16,9 @@ DEFAULTS = {
     "theta": 0.9, "gamma": 1.5, "rho_x": 0.3, "rho_y": 0.5, "lambda_x": 1e-3, "lambda_y": 1e-3,
     "few_labels": False, "n_labels": 10, "gap_axis": "iteration", "replay": "PFWCS", "step": 0,
     "csv_inputs": [], "csv_outputs": [], "csv_split": "selection bias",
+    # classification under shift (pages/classification.py)
+    "clf.n": 400, "clf.steepness": 1.5, "clf.label_noise": 0.3, "clf.kernel": "linear", "clf.sigma": 1.0,
+    "clf.C": 1.0, "clf.C_v": 1.0, "clf.weights": "LogisticRatio", "clf.sized_by": "integrated",
 }
 
 
@@ -235,7 +238,7 @@ def sidebar():
         widget(st.number_input, "Seed", "seed", min_value=0, max_value=10_000, step=1)
         st.header("Presets")
         for label, preset in catalog.PRESETS.items():
-            changes = {"source": "built-in", **preset, **(catalog.paper_tgp_defaults(preset["dataset"]) or {})}
+            changes = {"source": "built-in", **preset, **(catalog.paper_tgp_defaults(preset.get("dataset")) or {})}
             st.button(label, key=f"preset.{label}", width="stretch", on_click=apply, args=(changes,))
         st.button("Reset to defaults", key="reset", width="stretch", on_click=reset)
         st.caption("Every setting is in the page address: copy the link to share exactly this view.")

@@ -1,0 +1,119 @@
+import pandas as pd
+import streamlit as st
+
+import ui
+from covshift import catalog, plots
+
+st.title("Classification under shift")
+st.markdown(
+    "When the training sample is selected from one region, a classifier fitted to it is tuned to that "
+    "region: where the test points are, its **decision boundary** can be wrong. Re-weighting the training "
+    "points by w(x) = p_te(x) / p_tr(x) moves the fit towards the test region. **Two-stage** methods "
+    "estimate w first and then fit the classifier; the **integrated** model of Bickel, Brückner and "
+    "Scheffer learns the classifier and the *selector* p(test | x), which implies the weights, together.")
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def toy(n, steepness, label_noise, seed):
+    return catalog.classification_toy(n, steepness, label_noise, seed)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def fitted(data_key, kernel, sigma, C, C_v, weights_name):
+    data = toy(*data_key)
+    outcomes = catalog.fit_shift_classifiers(data, kernel, sigma, C, C_v, weights_name)
+    grid = catalog.classification_grid(outcomes, data)
+    return (catalog.classification_scores(outcomes, data), grid, catalog.training_weights(outcomes),
+            {name: o.warnings for name, o in outcomes.items()})
+
+
+@st.cache_data(show_spinner=False)
+def stored_fig3():
+    return catalog.classification_fig3_results()
+
+
+low, high = catalog.CLASSIFICATION_LIMITS["n"]
+with st.expander("Settings", expanded=True):
+    c1, c2, c3, c4 = st.columns(4)
+    with c1:
+        n = ui.widget(st.slider, "Points in the pool", "clf.n", low, high, step=50)
+    with c2:
+        steepness = ui.widget(st.slider, "Selection steepness", "clf.steepness", 0.0, 4.0, step=0.25,
+                              help="P(train | x) = 1 / (1 + exp(steepness x1)); 0 means no shift.")
+    with c3:
+        label_noise = ui.widget(st.slider, "Label noise", "clf.label_noise", 0.05, 1.0, step=0.05)
+    with c4:
+        weights_name = ui.widget(st.selectbox, "Two-stage weights", "clf.weights", catalog.SHIFT_CLASSIFIER_WEIGHTS)
+    c5, c6, c7, c8 = st.columns(4)
+    with c5:
+        kernel = ui.widget(st.radio, "Kernel", "clf.kernel", ["linear", "rbf"], horizontal=True)
+    with c6:
+        sigma = ui.widget(st.slider, "RBF width sigma", "clf.sigma", 0.2, 3.0, step=0.1, disabled=kernel == "linear")
+    with c7:
+        C = ui.widget(st.select_slider, "C (classifier prior variance)", "clf.C", [0.1, 0.3, 1.0, 3.0, 10.0])
+    with c8:
+        C_v = ui.widget(st.select_slider, "C_v (selector prior variance)", "clf.C_v", [0.1, 0.3, 1.0, 3.0, 10.0])
+
+data_key = (int(n), float(steepness), float(label_noise), int(ui.get("seed")))
+data = ui.guard("Data", toy, *data_key)
+if data is None:
+    st.stop()
+with st.spinner("Fitting iid, two-stage and integrated classifiers..."):
+    result = ui.guard("Classifiers", fitted, data_key, kernel, float(sigma), float(C), float(C_v), weights_name)
+if result is None:
+    st.stop()
+rows, (xs, ys, scores, p_test), weights, messages = result
+for name, texts in messages.items():
+    ui.show_warnings(name, texts)
+
+names = catalog.shift_classifier_names(weights_name)
+sized_by = ui.widget(st.radio, "Size the training points by the weights of", "clf.sized_by",
+                     ["integrated", "two-stage"], horizontal=True)
+weight_source = names[2] if sized_by == "integrated" else names[1]
+st.plotly_chart(plots.classification_map(data.X_tr, data.Y_tr, data.X_te, data.Y_te, xs, ys, scores, p_test,
+                                         weights.get(weight_source), weight_source), width="stretch")
+st.caption(
+    "Dots: training points (area ∝ weight), crosses: test points, colour = class. Green background: the "
+    "integrated selector's p(test | x). Lines: where each classifier switches class (dotted iid, dashed "
+    "two-stage, solid integrated). The true boundary curves down on the right, where only test points are: "
+    "the iid line follows the left, the weighted fits turn towards the right.")
+
+st.subheader("On the test points")
+table = pd.DataFrame(rows).set_index("classifier")
+st.dataframe(table, width="stretch", column_config={
+    "accuracy": st.column_config.NumberColumn(format="%.3f"), "AUC": st.column_config.NumberColumn(format="%.3f"),
+    "log-loss": st.column_config.NumberColumn(format="%.3f"), "seconds": st.column_config.NumberColumn(format="%.3f")})
+st.caption("Accuracy and AUC: higher is better; log-loss (the average negative log-probability of the true class) "
+           "also punishes over-confident mistakes: lower is better. The labels of the test points are used only here.")
+
+st.subheader("Real tasks: the paper's Fig. 3 protocol")
+results = stored_fig3()
+if results is None:
+    st.info("No stored results yet: run `python bench/classification.py` to create assets/classification_fig3.json.")
+else:
+    st.plotly_chart(plots.fig3_curves(results), width="stretch")
+    st.caption(
+        f"Each method sees a training set chosen by selection bias and a growing number of unlabelled test "
+        f"inputs; the curve is the share of the iid classifier's 1-AUC risk it removes (above 0: better than iid), "
+        f"mean ± sd over {results['seeds']} seeds. Precomputed by bench/classification.py, not on this page.")
+    for task in results["tasks"].values():
+        st.markdown(f"- **{task['label']}**: the paper's ranking (integrated ≥ two-stage ≥ iid) {task['verdict']}")
+
+with st.expander("The maths"):
+    st.markdown(
+        "Training points carry the selector value σ = 1, test points σ = 0. By Bayes' rule the importance "
+        "weight of a training point is (eq. 7)")
+    st.latex(r"w(x) = \frac{p_{te}(x)}{p_{tr}(x)} = \frac{m}{n}\,\frac{1 - q(x)}{q(x)} = \frac{m}{n}\,e^{-v^\top x},"
+             r"\qquad q(x) = p(\sigma = 1 \mid x; v) = \frac{1}{1 + e^{-v^\top x}}")
+    st.markdown("with m training and n test points. The classifier is p(y = 1 | x; w) = 1 / (1 + exp(−wᵀx)). "
+                "The integrated model maximises the joint log-posterior (Optimization Problem 1, eq. 24)")
+    st.latex(r"J(w, v) = \sum_{i=1}^{m} w(x_i)\,\log p(y_i \mid x_i; w) + \sum_{i=1}^{m} \log q(x_i)"
+             r" + \sum_{j=1}^{n} \log\bigl(1 - q(x'_j)\bigr) - \frac{\|w\|^2}{2 C} - \frac{\|v\|^2}{2 C_v}")
+    st.markdown(
+        "over w and v together, where x_i, y_i are the labelled training points, x'_j the unlabelled test "
+        "points, C and C_v the prior variances (eq. 15). The first sum is the weighted classifier likelihood, the "
+        "next two are the likelihood of the selector telling training from test points. Two-stage methods "
+        "choose v (or any weights) first and then w; the integrated model lets the classifier's fit influence "
+        "the weights. J is not concave (Theorem 2), so Newton's method starts from the iid solution and every "
+        "step is checked to increase J. With the RBF kernel, x is replaced by the features of "
+        "k(a, b) = exp(−‖a − b‖² / (2σ²)) and w, v live in the span of the data (the dual form, eqs. 17-22).")
