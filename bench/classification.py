@@ -84,11 +84,12 @@ def reduction(auc, auc_iid):
 
 
 def run_task(task, seeds, sizes):
-    pool = len(classification_task(task, random_state=0).X_te)
-    sizes = [s for s in sizes if s <= pool]
+    """Every seed at every size up to the smallest test pool over the seeds (same seeds at every size)."""
+    smallest_pool = min(len(classification_task(task, random_state=seed).X_te) for seed in range(seeds))
+    sizes = [s for s in sizes if s <= smallest_pool]
     runs, n_tr, n_pool = [], [], []
     for seed in range(seeds):
-        result, m, n = run_one(task, seed, [s for s in sizes if s <= n_pool_guard(task, seed)])
+        result, m, n = run_one(task, seed, sizes)
         runs.append(result)
         n_tr.append(m)
         n_pool.append(n)
@@ -97,20 +98,15 @@ def run_task(task, seeds, sizes):
                "auc_iid": [], "methods": {m: {"mean": [], "sd": [], "seconds": [], "unconverged": 0}
                                            for m in METHODS}}
     for size in sizes:
-        auc_iid = [r[size]["iid"][0] for r in runs if size in r]
-        summary["auc_iid"].append(float(np.mean(auc_iid)))
+        summary["auc_iid"].append(float(np.mean([r[size]["iid"][0] for r in runs])))
         for name in METHODS:
-            values = [reduction(r[size][name][0], r[size]["iid"][0]) for r in runs if size in r]
+            values = [reduction(r[size][name][0], r[size]["iid"][0]) for r in runs]
             entry = summary["methods"][name]
             entry["mean"].append(float(np.nanmean(values)))
             entry["sd"].append(float(np.nanstd(values, ddof=1)) if len(values) > 1 else 0.0)
-            entry["seconds"].append(float(np.mean([r[size][name][1] for r in runs if size in r])))
-            entry["unconverged"] += sum(not r[size][name][2] for r in runs if size in r)
+            entry["seconds"].append(float(np.mean([r[size][name][1] for r in runs])))
+            entry["unconverged"] += sum(not r[size][name][2] for r in runs)
     return summary
-
-
-def n_pool_guard(task, seed):
-    return len(classification_task(task, random_state=seed).X_te)
 
 
 def verdict(summary):

@@ -320,6 +320,12 @@ def classification_grid(outcomes, data, resolution=None):
     return xs, ys, scores, p_test
 
 
+def classification_true_boundary(xs):
+    """(x1, x2) of the toy's true class boundary over the grid's x1 axis."""
+    xs = np.asarray(xs, dtype=float)
+    return xs, datasets.classification_boundary(xs)
+
+
 def training_weights(outcomes):
     """{name: weights of the training points} for the classifiers that weight them."""
     return {name: np.asarray(o.model.weights_) for name, o in outcomes.items() if hasattr(o.model, "weights_")}

@@ -306,7 +306,7 @@ def _classifier_style(name):
 
 
 def classification_map(X_tr, y_tr, X_te, y_te, xs, ys, scores, p_test=None, weights=None,
-                       weights_name="", title="Decision boundaries under covariate shift"):
+                       weights_name="", true_boundary=None, title="Decision boundaries under covariate shift"):
     """Training and test points, each classifier's boundary f(x) = 0, the selector's p(test | x) behind.
 
     Parameters
@@ -315,8 +315,9 @@ def classification_map(X_tr, y_tr, X_te, y_te, xs, ys, scores, p_test=None, weig
     xs, ys : grid axes; scores : {name: (len(ys), len(xs)) decision values}
     p_test : grid of p(test | x) or None
     weights : training-point weights (marker area proportional to weight), or None
+    true_boundary : (x1, x2) arrays of the true class boundary, or None
     """
-    fig = _figure(title, "x1", "x2", height=560)
+    fig = _figure(title, "x1", "x2", height=620)
     if p_test is not None:
         fig.add_trace(go.Heatmap(x=xs, y=ys, z=p_test, zmin=0, zmax=1, colorscale="Greens", opacity=0.55,
                                  name="p(test | x)", colorbar=dict(title="p(test|x)", thickness=12, len=0.6),
@@ -345,8 +346,14 @@ def classification_map(X_tr, y_tr, X_te, y_te, xs, ys, scores, p_test=None, weig
                                  showlegend=False, legendgroup=name, hoverinfo="skip", name=name))
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=f"boundary: {name}", legendgroup=name,
                                  line=dict(color=line_color, dash=dash, width=3)))
+    if true_boundary is not None:
+        x_true, y_true = (np.asarray(a, dtype=float) for a in true_boundary)
+        y_true = np.where((y_true >= ys[0]) & (y_true <= ys[-1]), y_true, np.nan)  # stay inside the map
+        fig.add_trace(go.Scatter(x=x_true, y=y_true, mode="lines", name="true boundary",
+                                 line=dict(color=TRUTH, width=1.5)))
     fig.update_xaxes(range=[xs[0], xs[-1]])
-    fig.update_yaxes(range=[ys[0], ys[-1]], scaleanchor="x", scaleratio=1)
+    fig.update_yaxes(range=[ys[0], ys[-1]])
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.12, x=0), margin=dict(t=50))
     return fig
 
 
@@ -366,7 +373,9 @@ def fig3_curves(results, methods=None, title="Reduction of 1-AUC risk relative t
                 x=task["sizes"], y=entry["mean"], error_y=dict(type="data", array=entry["sd"], thickness=1),
                 mode="lines+markers", name=method, legendgroup=method, showlegend=col == 1,
                 line=dict(color=line_color, dash="solid" if method == "integrated" else "dash")), row=1, col=col)
-        fig.update_xaxes(type="log", title_text="unlabelled test inputs", row=1, col=col)
+        fig.update_xaxes(type="log", title_text="unlabelled test inputs", tickvals=task["sizes"],
+                         ticktext=[str(s) for s in task["sizes"]], row=1, col=col)
     fig.update_yaxes(title_text="risk reduction", row=1, col=1)
-    fig.update_layout(title_text=title, height=430, **_LAYOUT)
+    fig.update_layout(title_text=title, height=460, **_LAYOUT)
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.2, x=0), margin=dict(t=80))
     return fig

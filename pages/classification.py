@@ -4,6 +4,7 @@ import streamlit as st
 import ui
 from covshift import catalog, plots
 
+ui.init()  # no-op under app.py; keeps a direct first visit of this page (before st.navigation) working
 st.title("Classification under shift")
 st.markdown(
     "When the training sample is selected from one region, a classifier fitted to it is tuned to that "
@@ -33,32 +34,25 @@ def stored_fig3():
 
 
 low, high = catalog.CLASSIFICATION_LIMITS["n"]
-with st.expander("Settings", expanded=True):
-    c1, c2, c3, c4 = st.columns(4)
-    with c1:
-        n = ui.widget(st.slider, "Points in the pool", "clf.n", low, high, step=50)
-    with c2:
-        steepness = ui.widget(st.slider, "Selection steepness", "clf.steepness", 0.0, 4.0, step=0.25,
-                              help="P(train | x) = 1 / (1 + exp(steepness x1)); 0 means no shift.")
-    with c3:
-        label_noise = ui.widget(st.slider, "Label noise", "clf.label_noise", 0.05, 1.0, step=0.05)
-    with c4:
-        weights_name = ui.widget(st.selectbox, "Two-stage weights", "clf.weights", catalog.SHIFT_CLASSIFIER_WEIGHTS)
-    c5, c6, c7, c8 = st.columns(4)
-    with c5:
-        kernel = ui.widget(st.radio, "Kernel", "clf.kernel", ["linear", "rbf"], horizontal=True)
-    with c6:
-        sigma = ui.widget(st.slider, "RBF width sigma", "clf.sigma", 0.2, 3.0, step=0.1, disabled=kernel == "linear")
-    with c7:
-        C = ui.widget(st.select_slider, "C (classifier prior variance)", "clf.C", [0.1, 0.3, 1.0, 3.0, 10.0])
-    with c8:
-        C_v = ui.widget(st.select_slider, "C_v (selector prior variance)", "clf.C_v", [0.1, 0.3, 1.0, 3.0, 10.0])
+figure_column, settings_column = st.columns([3, 1])
+with settings_column:
+    n = ui.widget(st.slider, "Points in the pool", "clf.n", low, high, step=50)
+    steepness = ui.widget(st.slider, "Selection steepness", "clf.steepness", 0.0, 4.0, step=0.25,
+                          help="P(train | x) = 1 / (1 + exp(steepness x1)); 0 means no shift.")
+    label_noise = ui.widget(st.slider, "Label noise", "clf.label_noise", 0.05, 1.0, step=0.05)
+    weights_name = ui.widget(st.selectbox, "Two-stage weights", "clf.weights", catalog.SHIFT_CLASSIFIER_WEIGHTS)
+    kernel = ui.widget(st.radio, "Kernel", "clf.kernel", ["linear", "rbf"], horizontal=True)
+    sigma = ui.widget(st.slider, "RBF width sigma", "clf.sigma", 0.2, 3.0, step=0.1, disabled=kernel == "linear")
+    C = ui.widget(st.select_slider, "C (classifier prior variance)", "clf.C", [0.1, 0.3, 1.0, 3.0, 10.0])
+    C_v = ui.widget(st.select_slider, "C_v (selector prior variance)", "clf.C_v", [0.1, 0.3, 1.0, 3.0, 10.0])
+    sized_by = ui.widget(st.radio, "Point size: weights of", "clf.sized_by", ["integrated", "two-stage"],
+                         horizontal=True)
 
 data_key = (int(n), float(steepness), float(label_noise), int(ui.get("seed")))
 data = ui.guard("Data", toy, *data_key)
 if data is None:
     st.stop()
-with st.spinner("Fitting iid, two-stage and integrated classifiers..."):
+with figure_column, st.spinner("Fitting iid, two-stage and integrated classifiers..."):
     result = ui.guard("Classifiers", fitted, data_key, kernel, float(sigma), float(C), float(C_v), weights_name)
 if result is None:
     st.stop()
@@ -67,16 +61,18 @@ for name, texts in messages.items():
     ui.show_warnings(name, texts)
 
 names = catalog.shift_classifier_names(weights_name)
-sized_by = ui.widget(st.radio, "Size the training points by the weights of", "clf.sized_by",
-                     ["integrated", "two-stage"], horizontal=True)
 weight_source = names[2] if sized_by == "integrated" else names[1]
-st.plotly_chart(plots.classification_map(data.X_tr, data.Y_tr, data.X_te, data.Y_te, xs, ys, scores, p_test,
-                                         weights.get(weight_source), weight_source), width="stretch")
-st.caption(
-    "Dots: training points (area ∝ weight), crosses: test points, colour = class. Green background: the "
-    "integrated selector's p(test | x). Lines: where each classifier switches class (dotted iid, dashed "
-    "two-stage, solid integrated). The true boundary curves down on the right, where only test points are: "
-    "the iid line follows the left, the weighted fits turn towards the right.")
+with figure_column:
+    st.plotly_chart(plots.classification_map(data.X_tr, data.Y_tr, data.X_te, data.Y_te, xs, ys, scores, p_test,
+                                             weights.get(weight_source), weight_source,
+                                             true_boundary=catalog.classification_true_boundary(xs)),
+                    width="stretch")
+    st.caption(
+        "Dots: training points (area ∝ weight), crosses: test points, colour = class. Green background: the "
+        "integrated selector's p(test | x). Lines: where each classifier switches class (dotted iid, dashed "
+        "two-stage, solid integrated; thin black: the true boundary). The true boundary rises on the left, where "
+        "most training points are, and falls on the right, where most test points are: the iid line follows the "
+        "left, the weighted fits turn towards the right.")
 
 st.subheader("On the test points")
 table = pd.DataFrame(rows).set_index("classifier")
