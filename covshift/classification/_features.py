@@ -41,10 +41,6 @@ class FeatureMap:
         """alpha over the basis points such that the score is sum_j alpha_j k(x, b_j) (+ intercept)."""
         return None if self.kernel == "linear" else self.projection @ w
 
-    @property
-    def n_features(self):
-        return self.projection.shape[1] if self.kernel == "rbf" else None
-
 
 def make_feature_map(kernel, sigma, basis, rank_tol=1e-10):
     """Build the map; ``sigma`` must already be a number for ``rbf``."""

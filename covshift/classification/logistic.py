@@ -27,7 +27,9 @@ class _LinearScoreClassifier(ClassifierMixin, BaseEstimator):
         return np.column_stack([1.0 - p, p])
 
     def predict(self, X):
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        """The class with the larger probability (``classes_[1]`` where the score is positive)."""
+        positive = self.decision_function(X) > 0
+        return self.classes_[positive.astype(int)]
 
 
 class KernelLogisticRegression(_LinearScoreClassifier):

@@ -2,11 +2,14 @@
 
 import numpy as np
 import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 
 from covshift.classification import (IntegratedShiftClassifier, KernelLogisticRegression,
                                      TwoStageShiftClassifier, joint_objective)
 from covshift.classification._features import penalty_matrix
+from covshift.exceptions import ConvergenceWarning
 from covshift.weights import FCFWCS, LogisticRatio
 
 
@@ -154,3 +157,20 @@ def test_shift_classifiers_need_test_inputs_and_valid_parameters():
         IntegratedShiftClassifier(C_v=-1.0).fit(X_tr, y_tr, X_tr)
     with pytest.raises(ValueError, match="sample_weight"):
         KernelLogisticRegression().fit(X_tr, y_tr, sample_weight=-np.ones(len(X_tr)))
+
+
+def test_iteration_budget_is_reported_honestly():
+    X_tr, y_tr, X_te = _shifted_task(3)
+    with pytest.warns(ConvergenceWarning, match="max_iter=1"):
+        model = IntegratedShiftClassifier(kernel="linear", max_iter=1).fit(X_tr, y_tr, X_te)
+    assert not model.converged_ and model.n_iter_ == 1
+
+
+@pytest.mark.parametrize("estimator", _estimators(), ids=lambda e: type(e).__name__)
+def test_scikit_learn_contract(estimator):
+    X_tr, y_tr, X_te = _linear_task(seed=10, m=40, n=40)
+    assert clone(estimator).get_params() == estimator.get_params()
+    with pytest.raises(NotFittedError):
+        clone(estimator).predict(X_te)
+    fitted = clone(estimator).fit(X_tr, y_tr, X_te)
+    assert fitted.predict_proba(X_te).shape == (len(X_te), 2) and 0 <= fitted.score(X_tr, y_tr) <= 1
