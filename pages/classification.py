@@ -93,7 +93,10 @@ else:
         f"inputs; the curve is the share of the iid classifier's 1-AUC risk it removes (above 0: better than iid), "
         f"mean ± sd over {results['seeds']} seeds. Precomputed by bench/classification.py, not on this page.")
     for task in results["tasks"].values():
-        st.markdown(f"- **{task['label']}**: the paper's ranking (integrated ≥ two-stage ≥ iid) {task['verdict']}")
+        headline = task["verdict"].split(" Integrated >=")[0]
+        st.markdown(f"- **{task['label']}**: the paper's ranking (integrated ≥ two-stage ≥ iid) {headline}")
+    st.caption("The error bars are wide: the iid AUCs are close to 1, so the ratio divides by a small number. "
+               "Paired comparisons with standard errors are in bench/results/classification.md.")
 
 with st.expander("The maths"):
     st.markdown(
@@ -101,7 +104,8 @@ with st.expander("The maths"):
         "weight of a training point is (eq. 7)")
     st.latex(r"w(x) = \frac{p_{te}(x)}{p_{tr}(x)} = \frac{m}{n}\,\frac{1 - q(x)}{q(x)} = \frac{m}{n}\,e^{-v^\top x},"
              r"\qquad q(x) = p(\sigma = 1 \mid x; v) = \frac{1}{1 + e^{-v^\top x}}")
-    st.markdown("with m training and n test points. The classifier is p(y = 1 | x; w) = 1 / (1 + exp(−wᵀx)). "
+    st.markdown("with m training and n test points, q(x) the selector's probability that x is a training point "
+                "(x carries a constant 1, so vᵀx and wᵀx include intercepts). The classifier is p(y = 1 | x; w) = 1 / (1 + exp(−wᵀx)). "
                 "The integrated model maximises the joint log-posterior (Optimization Problem 1, eq. 24)")
     st.latex(r"J(w, v) = \sum_{i=1}^{m} w(x_i)\,\log p(y_i \mid x_i; w) + \sum_{i=1}^{m} \log q(x_i)"
              r" + \sum_{j=1}^{n} \log\bigl(1 - q(x'_j)\bigr) - \frac{\|w\|^2}{2 C} - \frac{\|v\|^2}{2 C_v}")
