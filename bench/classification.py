@@ -178,7 +178,8 @@ def main():
               f"{time.perf_counter() - t0:.0f} s)\n{reduction_table}\n{time_table}\nRanking {text}")
         sections += [(f"{summary['label']}: {summary['kernel']} kernel, ~{summary['n_train_mean']:.0f} training, "
                       f"~{summary['n_test_pool_mean']:.0f} test points in the pool",
-                      f"Reduction of 1-AUC risk relative to iid, mean ± sd over {seeds} seeds:\n\n{reduction_table}\n\n"
+                      f"Reduction of 1-AUC risk relative to iid, mean ± sd over {seeds} seeds:\n\n"
+                      f"{reduction_table}\n\n"
                       f"Mean fit seconds:\n\n{time_table}\n\nPaper's ranking (integrated >= two-stage >= iid): {text}"
                       + (f"\n\nRuns that stopped before their tolerance: {unconverged}." if unconverged else ""))]
     total = time.perf_counter() - start

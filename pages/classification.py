@@ -100,20 +100,26 @@ else:
 
 with st.expander("The maths"):
     st.markdown(
-        "Training points carry the selector value σ = 1, test points σ = 0. By Bayes' rule the importance "
-        "weight of a training point is (eq. 7)")
-    st.latex(r"w(x) = \frac{p_{te}(x)}{p_{tr}(x)} = \frac{m}{n}\,\frac{1 - q(x)}{q(x)} = \frac{m}{n}\,e^{-v^\top x},"
-             r"\qquad q(x) = p(\sigma = 1 \mid x; v) = \frac{1}{1 + e^{-v^\top x}}")
-    st.markdown("with m training and n test points, q(x) the selector's probability that x is a training point "
-                "(x carries a constant 1, so vᵀx and wᵀx include intercepts). The classifier is p(y = 1 | x; w) = 1 / (1 + exp(−wᵀx)). "
-                "The integrated model maximises the joint log-posterior (Optimization Problem 1, eq. 24)")
-    st.latex(r"J(w, v) = \sum_{i=1}^{m} w(x_i)\,\log p(y_i \mid x_i; w) + \sum_{i=1}^{m} \log q(x_i)"
+        r"Pool the $m$ training points $x_1, \dots, x_m$ and the $n$ unlabelled test points "
+        r"$x'_1, \dots, x'_n$, and give each a selector label $s$: $s = 1$ for training, $s = 0$ for test. "
+        r"A logistic **selector** with parameters $v$ estimates $q(x) = p(s = 1 \mid x; v)$. By Bayes' rule the "
+        r"importance weight of a training point (the $w(x)$ of the other pages, written $\omega$ here because "
+        r"$w$ names the classifier below) is (eq. 7)")
+    st.latex(r"\omega(x) = \frac{p_{te}(x)}{p_{tr}(x)} = \frac{m}{n}\,\frac{1 - q(x)}{q(x)}"
+             r" = \frac{m}{n}\,e^{-v^\top x},"
+             r"\qquad q(x) = p(s = 1 \mid x; v) = \frac{1}{1 + e^{-v^\top x}}.")
+    st.markdown(
+        r"The **classifier** with parameters $w$ is $p(y = 1 \mid x; w) = 1 / (1 + e^{-w^\top x})$ for labels "
+        r"$y \in \{0, 1\}$ ($x$ carries a constant 1, so $w^\top x$ and $v^\top x$ include intercepts). "
+        r"The integrated model maximises the joint log-posterior (Optimization Problem 1, eq. 24)")
+    st.latex(r"J(w, v) = \sum_{i=1}^{m} \omega(x_i)\,\log p(y_i \mid x_i; w) + \sum_{i=1}^{m} \log q(x_i)"
              r" + \sum_{j=1}^{n} \log\bigl(1 - q(x'_j)\bigr) - \frac{\|w\|^2}{2 C} - \frac{\|v\|^2}{2 C_v}")
     st.markdown(
-        "over w and v together, where x_i, y_i are the labelled training points, x'_j the unlabelled test "
-        "points, C and C_v the prior variances (eq. 15). The first sum is the weighted classifier likelihood, the "
-        "next two are the likelihood of the selector telling training from test points. Two-stage methods "
-        "choose v (or any weights) first and then w; the integrated model lets the classifier's fit influence "
-        "the weights. J is not concave (Theorem 2), so Newton's method starts from the iid solution and every "
-        "step is checked to increase J. With the RBF kernel, x is replaced by the features of "
-        "k(a, b) = exp(−‖a − b‖² / (2σ²)) and w, v live in the span of the data (the dual form, eqs. 17-22).")
+        r"over $w$ and $v$ together; $y_i$ is the label of training point $x_i$, and $C$, $C_v$ are the prior "
+        r"variances of $w$ and $v$ (eq. 15). The first sum is the weighted classifier likelihood, the next two "
+        r"the likelihood of the selector telling training from test points. Two-stage methods fix the weights "
+        r"first ($v$, or KMM/KLIEP weights) and then fit $w$; the integrated model lets the classifier's fit move "
+        r"the weights too. $J$ is not concave (Theorem 2), so Newton's method starts from the iid solution and "
+        r"accepts a step only if $J$ increases; it stops when the gradient is zero to round-off. With the RBF "
+        r"kernel $k(a, b) = \exp(-\|a - b\|^2 / (2\sigma^2))$, $\sigma$ its width, $w^\top x$ and $v^\top x$ "
+        r"become sums of kernels over the training points and over all points (the dual form, eqs. 17-22).")
