@@ -55,3 +55,10 @@ def test_settings_come_from_the_url_and_rbf_runs():
     at.slider(key="w.clf.steepness").set_value(0.0).run()
     _ok(at)
     assert at.query_params["clf.steepness"] in ("0.0", ["0.0"])
+
+
+def test_broken_link_values_fall_back_to_the_registry_domain():
+    at = _page(**{"clf.n": "1e400", "clf.kernel": "poly", "clf.C": "nan", "clf.steepness": "-inf",
+                  "clf.weights": "<script>", "clf.sigma": "-3"})
+    assert list(_table(at).index) == ["iid", "two-stage (LogisticRatio)", "integrated"]
+    assert at.slider(key="w.clf.n").value == 400 and at.radio(key="w.clf.kernel").value == "linear"
