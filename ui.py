@@ -387,7 +387,7 @@ def sidebar():
         widget(st.number_input, "Seed", "seed")
         st.header("Presets")
         for label, preset in catalog.PRESETS.items():
-            changes = {"source": "built-in", **preset, **(catalog.paper_tgp_defaults(preset["dataset"]) or {})}
+            changes = {"source": "built-in", **preset, **(catalog.paper_tgp_defaults(preset.get("dataset")) or {})}
             st.button(label, key=f"preset.{label}", width="stretch", on_click=apply, args=(changes,))
         st.button("Reset to defaults", key="reset", width="stretch", on_click=reset)
         st.caption("Every setting is in the page address: copy the link to share exactly this view "

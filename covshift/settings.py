@@ -200,6 +200,16 @@ SETTINGS = {
     "scaling_estimators": Multi(("KLIEP", "PFWCS", "FCFWCS"), tuple(catalog.WEIGHT_ESTIMATORS)),
     "scaling_sizes": Multi((100, 200, 500, 1000), (100, 200, 500, 1000, 2000)),
     "scaling_run": Bool(False),
+    # Classification under shift page
+    "clf.n": Int(400, *catalog.CLASSIFICATION_LIMITS["n"], 50),
+    "clf.steepness": Float(1.5, 0.0, 4.0, 0.25),
+    "clf.label_noise": Float(0.3, 0.05, 1.0, 0.05),
+    "clf.kernel": Choice("linear", ("linear", "rbf")),
+    "clf.sigma": Float(1.0, 0.2, 3.0, 0.1),
+    "clf.C": Choice(1.0, (0.1, 0.3, 1.0, 3.0, 10.0)),
+    "clf.C_v": Choice(1.0, (0.1, 0.3, 1.0, 3.0, 10.0)),
+    "clf.weights": Choice("LogisticRatio", tuple(catalog.SHIFT_CLASSIFIER_WEIGHTS)),
+    "clf.sized_by": Choice("integrated", ("integrated", "two-stage")),
 }
 
 
