@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import data as datasets
-from .regression import GPR, WKNN, DeltaAdapter, TwinGP, rho_from_paper
+from .regression import GPR, WKNN, TwinGP, rho_from_paper
+from .transfer import ResidualDeltaRegressor
 from .weights import AFWCS, FCFWCS, FWCS, KLIEP, KMM, PFWCS, EnsembleKMM, LogisticRatio, RuLSIF
 
 #: Data sets and their adjustable parameters: name -> (label, {param: (default, min, max, step)}).
@@ -228,7 +229,7 @@ def few_labels_comparison(data, weights, n_labels=10, seed=0, **hyper):
         "no adaptation": base.fit(data.X_tr, data.Y_tr).predict(X_eval),
         "importance weighting": make_regressor("GPR", **hyper).fit(data.X_tr, data.Y_tr,
                                                                   sample_weight=weights).predict(X_eval),
-        "delta adaptation": DeltaAdapter(make_regressor("GPR", **hyper)).fit(
+        "delta adaptation": ResidualDeltaRegressor(make_regressor("GPR", **hyper)).fit(
             data.X_tr, data.Y_tr, data.X_te[labelled], data.Y_te[labelled]).predict(X_eval),
     }
     return X_eval, Y_eval, {k: np.asarray(v).reshape(len(X_eval), -1) for k, v in preds.items()}
