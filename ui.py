@@ -16,6 +16,8 @@ DEFAULTS = {
     "theta": 0.9, "gamma": 1.5, "rho_x": 0.3, "rho_y": 0.5, "lambda_x": 1e-3, "lambda_y": 1e-3,
     "few_labels": False, "n_labels": 10, "gap_axis": "iteration", "replay": "PFWCS", "step": 0,
     "csv_inputs": [], "csv_outputs": [], "csv_split": "selection bias",
+    # Domain transfer page (issue 15)
+    "dt_task": "multiclass", "dt_shift": "thicken+rotate", "dt_l": 10, "dt_C": 10.0, "dt_epsilon": 1e-3,
 }
 
 
