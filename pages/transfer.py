@@ -25,6 +25,21 @@ def transfer(task, shift, n_labelled, seed, C, epsilon):
     return catalog.transfer_fit(task, shift, source, n_labelled, seed=seed, C=C, epsilon=epsilon)
 
 
+C_VALUES, EPSILON_VALUES = [0.1, 0.3, 1.0, 3.0, 10.0, 30.0], [1e-2, 1e-3, 1e-4]
+
+
+def snap(name, options):
+    """Move a setting from a hand-edited link onto the nearest value the widget offers."""
+    value = ui.get(name)
+    if value not in options:
+        ui.put(name, min(options, key=lambda option: abs(option - value)))
+        st.session_state.pop(f"w.{name}", None)
+
+
+snap("dt_C", C_VALUES)
+snap("dt_epsilon", EPSILON_VALUES)
+snap("dt_l", range(1, catalog.TRANSFER_MAX_LABELLED + 1))
+
 c1, c2, c3, c4 = st.columns(4)
 with c1:
     task = ui.widget(st.radio, "Task", "dt_task", catalog.TRANSFER_TASKS, horizontal=True,
@@ -35,10 +50,10 @@ with c2:
 with c3:
     n_labelled = ui.widget(st.slider, "l: labelled target examples", "dt_l", 1, catalog.TRANSFER_MAX_LABELLED)
 with c4:
-    C = ui.widget(st.select_slider, "C of the delta function", "dt_C", [0.1, 0.3, 1.0, 3.0, 10.0, 30.0],
+    C = ui.widget(st.select_slider, "C of the delta function", "dt_C", C_VALUES,
                   help="Large C follows the l target labels closely; C -> 0 keeps the source model.")
 epsilon = ui.widget(st.select_slider, "epsilon (cutting-plane stopping threshold)", "dt_epsilon",
-                    [1e-2, 1e-3, 1e-4])
+                    EPSILON_VALUES)
 seed = int(ui.get("seed"))
 if task == "multilabel":
     st.caption("Multi-label outputs are four 0/1 digits, in this order: even, greater than 4, has a closed "

@@ -51,3 +51,10 @@ def test_lesson_preset_sets_the_page():
     assert not at.exception, [e.value for e in at.exception]
     assert at.slider(key="w.dt_l").value == 10
     assert at.selectbox(key="w.dt_shift").value == "thicken+rotate"
+
+
+def test_hand_edited_link_snaps_to_the_offered_values():
+    at = _run(dt_C="7", dt_l="500", dt_epsilon="0.5")
+    assert at.slider(key="w.dt_l").value == 50
+    assert at.select_slider(key="w.dt_C").value == 10.0
+    assert at.select_slider(key="w.dt_epsilon").value == 1e-2
