@@ -269,7 +269,8 @@ class DomainTransferSSVM(_CuttingPlaneModel):
     source_model : fitted structured predictor
         Anything with ``potentials(X)`` returning its score table in the format of
         ``problem`` (for example a :class:`StructuredSVM` fitted on the source domain).
-        It is used as is, never refitted.
+        It is used as is, never refitted. (``sklearn.base.clone`` would clone it unfitted; for
+        cross-validation tools wrap it in ``sklearn.frozen.FrozenEstimator``.)
     problem : StructuredProblem
         Output structure and the joint feature map Psi of the delta function.
     C : float, default 1.0

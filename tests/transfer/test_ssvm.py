@@ -254,3 +254,13 @@ def test_bad_input_gives_plain_value_errors():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         DomainTransferSSVM(source, MulticlassProblem(3)).fit(X_tgt[:1], y_tgt[:1])  # l = 1 is fine
+
+
+def test_a_frozen_source_model_survives_sklearn_clone():
+    from sklearn.base import clone
+    from sklearn.frozen import FrozenEstimator
+
+    X_src, y_src, X_tgt, y_tgt = _source_and_target()
+    source = StructuredSVM(MulticlassProblem(3), C=10.0, epsilon=1e-3).fit(X_src, y_src)
+    model = DomainTransferSSVM(FrozenEstimator(source), MulticlassProblem(3), C=0.0)
+    np.testing.assert_array_equal(clone(model).fit(X_tgt, y_tgt).predict(X_src), source.predict(X_src))
