@@ -304,9 +304,8 @@ def transfer_curves(curves):
     """
     metric = curves["metric"]
     better = "higher" if metric == "accuracy" else "lower"
-    fig = _figure(f"Target {metric} vs labelled target examples ({better} is better, "
-                  f"{curves['n_seeds']} seeds)", "l (labelled target examples, log scale)",
-                  f"target {metric}", xaxis_type="log")
+    fig = _figure(f"Target {metric} vs l ({curves['n_seeds']} seeds)", "l (labelled target examples, log scale)",
+                  f"target {metric} ({better} is better)", xaxis_type="log")
     for name, values in curves["methods"].items():
         fig.add_scatter(x=curves["l"], y=values["mean"], mode="lines+markers", name=name,
                         error_y=dict(type="data", array=values["sd"], visible=True, thickness=1),
@@ -339,19 +338,22 @@ def transfer_digit_grid(images, truth, predictions, n_cols=8, n_rows=2):
     fig.update_annotations(font_size=11)
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False)
+    for i in range(1, n + 1):  # square pixels
+        fig.update_yaxes(scaleanchor=f"x{'' if i == 1 else i}", constrain="domain", row=(i - 1) // n_cols + 1,
+                         col=(i - 1) % n_cols + 1)
     legend = ", ".join(f"{name[0].upper()} = {name}" for name in predictions)
-    fig.update_layout(title=f"Target digits and predictions ({legend}; ✗ = mistake)", template="plotly_white",
-                      height=190 * rows + 80, margin=dict(l=10, r=10, t=120, b=10))
+    fig.update_layout(title=f"Target digits ({legend}; ✗ = mistake)", template="plotly_white",
+                      height=170 * rows + 80, margin=dict(l=10, r=10, t=110, b=10))
     return fig
 
 
 def cutting_plane_progress(history, epsilon):
     """Violation of the most violated constraint and working-set size per cutting-plane iteration."""
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("most violated constraint", "working-set size"))
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("most violated constraint (dashed: epsilon)", "working-set size"))
     it = np.arange(1, len(history.violation) + 1)
     fig.add_scatter(x=it, y=np.maximum(history.violation, 1e-12), mode="lines+markers", name="violation",
                     line=dict(color=color("domain transfer")), row=1, col=1)
-    fig.add_hline(y=epsilon, line_dash="dash", line_color=TRUTH, annotation_text="epsilon", row=1, col=1)
+    fig.add_hline(y=epsilon, line_dash="dash", line_color=TRUTH, row=1, col=1)
     fig.add_scatter(x=it, y=history.working_set_size, mode="lines+markers", name="constraints in W",
                     line=dict(color=color("pooled")), row=1, col=2)
     fig.update_yaxes(type="log", title_text="violation", row=1, col=1)

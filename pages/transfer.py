@@ -109,14 +109,12 @@ m4.metric("fit seconds (delta only)", f"{outcome.seconds:.2f}")
 truth = catalog.transfer_output_labels(task, data.y_test)
 predictions = {"source only": catalog.transfer_output_labels(task, fit["source_pred"]),
                "transfer": catalog.transfer_output_labels(task, fit["transfer_pred"])}
-left, right = st.columns([3, 2])
-left.plotly_chart(plots.transfer_digit_grid(data.images_test, truth, predictions), width="stretch")
-left.caption("The first 16 target test digits (never used for training), with the source model's (S) and "
-             "the transfer model's (T) predictions; mistakes are orange with ✗.")
-right.markdown(
-    f"The delta function was learned from l = {n_labelled} target digits drawn with seed {seed} "
-    "(change the seed in the sidebar to draw others). The source model is fixed: only the "
-    f"{model.coef_.size} weights of w were learned. With C -> 0 the transfer model is the source model.")
+st.plotly_chart(plots.transfer_digit_grid(data.images_test, truth, predictions), width="stretch")
+st.caption("The first 16 target test digits (never used for training), with the source model's (S) and "
+           "the transfer model's (T) predictions; mistakes are orange with ✗. "
+           f"The delta function was learned from l = {n_labelled} other target digits drawn with seed {seed} "
+           "(change the seed in the sidebar to draw others). The source model is fixed: only the "
+           f"{model.coef_.size} weights of w were learned; with C -> 0 the transfer model is the source model.")
 
 left, right = st.columns([3, 2])
 left.plotly_chart(plots.cutting_plane_progress(model.history_, float(epsilon)), width="stretch")

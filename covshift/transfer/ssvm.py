@@ -82,18 +82,19 @@ def _constraint(problem, Z, Y, Psi_true, offset, offset_true, Y_bar):
     return g, b
 
 
-def solve_working_set(G, b, C, options=None):
+def solve_working_set(G, b, C, options=None, gram=None):
     """The dual of the working-set QP (eq. 3 restricted to W) by cvxopt.
 
     max_alpha -1/2 alpha' (G G') alpha + alpha' b  s.t.  alpha >= 0, sum(alpha) <= C,
-    then w = G' alpha (eq. 4). Returns (w, alpha).
+    then w = G' alpha (eq. 4). ``gram`` is G G' if the caller keeps it up to date.
+    Returns (w, alpha).
     """
     from cvxopt import matrix, solvers
 
     k = len(b)
     if C == 0:
         return np.zeros(G.shape[1]), np.zeros(k)
-    P = G @ G.T
+    P = G @ G.T if gram is None else gram
     inequalities = np.vstack([-np.eye(k), np.ones((1, k))])
     bounds = np.concatenate([np.zeros(k), [C]])
     args = [matrix(-np.asarray(b, dtype=float)), matrix(inequalities), matrix(bounds)]
@@ -138,12 +139,13 @@ def cutting_plane(problem, Z, Y, offset, C, epsilon, max_iter, rng, qp_options=N
     Psi_true = problem.joint_features(Z, Y)
     offset_true = problem.scores(offset, Y)
     g, b = _constraint(problem, Z, Y, Psi_true, offset, offset_true, problem.random_outputs(len(Z), rng))
-    G, bs = [g], [b]
+    G, bs = g[None, :], np.array([b])
+    gram = G @ G.T  # kept up to date with one matrix-vector product per new constraint
     rows = []
     converged = False
     for _ in range(max_iter):
-        w, alpha = solve_working_set(np.array(G), np.array(bs), C, qp_options)
-        slack = max(0.0, float(np.max(np.array(bs) - np.array(G) @ w)))
+        w, alpha = solve_working_set(G, bs, C, qp_options, gram=gram)
+        slack = max(0.0, float(np.max(bs - G @ w)))
         objective = 0.5 * float(w @ w) + C * slack
         potentials = offset + problem.potentials(Z, w)
         g, b = _constraint(problem, Z, Y, Psi_true, offset, offset_true,
@@ -153,8 +155,9 @@ def cutting_plane(problem, Z, Y, offset, C, epsilon, max_iter, rng, qp_options=N
         if violation <= epsilon:
             converged = True
             break
-        G.append(g)
-        bs.append(b)
+        cross = G @ g
+        gram = np.block([[gram, cross[:, None]], [cross[None, :], np.array([[g @ g]])]])
+        G, bs = np.vstack([G, g]), np.append(bs, b)
     if not converged:
         warnings.warn(f"The cutting-plane algorithm stopped after max_iter={max_iter} iterations with "
                       f"violation {violation:.3g} > epsilon={epsilon:g}; raise max_iter or epsilon.",

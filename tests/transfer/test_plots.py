@@ -14,7 +14,7 @@ def test_transfer_curves_draw_every_method_with_error_bars():
     assert [t.name for t in fig.data] == ["source only", "domain transfer"]
     np.testing.assert_allclose(fig.data[1].y, [0.3, 0.5])
     np.testing.assert_allclose(fig.data[1].error_y.array, [0.05, 0.04])
-    assert "higher is better" in fig.layout.title.text
+    assert "higher is better" in fig.layout.yaxis.title.text
 
 
 def test_digit_grid_marks_mistakes():
