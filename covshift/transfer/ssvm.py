@@ -232,8 +232,10 @@ class StructuredSVM(_CuttingPlaneModel):
     Attributes
     ----------
     coef_ : w.  problem_ : the fitted problem (its embedding).  n_iter_, working_set_size_,
-    objective_ (1/2 ||w||^2 + C xi), slack_ (xi), violation_ (of the final most violated
-    constraint), converged_, history_ (:class:`CuttingPlaneHistory`), dual_coef_ (alpha).
+    objective_ (1/2 ||w||^2 + C xi of the last working-set QP, a lower bound on the optimum of
+    eq. 2; the optimum is at most objective_ + C violation_), slack_ (xi), violation_ (of the
+    final most violated constraint), converged_, history_ (:class:`CuttingPlaneHistory`),
+    dual_coef_ (alpha).
     """
 
     def __init__(self, problem, C=1.0, epsilon=1e-3, max_iter=1000, random_state=0):
