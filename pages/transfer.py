@@ -150,7 +150,8 @@ with st.expander("The maths"):
     st.markdown(
         "There is one constraint per combination ȳ = (ȳ_1, ..., ȳ_l) of wrong outputs: 10^l for digits. "
         "Algorithm 1 never lists them. It keeps a working set W, solves the QP (eq. 5, through its dual "
-        "eqs. 3-4: w = Σ_k α_k g_k with g_k = (1/l) Σ_i [Ψ(x_i, y_i) − Ψ(x_i, ȳ_i^k)], α_k ≥ 0, Σ_k α_k ≤ C) "
+        "eqs. 3-4: w = Σ_k α_k g_k with g_k = (1/l) Σ_i [Ψ(x_i, y_i) − Ψ(x_i, ȳ_i^k)], "
+        "α_k ≥ 0, Σ_k α_k ≤ C) "
         "and then finds the most violated constraint by loss-augmented inference for each example:")
     st.latex(r"\bar y_i = \arg\max_{\tilde y\in\mathcal Y}\ L(y_i, \tilde y) + f_S(x_i, \tilde y) + "
              r"w^\top\Psi(x_i, \tilde y) \qquad \text{(eq. 6)}")

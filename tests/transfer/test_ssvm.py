@@ -61,7 +61,8 @@ def _reference(X, Y, outputs, loss, source_score, C):
         rhs.append(b)
     A, b = np.array(rows), np.array(rhs)
     m = A.shape[1]
-    cons = [{"type": "ineq", "fun": lambda v: A @ v[:m] - b + v[m], "jac": lambda v: np.hstack([A, np.ones((len(A), 1))])},
+    cons = [{"type": "ineq", "fun": lambda v: A @ v[:m] - b + v[m],
+             "jac": lambda v: np.hstack([A, np.ones((len(A), 1))])},
             {"type": "ineq", "fun": lambda v: v[m:], "jac": lambda v: np.eye(m + 1)[m:]}]
     res = minimize(lambda v: 0.5 * v[:m] @ v[:m] + C * v[m], np.zeros(m + 1),
                    jac=lambda v: np.concatenate([v[:m], [C]]), constraints=cons, method="SLSQP",
