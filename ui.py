@@ -17,7 +17,7 @@ from covshift import catalog, settings
 
 DEFAULTS = settings.defaults()
 _NUMERIC_WIDGETS = (st.slider, st.number_input)
-_CHOICE_WIDGETS = (st.selectbox, st.radio)
+_CHOICE_WIDGETS = (st.selectbox, st.radio, st.select_slider)
 
 
 def init():

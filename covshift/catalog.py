@@ -13,7 +13,8 @@ import numpy as np
 
 from . import data as datasets
 from .model_selection import kliep_sigma
-from .regression import GPR, WKNN, DeltaAdapter, TwinGP, rho_from_paper
+from .regression import GPR, WKNN, TwinGP, rho_from_paper
+from .transfer import ResidualDeltaRegressor
 from .weights import AFWCS, FCFWCS, FWCS, KLIEP, KMM, PFWCS, EnsembleKMM, LogisticRatio, RuLSIF
 
 #: Data sets and their adjustable parameters: name -> (label, {param: (default, min, max, step)}).
@@ -274,7 +275,7 @@ def few_labels_comparison(data, weights, n_labels=10, seed=0, **hyper):
         "no adaptation": base.fit(data.X_tr, data.Y_tr).predict(X_eval),
         "importance weighting": make_regressor("GPR", **hyper).fit(data.X_tr, data.Y_tr,
                                                                   sample_weight=weights).predict(X_eval),
-        "delta adaptation": DeltaAdapter(make_regressor("GPR", **hyper)).fit(
+        "delta adaptation": ResidualDeltaRegressor(make_regressor("GPR", **hyper)).fit(
             data.X_tr, data.Y_tr, data.X_te[labelled], data.Y_te[labelled]).predict(X_eval),
     }
     return X_eval, Y_eval, {k: np.asarray(v).reshape(len(X_eval), -1) for k, v in preds.items()}
@@ -399,3 +400,85 @@ def classification_fig3_results(path=None):
 PRESETS["Classification under shift: the boundary turns"] = {
     "clf.n": 400, "clf.steepness": 2.0, "clf.label_noise": 0.3, "clf.kernel": "linear", "clf.C": 1.0,
     "clf.C_v": 1.0, "clf.weights": "LogisticRatio", "clf.sized_by": "integrated", "seed": 0}
+
+
+# ----------------------------------------------------------------- domain transfer (issue 15)
+from .transfer import DomainTransferSSVM, MulticlassProblem, MultilabelProblem, StructuredSVM  # noqa: E402
+from .transfer.data import digits_transfer, draw_labelled  # noqa: E402
+
+#: Target-domain transformations offered by the Domain transfer page.
+TRANSFER_SHIFTS = ["thicken+rotate", "thicken", "rotate", "blur+rotate", "blur", "invert"]
+TRANSFER_TASKS = ["multiclass", "multilabel"]
+#: The source model is fixed (C of its structural SVM, epsilon of its cutting planes).
+TRANSFER_SOURCE_C, TRANSFER_SOURCE_EPSILON = 10.0, 1e-2
+#: Bounds that keep every fit the page can start to a few seconds on 2 cores.
+TRANSFER_MAX_LABELLED, TRANSFER_C_RANGE = 50, (0.1, 30.0)
+TRANSFER_CURVES = __import__("pathlib").Path(__file__).resolve().parents[1] / "assets" / "transfer_curves.json"
+
+
+def transfer_problem(task):
+    """The output structure of a transfer task: 10 digit classes or 4 binary attributes."""
+    factories = {"multiclass": lambda: MulticlassProblem(10), "multilabel": lambda: MultilabelProblem(4)}
+    if task not in factories:
+        raise ValueError(f"task must be one of {TRANSFER_TASKS}; got {task!r}.")
+    return factories[task]()
+
+
+def transfer_data(task, shift):
+    """Source digits and transformed target digits (fixed split, so one source model serves all seeds)."""
+    return digits_transfer(task=task, shift=shift, random_state=0)
+
+
+def transfer_source(task, shift):
+    """The source structural SVM of a task, fitted on the source digits; an :class:`Outcome`."""
+    data = transfer_data(task, shift)
+    model, seconds, messages = run_with_warnings(lambda: StructuredSVM(
+        transfer_problem(task), C=TRANSFER_SOURCE_C, epsilon=TRANSFER_SOURCE_EPSILON).fit(data.X_source, data.y_source))
+    return Outcome(model, seconds, messages)
+
+
+def transfer_fit(task, shift, source, n_labelled, seed=0, C=10.0, epsilon=1e-3):
+    """DomainTransferSSVM on ``n_labelled`` target examples drawn with ``seed``; an :class:`Outcome`
+    whose model is a dict: transfer model, labelled indices, source and transfer test predictions
+    and their scores (accuracy or 1 - Hamming loss)."""
+    n_labelled = int(n_labelled)
+    if not 1 <= n_labelled <= TRANSFER_MAX_LABELLED:
+        raise ValueError(f"The number of labelled target examples l must be between 1 and "
+                         f"{TRANSFER_MAX_LABELLED} here; got {n_labelled}.")
+    lo, hi = TRANSFER_C_RANGE
+    if not lo <= float(C) <= hi:
+        raise ValueError(f"C must be between {lo} and {hi} here; got {C}.")
+    data = transfer_data(task, shift)
+    idx = draw_labelled(len(data.y_pool), n_labelled, random_state=seed)
+
+    def run():
+        model = DomainTransferSSVM(source, transfer_problem(task), C=float(C), epsilon=float(epsilon),
+                                   random_state=seed).fit(data.X_pool[idx], data.y_pool[idx])
+        return {"model": model, "labelled": idx,
+                "source_pred": source.predict(data.X_test), "transfer_pred": model.predict(data.X_test),
+                "source_score": source.score(data.X_test, data.y_test),
+                "transfer_score": model.score(data.X_test, data.y_test)}
+
+    result, seconds, messages = run_with_warnings(run)
+    return Outcome(result, seconds, messages)
+
+
+def transfer_output_labels(task, outputs):
+    """Outputs as short strings for display: the digit, or the 4 attributes as a 0/1 string."""
+    outputs = np.asarray(outputs)
+    if task == "multiclass":
+        return [str(int(v)) for v in outputs]
+    return ["".join(str(int(b)) for b in row) for row in outputs]
+
+
+def transfer_stored_curves():
+    """The curves written by bench/transfer.py (assets/transfer_curves.json), or None if missing."""
+    import json
+
+    if not TRANSFER_CURVES.exists():
+        return None
+    return json.loads(TRANSFER_CURVES.read_text())
+
+
+PRESETS["Domain transfer: digits with thicker, rotated strokes"] = {
+    "dataset": "digits", "dt_task": "multiclass", "dt_shift": "thicken+rotate", "dt_l": 10, "dt_C": 10.0}
