@@ -107,7 +107,7 @@ if histories:
     replay = ui.guard("Replay", ui.replay_figure, ui.data_spec(), name, ui.sigma_setting())
     if replay is not None:
         figure, n_frames, one_d = replay
-        st.plotly_chart(figure, width="stretch")
+        st.plotly_chart(figure, width="stretch", key="weights.replay")
         rows = len(histories[name])
         shown = "every iteration" if n_frames == rows else \
             f"{n_frames} of the {rows} iterations, evenly spaced (first and last included)"
