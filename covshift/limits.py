@@ -170,13 +170,18 @@ def largest_fitting(bytes_per_unit, fixed_bytes=0):
 
 
 # ------------------------------------------------- the dense arrays of each estimator
-def check_kliep_memory(method, n_centers, n_te):
-    """KLIEP family: the atoms A (n_centers x n_te), plus a copy when test points are dropped."""
+def check_kliep_memory(method, n_centers, n_te, dense_atoms_bytes, row_cache_bytes):
+    """KLIEP family: the atoms A (n_centers x n_te). Up to ``dense_atoms_bytes`` they are one
+    dense array (plus a copy when test points are dropped); above, they are computed over
+    blocks of test points with ``row_cache_bytes`` of cached rows (weights._kliep_problem),
+    plus O(n_centers + n_te) vectors, so the memory stays bounded at any size."""
     n_c = n_te if n_centers is None else min(n_centers, n_te)
-    check_memory(dense_bytes((n_c, n_te), copies=2),
-                 f"{method} kernel atoms ({n_c} Gaussian centres x {n_te} test points)",
+    atoms = dense_bytes((n_c, n_te))
+    needed = (2 * atoms if atoms <= dense_atoms_bytes else row_cache_bytes + dense_bytes((8, n_c + n_te)))
+    check_memory(needed, f"{method} kernel atoms ({n_c} Gaussian centres x {n_te} test points)",
                  f"Set n_centers (a random subset of test points as centres), e.g. "
                  f"n_centers={min(1000, largest_fitting(16 * n_te))}.")
+    return needed
 
 
 def check_kmm_memory(method, n_tr, n_te, way_out):

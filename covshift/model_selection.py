@@ -18,7 +18,7 @@ from sklearn.utils.validation import has_fit_parameter
 
 from ._validation import as_2d_float, check_choice, check_int, check_positive, check_train_test
 from .exceptions import quiet_warnings
-from .kernels import median_heuristic, squared_distances
+from .kernels import median_heuristic, scaled_exponent, squared_distances
 from .weights._kliep_problem import (MIN_DENSITY, MIN_MEAN_KERNEL, KliepProblem, choose_centers,
                                      covering_start)
 from .weights._line_search import log_objective
@@ -41,7 +41,7 @@ def default_sigma_grid(X_tr, X_te, n=9, random_state=0, max_centers=None):
 
 #: Relative duality gap of the ranking solves: loose, only the order of the widths matters;
 #: the estimator then solves once, tightly, at the chosen width.
-RANKING_TOL = 1e-3
+RANKING_TOL = 1e-2
 #: At most this many test points serve as Gaussian centres during the selection (a seeded
 #: subset beyond), which bounds its memory at MAX_CV_CENTERS x (n_tr + n_te) floats.
 MAX_CV_CENTERS = 1000
@@ -97,7 +97,7 @@ def kliep_sigma(X_tr, X_te, rule="lcv", sigma_grid=None, n_folds=5, y_tr=None, r
     regressor : scikit-learn regressor or None
         Downstream model of rule="iwcv"; default :class:`covshift.regression.GPR` with the
         median-heuristic width of X_tr, lam = 0.01 and normalised outputs.
-    ranking_tol : float, default 1e-3
+    ranking_tol : float, default 1e-2
         Relative duality gap of the ranking solves.
     max_centers : int, default 1000
     random_state : int
@@ -187,8 +187,8 @@ class _SharedKernels:
 
     def set_width(self, sigma):
         for d2, k in [(self.d2_te, self.k_te), (self.d2_tr, self.k_tr)]:
-            np.multiply(d2, -0.5 / sigma ** 2, out=k)
-            np.exp(k, out=k)
+            np.copyto(k, d2)
+            np.exp(scaled_exponent(k, sigma), out=k)  # safe for any sigma
 
     def problem(self, fit_te, fit_tr):
         """KLIEP problem on the fitting points: centres among fit_te, degenerate parts dropped.

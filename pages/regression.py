@@ -8,11 +8,13 @@ from covshift import catalog, metrics, plots
 st.title("Structured regression")
 st.markdown(
     "Gaussian process regression predicts each output separately. **Twin GPs** predict all "
-    "outputs together by making the GP over outputs agree with the GP over inputs (KL, inverse "
-    "KL or Sharma-Mittal divergence). The **IW-** models weight each training point by its "
-    "importance: a point of weight w behaves as if its noise were lambda / w. TGP predictions "
-    "come with a **certainty** phi in (0, 1]; the papers report that it correlates negatively "
-    "with the error.")
+    "outputs together by making the GP over outputs agree with the GP over inputs (KL, the "
+    "SMTGP paper's eq. 7 \"inverse KL\", which is not the exact inverse KL, or Sharma-Mittal "
+    "divergence). The **IW-** models weight each training point by its "
+    "importance: a point of weight w behaves as if its noise were lambda / w. SMTGP predictions "
+    "come with a **certainty** phi in (0, 1] (SMTGP paper eq. 17); the papers report that it "
+    "correlates negatively with the error. For KLTGP and IKLTGP the certainty shown is this "
+    "app's analogue (agreement of the input and output predictive variances), not a paper quantity.")
 
 data = ui.current_data()
 if data is None:
@@ -20,7 +22,8 @@ if data is None:
 
 c1, c2 = st.columns([3, 2])
 with c1:
-    models = ui.widget(st.multiselect, "Models", "models", list(catalog.REGRESSORS))
+    models = ui.widget(st.multiselect, "Models", "models", list(catalog.REGRESSORS),
+                       format_func=catalog.model_label)
 with c2:
     ui.widget(st.selectbox, "Weights for the IW- models", "weights_for_models", catalog.WEIGHT_ESTIMATORS)
 with st.expander("Hyper-parameters (kernels exp(-||a-b||^2 / (2 rho^2)) + lambda on the diagonal)"):
@@ -55,7 +58,7 @@ for name, outcome in results.items():
                  "R^2": float(np.mean(metrics.r2(Y, pred))), "mean Euclidean error": float(errors[name].mean()),
                  "seconds": outcome.seconds})
 table = pd.DataFrame(rows).set_index("model")
-best = table["mean Euclidean error"].idxmin()
+best = ui.quiet(table["mean Euclidean error"].idxmin)  # None when no model gave finite errors
 table["paired t-test vs best (p)"] = [ui.quiet(lambda: metrics.paired_ttest(errors[n], errors[best])[1])
                                       if n != best else None
                                       for n in table.index]
