@@ -12,6 +12,7 @@ page = st.navigation([
     st.Page("pages/weights.py", title="Importance weights", icon=":material/balance:"),
     st.Page("pages/regression.py", title="Structured regression", icon=":material/show_chart:"),
     st.Page("pages/scaling.py", title="Scaling", icon=":material/timer:"),
+    st.Page("pages/reproduction.py", title="Reproduction", icon=":material/fact_check:"),
     st.Page("pages/theory.py", title="About & theory", icon=":material/menu_book:"),
 ])
 ui.sidebar()
