@@ -6,7 +6,7 @@ tests/test_reproduction.py) and ``bench/results/reproduction.md``. Each row of
 and the verdict) and at size "small" on the first ``--small-seeds`` seeds (the numbers
 the tests and the app's "re-run this row" button compare against).
 
-    python bench/reproduce.py [--seeds 10] [--small-seeds 3] [--rows KEY ...]
+    python bench/reproduce.py [--seeds 10] [--small-seeds 2] [--rows KEY ...]
 
 With ``--rows`` only those rows are recomputed and merged into the existing file.
 """
@@ -91,15 +91,16 @@ def markdown(results):
              "mean ± sd over the seeds listed (size 'full'); 'not reached' counts a seed whose method "
              "did not reach the stated gap. Verdicts: ✔ reproduced, ✘ not reproduced, ≈ not comparable "
              "(stand-in data; the reason says whether the direction of the claim holds).", "",
-             f"Code version {results['code_version']}{' (modified)' if results['code_dirty'] else ''}, "
+             f"Newest code version {results['code_version']}{' (modified)' if results['code_dirty'] else ''} "
+             "(each row names the commit that produced it), "
              f"run {results['generated']} on {results['machine']}, {results['seconds']:.0f} s in all.", ""]
     for paper, title in R.PAPERS.items():
         rows = [r for r in results["rows"] if r["paper"] == paper]
         if not rows:
             continue
         lines += [f"## {title} ({paper})", "",
-                  "| where | claim | paper | ours (mean ± sd) | verdict | reason | seeds | size |",
-                  "|---|---|---|---|---|---|---|---|"]
+                  "| where | claim | paper | ours (mean ± sd) | verdict | reason | seeds | size | code |",
+                  "|---|---|---|---|---|---|---|---|---|"]
         for r in rows:
             paper_cell = "<br>".join(f"{k}: {v}" for k, v in r["paper_values"].items()) or "(sign / figure only)"
             ours = "<br>".join(
@@ -108,7 +109,7 @@ def markdown(results):
                 for k, m in r["full"]["metrics"].items())
             lines.append(f"| {r['where']} | {r['claim']} | {paper_cell} | {ours} | {ICONS[r['verdict']]} "
                          f"{r['verdict']} | {r['reason']} | {', '.join(map(str, r['full']['seeds']))} | "
-                         f"{r['sizes']['full']} |")
+                         f"{r['sizes']['full']} | {r['code_version'][:10]} |")
         lines.append("")
         for r in rows:
             if r["notes"]:
@@ -120,7 +121,7 @@ def markdown(results):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=10)
-    parser.add_argument("--small-seeds", type=int, default=3)
+    parser.add_argument("--small-seeds", type=int, default=2)
     parser.add_argument("--rows", nargs="+", default=None, help="recompute only these row keys")
     args = parser.parse_args()
     keys = args.rows or R.row_keys()
@@ -130,22 +131,28 @@ def main():
     version, dirty = code_version()
     seeds, small_seeds = R.default_seeds(args.seeds), R.default_seeds(args.small_seeds)
     previous = json.loads(JSON_PATH.read_text()) if (args.rows and JSON_PATH.exists()) else {"rows": []}
+    if args.rows:  # the file's version is the newest code that wrote a row; each row keeps its own
+        previous.setdefault("seconds", 0.0)
     rows = {r["key"]: r for r in previous["rows"]}
     start = time.perf_counter()
     for key in keys:
         print(key, flush=True)
         rows[key] = run_one(key, seeds, small_seeds, version)
         print(f"  -> {rows[key]['verdict']}: {rows[key]['reason']}", flush=True)
+        write(rows, version, dirty, time.perf_counter() - start + previous.get("seconds", 0.0))
+
+
+def write(rows, version, dirty, seconds):
+    """Write both files (after every row, so an interrupted run keeps what it finished)."""
     results = {
         "code_version": version, "code_dirty": dirty, "generated": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "machine": f"{platform.machine()}, Python {platform.python_version()}, numpy {np.__version__}",
-        "seconds": time.perf_counter() - start + (previous.get("seconds", 0.0) if args.rows else 0.0),
-        "rows": [rows[k] for k in R.row_keys() if k in rows],
+        "seconds": seconds, "rows": [rows[k] for k in R.row_keys() if k in rows],
     }
     JSON_PATH.write_text(json.dumps(results, indent=1, allow_nan=False))
     RESULTS.mkdir(exist_ok=True)
     MD_PATH.write_text(markdown(results))
-    print(f"wrote {JSON_PATH} and {MD_PATH}")
+    print(f"wrote {JSON_PATH} and {MD_PATH}", flush=True)
 
 
 if __name__ == "__main__":
