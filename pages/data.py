@@ -16,10 +16,9 @@ if ui.get("source") == "built-in":
     label, params = catalog.DATASETS[name]
     st.subheader(label)
     cols = st.columns(4)
-    for i, (param, (default, lo, hi, step)) in enumerate(params.items()):
+    for i, param in enumerate(params):
         with cols[i % 4]:
-            kind = int if isinstance(default, int) else float
-            ui.widget(st.slider, param, f"{name}.{param}", kind(lo), kind(hi), step=kind(step))
+            ui.widget(st.slider, param, f"{name}.{param}")  # range and step from covshift.settings
 else:
     upload = st.file_uploader("Upload a CSV (header row, numeric columns)", type=["csv"], key="csv_upload")
     if upload is not None:
@@ -58,8 +57,9 @@ c2.metric("test points", len(data.X_te))
 c3.metric("inputs / outputs", f"{data.X_tr.shape[1]} / {data.Y_tr.shape[1]}")
 
 left, right = st.columns(2)
-left.plotly_chart(plots.input_densities(data.X_tr, data.X_te, data.true_weights), width="stretch")
-right.plotly_chart(plots.data_scatter(data.X_tr, data.Y_tr, data.X_te, data.Y_te), width="stretch")
+ui.chart("Input densities", plots.input_densities, data.X_tr, data.X_te, data.true_weights,
+         key="data.densities", where=left)
+ui.chart("Data", plots.data_scatter, data.X_tr, data.Y_tr, data.X_te, data.Y_te, key="data.scatter", where=right)
 if data.density_ratio is not None and data.X_tr.shape[1] == 1:
     x = data.X_tr[:, 0]
     grid = np.linspace(x.min(), x.max(), 300)

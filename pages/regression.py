@@ -8,11 +8,13 @@ from covshift import catalog, metrics, plots
 st.title("Structured regression")
 st.markdown(
     "Gaussian process regression predicts each output separately. **Twin GPs** predict all "
-    "outputs together by making the GP over outputs agree with the GP over inputs (KL, inverse "
-    "KL or Sharma-Mittal divergence). The **IW-** models weight each training point by its "
-    "importance: a point of weight w behaves as if its noise were lambda / w. TGP predictions "
-    "come with a **certainty** phi in (0, 1]; the papers report that it correlates negatively "
-    "with the error.")
+    "outputs together by making the GP over outputs agree with the GP over inputs (KL, the "
+    "SMTGP paper's eq. 7 \"inverse KL\", which is not the exact inverse KL, or Sharma-Mittal "
+    "divergence). The **IW-** models weight each training point by its "
+    "importance: a point of weight w behaves as if its noise were lambda / w. SMTGP predictions "
+    "come with a **certainty** phi in (0, 1] (SMTGP paper eq. 17); the papers report that it "
+    "correlates negatively with the error. For KLTGP and IKLTGP the certainty shown is this "
+    "app's analogue (agreement of the input and output predictive variances), not a paper quantity.")
 
 data = ui.current_data()
 if data is None:
@@ -20,7 +22,8 @@ if data is None:
 
 c1, c2 = st.columns([3, 2])
 with c1:
-    models = ui.widget(st.multiselect, "Models", "models", list(catalog.REGRESSORS))
+    models = ui.widget(st.multiselect, "Models", "models", list(catalog.REGRESSORS),
+                       format_func=catalog.model_label)
 with c2:
     ui.widget(st.selectbox, "Weights for the IW- models", "weights_for_models", catalog.WEIGHT_ESTIMATORS)
 with st.expander("Hyper-parameters (kernels exp(-||a-b||^2 / (2 rho^2)) + lambda on the diagonal)"):
@@ -30,16 +33,14 @@ with st.expander("Hyper-parameters (kernels exp(-||a-b||^2 / (2 rho^2)) + lambda
                   args=(paper,))
     h1, h2, h3 = st.columns(3)
     with h1:
-        ui.widget(st.slider, "theta (SM order)", "theta", 0.05, 0.99, step=0.01)
-        ui.widget(st.slider, "gamma (SM degree)", "gamma", 0.1, 3.0, step=0.01)
+        ui.widget(st.slider, "theta (SM order)", "theta")  # ranges from covshift.settings
+        ui.widget(st.slider, "gamma (SM degree)", "gamma")
     with h2:
-        ui.widget(st.number_input, "rho_x (input width)", "rho_x", min_value=1e-3, max_value=100.0,
-                  format="%.4f")
-        ui.widget(st.number_input, "rho_y (output width)", "rho_y", min_value=1e-3, max_value=100.0,
-                  format="%.4f")
+        ui.widget(st.number_input, "rho_x (input width)", "rho_x", format="%.4f")
+        ui.widget(st.number_input, "rho_y (output width)", "rho_y", format="%.4f")
     with h3:
-        ui.widget(st.number_input, "lambda_x", "lambda_x", min_value=1e-8, max_value=10.0, format="%.2e")
-        ui.widget(st.number_input, "lambda_y", "lambda_y", min_value=1e-8, max_value=10.0, format="%.2e")
+        ui.widget(st.number_input, "lambda_x", "lambda_x", format="%.2e")
+        ui.widget(st.number_input, "lambda_y", "lambda_y", format="%.2e")
 if not models:
     st.info("Choose at least one model.")
     st.stop()
@@ -57,8 +58,9 @@ for name, outcome in results.items():
                  "R^2": float(np.mean(metrics.r2(Y, pred))), "mean Euclidean error": float(errors[name].mean()),
                  "seconds": outcome.seconds})
 table = pd.DataFrame(rows).set_index("model")
-best = table["mean Euclidean error"].idxmin()
-table["paired t-test vs best (p)"] = [metrics.paired_ttest(errors[n], errors[best])[1] if n != best else None
+best = ui.quiet(table["mean Euclidean error"].idxmin)  # None when no model gave finite errors
+table["paired t-test vs best (p)"] = [ui.quiet(lambda: metrics.paired_ttest(errors[n], errors[best])[1])
+                                      if n != best else None
                                       for n in table.index]
 st.dataframe(table, width="stretch")
 st.caption(f"Lowest error: {best}. A small p-value says the difference to it is unlikely to be chance.")
@@ -67,7 +69,7 @@ fits = {n: o.model for n, o in results.items()}
 if data.X_te.shape[1] == 1:
     output = 0
     if Y.shape[1] > 1:
-        output = st.selectbox("Output to plot", list(range(Y.shape[1])), key="plot_output")
+        output = ui.widget(st.selectbox, "Output to plot", "plot_output", list(range(Y.shape[1])))
     st.plotly_chart(plots.regression_fits(data.X_te[:, 0], Y, fits, output), width="stretch")
 if Y.shape[1] > 1 and Y.shape[1] != 16:
     st.plotly_chart(plots.predicted_vs_true(Y, {n: f["mean"] for n, f in fits.items()}), width="stretch")
@@ -80,14 +82,15 @@ if with_certainty:
     st.subheader("Certainty and error")
     cols = st.columns(min(len(with_certainty), 3))
     for i, (name, fit) in enumerate(with_certainty.items()):
-        r, p = metrics.certainty_error_correlation(fit["certainty"], errors[name])
-        cols[i % len(cols)].plotly_chart(plots.error_vs_certainty(errors[name], fit["certainty"], name),
-                                         width="stretch")
-        cols[i % len(cols)].caption(f"Pearson r = {r:.2f} (p = {p:.2g})")
+        r_p = ui.quiet(metrics.certainty_error_correlation, fit["certainty"], errors[name])
+        ui.chart(f"{name}: certainty and error", plots.error_vs_certainty, errors[name], fit["certainty"], name,
+                 key=f"regression.certainty.{name}", where=cols[i % len(cols)])
+        cols[i % len(cols)].caption(f"Pearson r = {r_p[0]:.2f} (p = {r_p[1]:.2g})" if r_p else
+                                    "Pearson r needs at least 3 test points with finite values.")
 
 st.subheader("A few target labels")
 if ui.widget(st.toggle, "Compare no adaptation, importance weighting and delta adaptation", "few_labels"):
-    n_labels = ui.widget(st.slider, "labelled test points", "n_labels", 2, 50)
+    n_labels = ui.widget(st.slider, "labelled test points", "n_labels")
     weights = ui.guard("Weights", ui.weights, ui.get("weights_for_models"))
     if weights is not None:
         outcome = ui.guard("Few labels", catalog.few_labels_comparison, data, weights.model.weights_,

@@ -25,7 +25,7 @@ with c2:
                           "their own CV (RuLSIF).")
 with c3:
     if mode == "manual":
-        ui.widget(st.slider, "sigma", "sigma", 0.01, 3.0, step=0.01)
+        ui.widget(st.slider, "sigma", "sigma")
 if not chosen:
     st.info("Choose at least one estimator.")
     st.stop()
@@ -34,21 +34,29 @@ outcomes = ui.run_each(chosen, ui.weights, "Estimating the weights", "Weights re
 if not outcomes:
     st.stop()
 
+shared = ui.shared_sigma() if set(outcomes) & catalog.KLIEP_FAMILY else None
 truth = data.true_weights
 rows = []
 for name, outcome in outcomes.items():
     est, w = outcome.model, outcome.model.weights_
     rows.append({
-        "estimator": name, "seconds": outcome.seconds, "iterations": getattr(est, "n_iter_", None),
+        "estimator": name,
+        "choose sigma (s)": shared.seconds if shared and name in catalog.KLIEP_FAMILY else None,
+        "solve (s)": outcome.seconds, "iterations": getattr(est, "n_iter_", None),
         "non-zeros": int(np.count_nonzero(est.alpha_)) if hasattr(est, "alpha_") else None,
-        "objective": getattr(est, "objective_", None), "ESS": metrics.effective_sample_size(w),
-        "max weight": metrics.max_weight(w),
-        "NMSE": metrics.normalized_mse(w, truth) if truth is not None else None,
+        "objective": getattr(est, "objective_", None), "ESS": ui.quiet(metrics.effective_sample_size, w),
+        "max weight": ui.quiet(metrics.max_weight, w),
+        "NMSE": ui.quiet(metrics.normalized_mse, w, truth) if truth is not None else None,
         "sigma": getattr(est, "sigma_", None)})
 st.dataframe(pd.DataFrame(rows).set_index("estimator"), width="stretch",
              column_config={"NMSE": st.column_config.NumberColumn(format="%.2e"),
                             "objective": st.column_config.NumberColumn(format="%.4f"),
-                            "seconds": st.column_config.NumberColumn(format="%.3f")})
+                            "choose sigma (s)": st.column_config.NumberColumn(format="%.3f"),
+                            "solve (s)": st.column_config.NumberColumn(format="%.3f")})
+if shared:
+    st.caption(f"sigma = {shared.sigma:.3g} chosen by {shared.rule_label} for all KLIEP-family solvers"
+               + (f" (once, {shared.seconds:.2f} s)." if shared.rule != "manual" else "."))
+    ui.show_warnings("sigma", shared.warnings)
 
 if data.X_tr.shape[1] == 1:
     x = data.X_tr[:, 0]
@@ -69,15 +77,13 @@ else:
     left.plotly_chart(plots.weight_histogram({n: o.model.weights_ for n, o in outcomes.items()}),
                       width="stretch")
     first = next(iter(outcomes))
-    right.plotly_chart(plots.input_densities(data.X_tr, data.X_te, outcomes[first].model.weights_),
-                       width="stretch")
+    ui.chart("Input densities", plots.input_densities, data.X_tr, data.X_te, outcomes[first].model.weights_,
+             key="weights.densities", where=right)
     right.caption(f"Dashed: the training density re-weighted by {first}; it should move onto the test density.")
 
-for name, outcome in outcomes.items():
-    cv = getattr(outcome.model, "cv_results_", None)
-    if cv is not None and "mean_log_likelihood" in cv:
-        with st.expander(f"{name}: how sigma was chosen"):
-            st.plotly_chart(plots.cv_curve(cv), width="stretch")
+if shared and shared.cv_results is not None and "mean_log_likelihood" in shared.cv_results:
+    with st.expander("KLIEP family: how sigma was chosen"):
+        ui.chart("How sigma was chosen", plots.cv_curve, shared.cv_results, key="weights.cv.shared")
 
 kliep_family = {n: o.model for n, o in outcomes.items() if n in catalog.KLIEP_FAMILY}
 if kliep_family:
