@@ -4,7 +4,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_features, check_train_test
+from .._validation import check_features, check_random_state, check_train_test
 
 
 class WeightEstimator(BaseEstimator):
@@ -15,6 +15,9 @@ class WeightEstimator(BaseEstimator):
     validates input and scales everything so that ``weights_`` has mean 1; the
     same scale is applied by :meth:`predict_weights`.
     """
+
+    #: Subclasses whose computations run over row blocks accept lazy dask arrays.
+    _accepts_dask = False
 
     def fit(self, X_tr, X_te):
         """Learn the importance weights.
@@ -30,7 +33,8 @@ class WeightEstimator(BaseEstimator):
         -------
         self
         """
-        X_tr, X_te = check_train_test(X_tr, X_te)
+        check_random_state(getattr(self, "random_state", None))
+        X_tr, X_te = check_train_test(X_tr, X_te, allow_dask=self._accepts_dask)
         self.n_features_in_ = X_tr.shape[1]
         raw = np.asarray(self._fit(X_tr, X_te), dtype=float)
         mean = raw.mean()

@@ -4,7 +4,7 @@ from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF
 from sklearn.neighbors import KNeighborsRegressor
 
-from covshift.regression import GPR, WKNN, DeltaAdapter, rho_from_paper
+from covshift.regression import GPR, WKNN, rho_from_paper
 
 
 def _data(seed=0, n=50):
@@ -54,25 +54,6 @@ def test_wknn_respects_sample_weight():
     y = np.array([0.0, 10.0])
     assert WKNN(2).fit(X, y, sample_weight=[1.0, 0.0]).predict([[0.5]])[0] == pytest.approx(0.0)
     assert WKNN(2).fit(X, y, sample_weight=[1.0, 3.0]).predict([[0.5]])[0] == pytest.approx(7.5)
-
-
-def test_delta_adapter_moves_towards_target_labels():
-    rng = np.random.default_rng(0)
-    X_src = rng.uniform(-2, 0, (60, 1))
-    X_tgt = rng.uniform(0, 2, (8, 1))
-    f = lambda x: np.sin(2 * x[:, 0])  # noqa: E731
-    base = GPR(rho=0.5, lam=0.01)
-    X_eval = np.linspace(0, 2, 30)[:, None]
-    plain = base.fit(X_src, f(X_src)).predict(X_eval)
-    adapted = DeltaAdapter(base, C=100.0).fit(X_src, f(X_src), X_tgt, f(X_tgt)).predict(X_eval)
-    assert np.mean(np.abs(adapted - f(X_eval))) < 0.5 * np.mean(np.abs(plain - f(X_eval)))
-    tiny_c = DeltaAdapter(base, C=1e-9).fit(X_src, f(X_src), X_tgt, f(X_tgt)).predict(X_eval)
-    np.testing.assert_allclose(tiny_c, plain, atol=1e-6)  # C -> 0: no adaptation
-
-
-def test_delta_adapter_rejects_mismatched_dimensions():
-    with pytest.raises(ValueError, match="same input and output"):
-        DeltaAdapter(GPR()).fit(np.zeros((5, 1)), np.zeros(5), np.zeros((3, 2)), np.zeros(3))
 
 
 def test_tuned_gpr_maximises_the_marginal_likelihood_of_the_same_model():
