@@ -470,6 +470,7 @@ def reproduction_gaps(trace, title="Relative duality gap per iteration (seed 0)"
                         line=dict(color=color(name), dash=dashes[i % len(dashes)]))
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log")
+    return fig
 
 
 # ------------------------------------------- classification under covariate shift (issue 14)

@@ -97,6 +97,11 @@ class _KernelDependenceKNN(TwinGP):
         self.tol = tol
         self.init = init
 
+    @property
+    def knn(self):
+        """Neighbourhood size, under TwinGP's name (its memory check models K x K systems)."""
+        return self.n_neighbors
+
     def _check_params(self):
         check_int(self.n_neighbors, "n_neighbors")
         for name in ["rho_x", "rho_y", "tol"]:
