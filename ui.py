@@ -5,7 +5,7 @@ import json
 
 import streamlit as st
 
-from covshift import catalog
+from covshift import catalog, lessons, plots
 
 DEFAULTS = {
     "source": "built-in", "dataset": "sinc", "seed": 0,
@@ -15,7 +15,7 @@ DEFAULTS = {
     "models": ["GPR", "SMTGP", "IW-SMTGP"], "weights_for_models": "FCFWCS",
     "theta": 0.9, "gamma": 1.5, "rho_x": 0.3, "rho_y": 0.5, "lambda_x": 1e-3, "lambda_y": 1e-3,
     "few_labels": False, "n_labels": 10, "gap_axis": "iteration", "replay": "PFWCS", "step": 0,
-    "csv_inputs": [], "csv_outputs": [], "csv_split": "selection bias",
+    "csv_inputs": [], "csv_outputs": [], "csv_split": "selection bias", "presentation": False, "home_width": 2.0,
 }
 
 
@@ -113,13 +113,29 @@ def guard(title, fn, *args, **kwargs):
     return None
 
 
+def show_table(rows, index, formats=None, help=None):
+    """A table with blank empty cells, numbers formatted per column and a tooltip per header.
+
+    rows: list of dicts; formats: {column: format spec}; help: {column: tooltip}.
+    """
+    import pandas as pd
+
+    formats, help = formats or {}, help or {}
+    frame = pd.DataFrame([{k: plots.format_number(v, formats.get(k, ".3g")) if k != index else v
+                           for k, v in row.items()} for row in rows]).set_index(index)
+    config = {c: st.column_config.TextColumn(c, help=help.get(c)) for c in frame.columns}
+    st.dataframe(frame, width="stretch", column_config=config)
+    return frame
+
+
 def show_warnings(name, messages):
     for message in messages:
         st.warning(f"{name}: {message}")
 
 
-def run_each(names, fn, doing, done):
-    """fn(name) for every name under one progress status; failures and warnings are shown.
+def run_each(names, fn, doing, done, hide=None):
+    """fn(name) for every name under one progress status; failures and warnings are shown
+    (except those for which ``hide(name, message)`` is true: the page reports them itself).
 
     Returns {name: catalog.Outcome} for the names that succeeded.
     """
@@ -132,16 +148,17 @@ def run_each(names, fn, doing, done):
                 outcomes[name] = outcome
         status.update(label=done, state="complete")
     for name, outcome in outcomes.items():
-        show_warnings(name, outcome.warnings)
+        show_warnings(name, [m for m in outcome.warnings if hide is None or not hide(name, m)])
     return outcomes
 
 
 # ----------------------------------------------------------------- data
-def data_spec():
-    """The small, hashable description of the current data (the cache key)."""
-    if get("source") == "csv" and "csv_bytes" in st.session_state:
+def data_spec(dataset=None):
+    """The small, hashable description of the current data (the cache key); ``dataset``
+    forces a built-in data set with its current parameters (Home always uses sinc)."""
+    if dataset is None and get("source") == "csv" and "csv_bytes" in st.session_state:
         return ("csv", json.dumps([get("csv_inputs"), get("csv_outputs"), get("csv_split")]), get("seed"))
-    name = get("dataset")
+    name = dataset or get("dataset")
     params = tuple((p, get(f"{name}.{p}")) for p in catalog.DATASETS[name][1])
     return ("built-in", name, params, get("seed"))
 
@@ -206,6 +223,22 @@ def replay_state(spec, name, sigma, step):
     return fitted.center_index_, fitted.alpha_
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def weighting_effect(spec, weight_name, sigma, width, lambda_x, grid_range):
+    """catalog.weighting_effect on the data of ``spec`` (Home's Why-weights figure)."""
+    import numpy as np
+
+    grid = np.linspace(*grid_range, 300)[:, None]
+    estimated = _weights(spec, weight_name, sigma).model.weights_
+    return catalog.weighting_effect(load_data(spec), estimated, width, lambda_x, grid)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def weighting_by_width(spec, weight_name, sigma, widths, lambda_x):
+    estimated = _weights(spec, weight_name, sigma).model.weights_
+    return catalog.weighting_by_width(load_data(spec), estimated, widths, lambda_x)
+
+
 # ----------------------------------------------------------- regression
 def hyper():
     return {k: float(get(k)) for k in ["theta", "gamma", "rho_x", "rho_y", "lambda_x", "lambda_y"]}
@@ -223,20 +256,63 @@ def prediction(name):
                        tuple(sorted(hyper().items())))
 
 
+def open_lesson(title):
+    """Button callback: every setting back to its default, then the lesson's settings.
+
+    Starting from the defaults makes a lesson self-contained: clicking it after any other
+    lesson gives the same view, URL and numbers as clicking it in a fresh session.
+    """
+    lesson = lessons.LESSONS[title]
+    presentation = get("presentation")
+    reset()
+    apply({**lesson.settings, "presentation": presentation})
+    st.session_state["open_page"] = lesson.page
+
+
+def active_lesson():
+    """The lesson whose settings (except the seed) the current settings match, or None."""
+    current = st.session_state.settings
+    for lesson in lessons.LESSONS.values():
+        if all(current.get(k) == v for k, v in lesson.settings.items() if k != "seed"):
+            return lesson
+    return None
+
+
+def claims(figure):
+    """Show the active lesson's claims about ``figure`` (each checked by tests/test_lessons.py)."""
+    lesson = active_lesson()
+    if lesson is None:
+        return
+    for text in lesson.claims_for(figure):
+        st.success(f"**{lesson.title}**: {text}", icon=":material/check_circle:")
+
+
+def chart(fig, container=None, **kwargs):
+    """st.plotly_chart with the presentation style when the sidebar switch is on."""
+    if get("presentation"):
+        fig = plots.presentation(fig)
+    (container or st).plotly_chart(fig, width="stretch", **kwargs)
+
+
 def sidebar():
-    """Shared sidebar: data set, seed, presets, reset."""
+    """Shared sidebar: lessons, data set, seed, presentation switch, reset."""
     with st.sidebar:
+        st.header("Lessons")
+        for title, lesson in lessons.LESSONS.items():
+            st.button(title, key=f"lesson.{lesson.key}", width="stretch", on_click=open_lesson, args=(title,),
+                      help=lesson.summary)
+        target = st.session_state.pop("open_page", None)
+        if target is not None:
+            st.switch_page(target, query_params=st.query_params.to_dict())
         st.header("Data")
         widget(st.radio, "Source", "source", ["built-in", "csv"], horizontal=True,
                help="Upload a CSV on the Data & shift page.")
         names = list(catalog.DATASETS)
         widget(st.selectbox, "Built-in data set", "dataset", names,
                format_func=lambda n: catalog.DATASETS[n][0])
-        widget(st.number_input, "Seed", "seed", min_value=0, max_value=10_000, step=1)
-        st.header("Presets")
-        for label, preset in catalog.PRESETS.items():
-            changes = {"source": "built-in", **preset, **(catalog.paper_tgp_defaults(preset["dataset"]) or {})}
-            st.button(label, key=f"preset.{label}", width="stretch", on_click=apply, args=(changes,))
+        widget(st.number_input, "Seed", "seed", min_value=0, max_value=10_000, step=1,
+               help="Draws new random data with the same settings; lesson claims are checked on seeds 0-2.")
+        widget(st.toggle, "Presentation (projector)", "presentation",
+               help="Larger fonts, thicker lines and bigger markers in every figure.")
         st.button("Reset to defaults", key="reset", width="stretch", on_click=reset)
         st.caption("Every setting is in the page address: copy the link to share exactly this view.")
-
