@@ -382,11 +382,15 @@ def check(lesson, seed=None):
     return [(claim, claim.check(run)) for claim in lesson.claims]
 
 
+#: The app's name of each page a lesson can open.
+PAGE_TITLES = {"pages/home.py": "Home", "pages/weights.py": "Importance weights",
+               "pages/regression.py": "Structured regression"}
+
+
 def readme_section():
     """README's "Teach with it" list, generated from the lessons."""
     lines = []
     for lesson in LESSONS.values():
-        page = lesson.page.split("/")[-1].removesuffix(".py")
-        lines.append(f"- **{lesson.title}** (opens {page}): {lesson.summary}")
+        lines.append(f"- **{lesson.title}** (opens {PAGE_TITLES[lesson.page]}): {lesson.summary}")
         lines.extend(f"  - {claim.text}" for claim in lesson.claims)
     return "\n".join(lines)

@@ -44,7 +44,7 @@ def test_required_lessons_exist_and_open_real_pages():
     assert required <= set(lessons.LESSONS)
     assert lessons.LESSONS["Why weights"].page == "pages/home.py"
     for lesson in lessons.LESSONS.values():
-        assert (ROOT / lesson.page).exists()
+        assert (ROOT / lesson.page).exists() and lesson.page in lessons.PAGE_TITLES
         assert all(claim.figure in FIGURES for claim in lesson.claims), lesson.title
 
 
