@@ -281,10 +281,19 @@ def active_lesson():
 def claims(figure):
     """Show the active lesson's claims about ``figure`` (each checked by tests/test_lessons.py)."""
     lesson = active_lesson()
-    if lesson is None:
-        return
-    for text in lesson.claims_for(figure):
-        st.success(f"**{lesson.title}**: {text}", icon=":material/check_circle:")
+    texts = lesson.claims_for(figure) if lesson is not None else []
+    if texts:
+        st.success(f"**{lesson.title}** (checked on seeds 0-2):\n" + "\n".join(f"- {t}" for t in texts),
+                   icon=":material/check_circle:")
+    st.markdown(f'<span id="view-{figure.replace(".", "-")}"></span>', unsafe_allow_html=True)
+
+
+def lesson_banner():
+    """Under a page title: which lesson the current settings are, if any."""
+    lesson = active_lesson()
+    if lesson is not None:
+        st.info(f"**Lesson: {lesson.title}.** {lesson.summary} Its claims are the green boxes beside the figures.",
+                icon=":material/school:")
 
 
 def chart(fig, container=None, **kwargs):

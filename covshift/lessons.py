@@ -52,6 +52,12 @@ class Lesson:
     summary: str
     settings: dict
     claims: tuple = field(default_factory=tuple)
+    main_figure: str = ""
+
+    @property
+    def main_view(self):
+        """The figure key of the lesson's main view (for screenshots): ``main_figure`` or the first claim's."""
+        return self.main_figure or self.claims[0].figure
 
     def claims_for(self, figure):
         """The sentences shown beside ``figure`` (a key such as "weights.gap")."""
@@ -222,7 +228,7 @@ def _slow_to_tight_gap(run):
 
 
 KLIEP_SOLVERS = Lesson(
-    key="kliep-solvers", title="KLIEP and its Frank-Wolfe solvers", page="pages/weights.py",
+    key="kliep-solvers", title="KLIEP and its Frank-Wolfe solvers", page="pages/weights.py", main_figure="weights.gap",
     summary="The four Frank-Wolfe solvers of KLIEP on the paper's sinc data, all with the same sigma = 0.3 "
             "(one problem). FCFWCS certifies the optimum in about a dozen steps; FWCS, AFWCS and PFWCS creep "
             "towards it. Compare the atoms they keep when they reach the same duality gap.",
@@ -266,7 +272,7 @@ def _ratio_fitters_beat_kmm(run):
 
 
 ESTIMATORS_DISAGREE = Lesson(
-    key="estimators-disagree", title="Estimators disagree", page="pages/weights.py",
+    key="estimators-disagree", title="Estimators disagree", page="pages/weights.py", main_figure="weights.curves",
     summary="Eight estimators of w(x) on the same sinc data, each with its own rule for the kernel width, "
             "against the true ratio. The weight error (NMSE on the mean-1 scale) ranks them.",
     settings={**data_settings("sinc"), **_HYPER, "estimators": list(_ESTIMATORS), "sigma_mode": "auto",
@@ -326,7 +332,7 @@ def _no_help_when_well_specified(run):
 
 
 IW_SMTGP = Lesson(
-    key="iw-smtgp", title="IW-SMTGP", page="pages/regression.py",
+    key="iw-smtgp", title="IW-SMTGP", page="pages/regression.py", main_figure="regression.fits",
     summary="Circle data (two outputs on the unit circle), training inputs shifted away from the test ones. "
             f"With a too-wide input kernel (rho_x = {_WIDE:g}) the unweighted SMTGP fits the training region "
             "and misses the test one; the importance-weighted IW-SMTGP does not.",

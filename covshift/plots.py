@@ -63,9 +63,16 @@ def _marker(name, size=8, **extra):
     return dict(color=s["color"], symbol=s["symbol"], size=size, **extra)
 
 
-def _clean_log_axis(axis):
-    """Major ticks only (one per decade) with 10^k labels, no "5 6 7 8 9" minor labels."""
-    axis.update(dtick=1, exponentformat="power", minor=dict(showgrid=False))
+def _clean_log_axis(axis, decades=None):
+    """Major ticks only (one per decade, every second one beyond 6 decades) with 10^k labels,
+    no "5 6 7 8 9" minor labels."""
+    axis.update(dtick=2 if decades and decades > 6 else 1, exponentformat="power", minor=dict(showgrid=False))
+
+
+def _decades(values):
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values) & (values > 0)]
+    return float(np.log10(values.max() / values.min())) if values.size else 0.0
 
 
 def _finish(fig, height=_HEIGHT, legend_rows=1):
@@ -74,6 +81,9 @@ def _finish(fig, height=_HEIGHT, legend_rows=1):
     fig.update_layout(height=height + 30 * legend_rows,
                       margin=dict(b=80 + 30 * legend_rows))
     fig.update_xaxes(title_standoff=8)
+    # explicit sizes: Streamlit's chart theme would otherwise shrink tick labels to 12 px
+    fig.update_xaxes(tickfont_size=BASE_FONT, title_font_size=BASE_FONT + 1)
+    fig.update_yaxes(tickfont_size=BASE_FONT, title_font_size=BASE_FONT + 1)
     for axis in [fig.layout[a] for a in fig.layout if a.startswith(("xaxis", "yaxis"))]:
         if axis.type == "log":
             _clean_log_axis(axis)
@@ -105,11 +115,14 @@ def presentation(fig):
     return fig
 
 
-def coinciding(curves, tolerance=1e-3):
+def coinciding(curves, tolerance=1e-3, log=False):
     """Groups of curve names whose curves coincide on screen (max difference below
-    ``tolerance`` times the plotted range), so a caption can say so."""
+    ``tolerance`` times the plotted range), so a caption can say so. ``log``: compare the
+    curves as drawn on a log axis (log10 of the values)."""
     names = list(curves)
     values = [np.asarray(curves[n], dtype=float).ravel() for n in names]
+    if log:
+        values = [np.log10(np.maximum(v, 1e-300)) for v in values]
     span = max((np.nanmax(v) - np.nanmin(v) for v in values if v.size), default=0.0) or 1.0
     groups, used = [], set()
     for i, a in enumerate(names):
@@ -201,7 +214,7 @@ def shift_overview(X_tr, Y_tr, X_te, Y_te, grid, fits, title="Covariate shift: s
     fig.update_yaxes(title_text="density", row=1, col=1)
     fig.update_yaxes(title_text="y", row=2, col=1)
     fig.update_xaxes(title_text="x", row=2, col=1)
-    return _finish(fig, height=600, legend_rows=2)
+    return _finish(fig, height=520, legend_rows=2)
 
 
 def error_by_width(table, chosen=None):
@@ -281,16 +294,24 @@ def duality_gaps(histories, x_axis="iteration"):
     label = "iteration + 1 (log scale)" if x_axis == "iteration" else "seconds (log scale)"
     fig = _figure("Frank-Wolfe relative duality gap (paper Fig. 2f)", label, "relative duality gap",
                   yaxis_type="log", xaxis_type="log")
+    gaps = []
     for name, hist in histories.items():
         x = np.arange(1, len(hist) + 1) if x_axis == "iteration" else np.maximum(hist.elapsed, 1e-5)
         gap = np.maximum(np.asarray(hist.gap) / np.maximum(np.abs(hist.objective), 1e-300), 1e-16)
-        fig.add_scatter(x=x, y=gap, name=name, mode="lines", line=_line(name))
+        gaps.append(gap)
+        fig.add_scatter(x=x, y=gap, name=name, mode="lines", line=_line(name), legendgroup=name)
         for kind, symbol in STEP_MARKERS.items():
             at = hist.step_kind == kind
             if at.any():
                 fig.add_scatter(x=x[at], y=gap[at], mode="markers", name=f"{name}: {kind} steps",
+                                legendgroup=name, showlegend=False,
                                 marker=dict(symbol=symbol, color=color(name), size=11, line=dict(width=2)))
-    return _finish(fig, legend_rows=2)
+    for kind, symbol in STEP_MARKERS.items():  # one legend entry per step kind, in each solver's colour
+        fig.add_scatter(x=[None], y=[None], mode="markers", name=f"{kind} step",
+                        marker=dict(symbol=symbol, color="#444444", size=11, line=dict(width=2)))
+    fig = _finish(fig, legend_rows=2)
+    _clean_log_axis(fig.layout.yaxis, _decades(np.concatenate(gaps)) if gaps else None)
+    return fig
 
 
 def active_set_sizes(histories):

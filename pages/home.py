@@ -5,6 +5,7 @@ import ui
 from covshift import lessons, plots
 
 st.title("Covariate shift, step by step")
+ui.lesson_banner()
 st.markdown(
     "Training inputs come from a density $p_{tr}(x)$, test inputs from another, $p_{te}(x)$, while the "
     "relation $p(y \\mid x)$ stays the same. A model fitted where the training points are dense can then "

@@ -7,6 +7,7 @@ import ui
 from covshift import catalog, metrics, plots
 
 st.title("Structured regression")
+ui.lesson_banner()
 st.markdown(
     "**Gaussian process regression (GPR)** predicts each output separately. **Twin GPs** (KLTGP, IKLTGP, SMTGP) "
     "predict all outputs together: they choose the output whose similarities to the training outputs best match "

@@ -7,6 +7,7 @@ import ui
 from covshift import catalog, lessons, metrics, plots
 
 st.title("Importance weights")
+ui.lesson_banner()
 st.markdown(
     "Each estimator learns $w(x) = p_{te}(x) / p_{tr}(x)$ from the inputs alone. **KLIEP** maximises the "
     "test log-likelihood of $p_{te} = w\\,p_{tr}$; its **Frank-Wolfe** solvers add one Gaussian bump (an *atom*) "
@@ -143,7 +144,7 @@ if histories:
     left, right = st.columns(2)
     ui.chart(plots.duality_gaps(histories, axis), left)
     ui.chart(plots.active_set_sizes(histories), right)
-    same = plots.coinciding({n: catalog.relative_gaps(h) for n, h in histories.items()})
+    same = plots.coinciding({n: catalog.relative_gaps(h) for n, h in histories.items()}, log=True)
     st.caption("Left: the relative duality gap of every iterate (both axes logarithmic, so a 12-step run is as "
                "visible as a 2000-step one); open crosses mark drop steps (an atom leaves), open diamonds swap "
                "steps. Right: how many atoms are active."
