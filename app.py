@@ -15,4 +15,8 @@ page = st.navigation([
     st.Page("pages/theory.py", title="About & theory", icon=":material/menu_book:"),
 ])
 ui.sidebar()
-page.run()
+ui.link_notice()
+try:
+    page.run()
+except Exception as exc:  # st.stop and reruns are not Exceptions and pass through
+    ui.page_failed(exc)

@@ -1,52 +1,54 @@
 """Thin Streamlit glue shared by the pages: settings kept in session state and in the URL,
-cached calls into covshift, and a guard that turns any failure into a readable message."""
+cached calls into covshift, and a guard that turns any failure into a readable message.
 
+Settings and their domains live in :mod:`covshift.settings`; every widget drawn through
+:func:`widget` takes its range and options from there, and every run writes the non-default
+settings into the page address (:func:`sync_url`), so a copied link reproduces the view.
+"""
+
+import functools
+import hashlib
 import json
+import math
 
 import streamlit as st
 
-from covshift import catalog, lessons, plots
+from covshift import catalog, lessons, plots, settings
 
-DEFAULTS = {
-    "source": "built-in", "dataset": "sinc", "seed": 0,
-    **{f"{name}.{param}": spec[0] for name, (_, params) in catalog.DATASETS.items()
-       for param, spec in params.items()},
-    "estimators": ["FCFWCS", "PFWCS"], "sigma_mode": "auto", "sigma": 0.3,
-    "models": ["GPR", "SMTGP", "IW-SMTGP"], "weights_for_models": "FCFWCS",
-    "theta": 0.9, "gamma": 1.5, "rho_x": 0.3, "rho_y": 0.5, "lambda_x": 1e-3, "lambda_y": 1e-3,
-    "few_labels": False, "n_labels": 10, "gap_axis": "iteration", "replay": "PFWCS", "step": 0,
-    "csv_inputs": [], "csv_outputs": [], "csv_split": "selection bias", "presentation": False, "home_width": 2.0,
-}
-
-
-def _decode(name, text):
-    default = DEFAULTS[name]
-    try:
-        if isinstance(default, bool):
-            return text.lower() in ("1", "true", "yes")
-        if isinstance(default, int):
-            return int(float(text))
-        if isinstance(default, float):
-            return float(text)
-        if isinstance(default, list):
-            return [v for v in text.split(",") if v]
-        return text
-    except ValueError:
-        return default
-
-
-def _encode(value):
-    return ",".join(value) if isinstance(value, list) else str(value)
+DEFAULTS = settings.defaults()
+_NUMERIC_WIDGETS = (st.slider, st.number_input)
+_CHOICE_WIDGETS = (st.selectbox, st.radio)
 
 
 def init():
-    """Settings from the URL (what a shared link carries) over the defaults, once per session."""
+    """Settings from the URL (what a shared link carries) over the defaults, once per session;
+    then, on every run, the settings back into the URL (page switches and reloads keep them)."""
     if "settings" not in st.session_state:
-        settings = dict(DEFAULTS)
-        for name, text in st.query_params.to_dict().items():
-            if name in DEFAULTS:
-                settings[name] = _decode(name, text)
-        st.session_state.settings = settings
+        values, notices = settings.parse_query(st.query_params.to_dict())
+        st.session_state.settings = values
+        st.session_state.link_notices = notices
+    sync_url()
+
+
+def sync_url():
+    """Write every non-default setting into st.query_params (only when the address differs)."""
+    wanted = settings.to_query(st.session_state.settings)
+    if st.query_params.to_dict() != wanted:
+        st.query_params.from_dict(wanted)
+
+
+def link_notice():
+    """The one notice about values of the opened link that were ignored or changed."""
+    notices = st.session_state.get("link_notices")
+    if notices:
+        listed = "\n".join(f"- {_escape_markdown(note)}" for note in notices)
+        st.warning(f"**Some values in this link could not be used as given:**\n{listed}",
+                   icon=":material/link_off:")
+
+
+def _escape_markdown(text):
+    """Text from a link shown literally: no links, emphasis or maths injected by the address."""
+    return "".join("\\" + c if c in "\\`*[]()#!|<>$~:" else c for c in text)
 
 
 def get(name):
@@ -55,10 +57,10 @@ def get(name):
 
 def put(name, value):
     """Store a setting and mirror the non-default settings into the URL."""
-    st.session_state.settings[name] = value
-    wanted = {k: _encode(v) for k, v in st.session_state.settings.items() if v != DEFAULTS.get(k)}
-    if st.query_params.to_dict() != wanted:
-        st.query_params.from_dict(wanted)
+    if st.session_state.settings.get(name) != value:
+        st.session_state.settings[name] = value
+        st.session_state.link_notices = []  # the view has moved on from the link
+    sync_url()
 
 
 def apply(changes):
@@ -73,27 +75,67 @@ def reset():
         if f"w.{name}" in st.session_state:
             st.session_state[f"w.{name}"] = value
     st.session_state.settings = dict(DEFAULTS)
+    st.session_state.link_notices = []
     st.query_params.clear()
+
+
+def _bounds(spec, args, kwargs):
+    """The registry's range, narrowed (never widened) by bounds a page passes for this view."""
+    lo = args[0] if len(args) > 0 else kwargs.pop("min_value", None)
+    hi = args[1] if len(args) > 1 else kwargs.pop("max_value", None)
+    kwargs.pop("min_value", None), kwargs.pop("max_value", None)
+    number = int if isinstance(spec, settings.Int) else float
+    lo = number(spec.min) if lo is None else number(max(lo, spec.min))
+    hi = number(spec.max) if hi is None else number(min(hi, spec.max))
+    return lo, max(lo, hi)
+
+
+def _clamp(value, lo, hi):
+    number = type(lo)
+    try:
+        value = number(value)
+    except (TypeError, ValueError, OverflowError):
+        return lo
+    if isinstance(value, float) and not math.isfinite(value):
+        return lo
+    return min(max(value, lo), hi)
 
 
 def widget(kind, label, name, *args, **kwargs):
     """A Streamlit widget bound to setting ``name`` (persists across pages and in the URL).
 
-    The widget's state is seeded from the setting through its session-state key, so that
-    presets and resets (button callbacks) can move it.
+    Numbers take min/max/step from :data:`covshift.settings.SETTINGS` (a page may narrow
+    them); choices take the registry's options unless the page passes the options available in
+    this view. The widget's state is seeded from the setting through its session-state key, so
+    that presets and resets (button callbacks) can move it, and it is kept inside the domain.
     """
+    spec = settings.SETTINGS[name]
     key = f"w.{name}"
     current = get(name)
-    if kind in (st.selectbox, st.radio):
-        options = list(args[0])
-        if current not in options:
-            current = options[0]
-    elif kind is st.multiselect:
-        current = [v for v in current if v in list(args[0])]
-    if key not in st.session_state or (kind in (st.selectbox, st.radio) and st.session_state[key] not in args[0]):
+    if kind in _NUMERIC_WIDGETS:
+        lo, hi = _bounds(spec, args, kwargs)
+        args = ()
+        kwargs.update(min_value=lo, max_value=hi)
+        if spec.step is not None and "step" not in kwargs:
+            kwargs["step"] = type(lo)(spec.step)
+        current = _clamp(current, lo, hi)
+        state = st.session_state.get(key)
+        if type(state) is not type(lo) or state != _clamp(state, lo, hi):
+            st.session_state[key] = current
+    elif kind in _CHOICE_WIDGETS or kind is st.multiselect:
+        options = list(args[0]) if args else list(spec.options)
+        args = (options, *args[1:])
+        if kind is st.multiselect:
+            current = [v for v in current if v in options]
+            state = st.session_state.get(key, current)
+            st.session_state[key] = [v for v in state if v in options]
+        else:
+            if current not in options:
+                current = options[0] if options else None
+            if key not in st.session_state or st.session_state[key] not in options:
+                st.session_state[key] = current
+    elif key not in st.session_state:
         st.session_state[key] = current
-    elif kind is st.multiselect:
-        st.session_state[key] = [v for v in st.session_state[key] if v in list(args[0])]
     value = kind(label, *args, key=key, **kwargs)
     if value != get(name):
         put(name, value)
@@ -113,19 +155,56 @@ def guard(title, fn, *args, **kwargs):
     return None
 
 
+PAGE_FAILED = "This page could not be drawn with these settings"
+
+
+def page_failed(exc):
+    """Last line of defence (app.py): a message instead of a traceback if a page still fails."""
+    st.error(f"**{PAGE_FAILED}** ({type(exc).__name__}: {exc}). Change a setting or press "
+             "*Reset to defaults* in the sidebar.")
+
+
+def chart(title, make_figure, *args, key=None, where=None, **kwargs):
+    """Draw ``make_figure(*args, **kwargs)`` (a covshift.plots function) with a unique key,
+    or a message if the figure cannot be drawn from these data. With the sidebar's
+    presentation switch on, fonts, lines and markers are enlarged (covshift.plots.presentation)."""
+    figure = guard(title, make_figure, *args, **kwargs)
+    if figure is not None:
+        if get("presentation"):
+            figure = plots.presentation(figure)
+        (where or st).plotly_chart(figure, width="stretch", key=key)
+
+
 def show_table(rows, index, formats=None, help=None):
     """A table with blank empty cells, numbers formatted per column and a tooltip per header.
 
-    rows: list of dicts; formats: {column: format spec}; help: {column: tooltip}.
+    rows: list of dicts; formats: {column: format spec}; help: {column: tooltip}. The values
+    stay numbers (sortable, readable by tests); only their display is formatted.
     """
+    import functools as _functools
+
     import pandas as pd
 
     formats, help = formats or {}, help or {}
-    frame = pd.DataFrame([{k: plots.format_number(v, formats.get(k, ".3g")) if k != index else v
-                           for k, v in row.items()} for row in rows]).set_index(index)
-    config = {c: st.column_config.TextColumn(c, help=help.get(c)) for c in frame.columns}
-    st.dataframe(frame, width="stretch", column_config=config)
+    frame = pd.DataFrame(rows).set_index(index)
+    shown = frame.style.format({c: _functools.partial(plots.format_number, spec=formats.get(c, ".3g"))
+                                for c in frame.columns})
+    config = {c: st.column_config.Column(c, help=help.get(c)) for c in frame.columns}
+    st.dataframe(shown, width="stretch", column_config=config)
     return frame
+
+
+def quiet(fn, *args):
+    """fn(*args), or None (shown as an empty cell) when it fails or is not finite: for the
+    numbers beside a figure, which must not take the page down with them."""
+    try:
+        value = fn(*args)
+    except Exception:  # a number that cannot be computed is shown as missing
+        return None
+    numbers = value if isinstance(value, tuple) else (value,)
+    if any(isinstance(v, float) and not math.isfinite(v) for v in numbers):
+        return None
+    return value
 
 
 def show_warnings(name, messages):
@@ -153,14 +232,45 @@ def run_each(names, fn, doing, done, hide=None):
 
 
 # ----------------------------------------------------------------- data
+CSV_MISSING = ("This view uses an uploaded CSV file, and a link cannot carry the file. Upload it on "
+               "the **Data & shift** page to see the view (the column choices of the link are kept).")
+
+
+@functools.lru_cache(maxsize=16)
+def digest(raw):
+    """SHA-256 of uploaded bytes: the cache key of everything computed from them."""
+    return hashlib.sha256(raw).hexdigest()
+
+
+def csv_bytes():
+    """The uploaded CSV of this session, or None."""
+    return st.session_state.get("csv_bytes")
+
+
 def data_spec(dataset=None):
-    """The small, hashable description of the current data (the cache key); ``dataset``
-    forces a built-in data set with its current parameters (Home always uses sinc)."""
-    if dataset is None and get("source") == "csv" and "csv_bytes" in st.session_state:
-        return ("csv", json.dumps([get("csv_inputs"), get("csv_outputs"), get("csv_split")]), get("seed"))
+    """The small, hashable description of the current data (the cache key).
+
+    For a CSV it holds the digest of the file's bytes (None when this session has no file),
+    the column choices and the seed (which also seeds the subsample of a large file).
+    ``dataset`` forces a built-in data set with its current parameters (Home always uses sinc).
+    """
+    if dataset is None and get("source") == "csv":
+        raw = csv_bytes()
+        return ("csv", digest(raw) if raw is not None else None,
+                json.dumps([get("csv_inputs"), get("csv_outputs"), get("csv_split")]), int(get("seed")))
     name = dataset or get("dataset")
     params = tuple((p, get(f"{name}.{p}")) for p in catalog.DATASETS[name][1])
-    return ("built-in", name, params, get("seed"))
+    return ("built-in", name, params, int(get("seed")))
+
+
+def _raw_for(file_digest):
+    """This session's CSV bytes, checked against the digest a cache key names."""
+    raw = csv_bytes()
+    if file_digest is None or raw is None:
+        raise ValueError(CSV_MISSING.replace("**", ""))
+    if digest(raw) != file_digest:
+        raise ValueError("The uploaded file changed during this run; please run the page again.")
+    return raw
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -169,36 +279,67 @@ def _built_in(name, params, seed):
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def csv_table(raw):
-    return catalog.read_csv(raw)
+def _csv_table(file_digest, seed, _raw):
+    return catalog.read_csv(_raw, seed=seed)
+
+
+def csv_table(raw, seed=None):
+    """The parsed CSV (cached by the digest of its bytes and the subsample seed)."""
+    seed = int(get("seed")) if seed is None else int(seed)
+    return _csv_table(digest(raw), seed, raw)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _from_csv(raw, columns_json, seed):
+def _from_csv(file_digest, columns_json, seed, _raw):
     inputs, outputs, split = json.loads(columns_json)
-    table = csv_table(raw)  # the cached parse the data page already made
+    table = _csv_table(file_digest, seed, _raw)  # the cached parse the data page already made
     return catalog.csv_dataset(table, inputs, outputs, None if split == "selection bias" else split, seed)
 
 
 def load_data(spec=None):
+    """The data set a spec names (see :func:`data_spec`)."""
     spec = spec or data_spec()
     if spec[0] == "csv":
-        return _from_csv(st.session_state["csv_bytes"], spec[1], spec[2])
+        return _from_csv(spec[1], spec[2], spec[3], _raw_for(spec[1]))
     return _built_in(*spec[1:])
 
 
+def csv_missing():
+    """True (with the request to upload shown) when the view is of a CSV this session lacks."""
+    if get("source") == "csv" and csv_bytes() is None:
+        st.info(CSV_MISSING, icon=":material/upload_file:")
+        return True
+    return False
+
+
 def current_data():
-    """The data set of the current settings, or None (with an error shown)."""
+    """The data set of the current settings, or None (with a message shown)."""
+    if csv_missing():
+        return None
     return guard("Data", load_data)
 
 
 def data_name():
-    return "csv" if data_spec()[0] == "csv" else get("dataset")
+    return "csv" if get("source") == "csv" else get("dataset")
 
 
 # -------------------------------------------------------------- weights
 def sigma_setting():
     return None if get("sigma_mode") == "auto" else float(get("sigma"))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _shared_sigma(spec, sigma):
+    return catalog.shared_kliep_sigma(load_data(spec), sigma)
+
+
+def shared_sigma(spec=None):
+    """The one sigma of all KLIEP-family solvers on this view (chosen once, cached)."""
+    return _shared_sigma(spec or data_spec(), sigma_setting())
+
+
+def _sigma_for(spec, name, sigma):
+    return _shared_sigma(spec, sigma).sigma if name in catalog.KLIEP_FAMILY else sigma
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -208,19 +349,8 @@ def _weights(spec, name, sigma):
 
 def weights(name, spec=None):
     """Cached weight fit for the current data: catalog.Outcome."""
-    return _weights(spec or data_spec(), name, sigma_setting())
-
-
-@st.cache_data(show_spinner=False, max_entries=256)
-def replay_state(spec, name, sigma, step):
-    """mu after ``step`` iterations of a Frank-Wolfe solver (rerun up to that step)."""
-    from covshift.catalog import make_weight_estimator, run_with_warnings
-
-    data = load_data(spec)
-    sigma_used = weights(name, spec).model.sigma_
-    est = make_weight_estimator(name, sigma_used, max_iter=max(int(step), 0), tol=1e-12)
-    fitted, _, _ = run_with_warnings(lambda: est.fit(data.X_tr, data.X_te))
-    return fitted.center_index_, fitted.alpha_
+    spec = spec or data_spec()
+    return _weights(spec, name, _sigma_for(spec, name, sigma_setting()))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -229,14 +359,26 @@ def weighting_effect(spec, weight_name, sigma, width, lambda_x, grid_range):
     import numpy as np
 
     grid = np.linspace(*grid_range, 300)[:, None]
-    estimated = _weights(spec, weight_name, sigma).model.weights_
+    estimated = _weights(spec, weight_name, _sigma_for(spec, weight_name, sigma)).model.weights_
     return catalog.weighting_effect(load_data(spec), estimated, width, lambda_x, grid)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def weighting_by_width(spec, weight_name, sigma, widths, lambda_x):
-    estimated = _weights(spec, weight_name, sigma).model.weights_
+    estimated = _weights(spec, weight_name, _sigma_for(spec, weight_name, sigma)).model.weights_
     return catalog.weighting_by_width(load_data(spec), estimated, widths, lambda_x)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def replay_state(spec, name, sigma, step):
+    """mu after ``step`` iterations of a Frank-Wolfe solver (rerun up to that step)."""
+    from covshift.catalog import make_weight_estimator, run_with_warnings
+
+    data = load_data(spec)
+    sigma_used = _weights(spec, name, sigma).model.sigma_
+    est = make_weight_estimator(name, sigma_used, max_iter=max(int(step), 0), tol=1e-12)
+    fitted, _, _ = run_with_warnings(lambda: est.fit(data.X_tr, data.X_te))
+    return fitted.center_index_, fitted.alpha_
 
 
 # ----------------------------------------------------------- regression
@@ -247,7 +389,8 @@ def hyper():
 @st.cache_data(show_spinner=False, max_entries=64)
 def _prediction(spec, name, weight_name, sigma, hyper_items):
     data = load_data(spec)
-    w = _weights(spec, weight_name, sigma).model.weights_ if catalog.REGRESSORS[name] else None
+    w = _weights(spec, weight_name, _sigma_for(spec, weight_name, sigma)).model.weights_ \
+        if catalog.REGRESSORS[name] else None
     return catalog.fit_predict(data, name, w, **dict(hyper_items))
 
 
@@ -279,7 +422,8 @@ def active_lesson():
 
 
 def claims(figure):
-    """Show the active lesson's claims about ``figure`` (each checked by tests/test_lessons.py)."""
+    """Show the active lesson's claims about ``figure`` (each checked by tests/test_lessons.py),
+    then an anchor the browser test scrolls to."""
     lesson = active_lesson()
     texts = lesson.claims_for(figure) if lesson is not None else []
     if texts:
@@ -296,13 +440,6 @@ def lesson_banner():
                 icon=":material/school:")
 
 
-def chart(fig, container=None, **kwargs):
-    """st.plotly_chart with the presentation style when the sidebar switch is on."""
-    if get("presentation"):
-        fig = plots.presentation(fig)
-    (container or st).plotly_chart(fig, width="stretch", **kwargs)
-
-
 def sidebar():
     """Shared sidebar: lessons, data set, seed, presentation switch, reset."""
     with st.sidebar:
@@ -314,14 +451,13 @@ def sidebar():
         if target is not None:
             st.switch_page(target, query_params=st.query_params.to_dict())
         st.header("Data")
-        widget(st.radio, "Source", "source", ["built-in", "csv"], horizontal=True,
+        widget(st.radio, "Source", "source", horizontal=True,
                help="Upload a CSV on the Data & shift page.")
-        names = list(catalog.DATASETS)
-        widget(st.selectbox, "Built-in data set", "dataset", names,
-               format_func=lambda n: catalog.DATASETS[n][0])
-        widget(st.number_input, "Seed", "seed", min_value=0, max_value=10_000, step=1,
+        widget(st.selectbox, "Built-in data set", "dataset", format_func=lambda n: catalog.DATASETS[n][0])
+        widget(st.number_input, "Seed", "seed",
                help="Draws new random data with the same settings; lesson claims are checked on seeds 0-2.")
         widget(st.toggle, "Presentation (projector)", "presentation",
                help="Larger fonts, thicker lines and bigger markers in every figure.")
         st.button("Reset to defaults", key="reset", width="stretch", on_click=reset)
-        st.caption("Every setting is in the page address: copy the link to share exactly this view.")
+        st.caption("Every setting is in the page address: copy the link to share exactly this view "
+                   "(an uploaded CSV has to be uploaded again).")

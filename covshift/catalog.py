@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import data as datasets
+from .model_selection import kliep_sigma
 from .regression import GPR, WKNN, DeltaAdapter, TwinGP, rho_from_paper
 from .weights import AFWCS, FCFWCS, FWCS, KLIEP, KMM, PFWCS, EnsembleKMM, LogisticRatio, RuLSIF
 
@@ -53,8 +54,11 @@ class CsvTable:
     notes: list = field(default_factory=list)
 
 
-def read_csv(raw):
-    """Parse uploaded CSV bytes; keep numeric columns; ValueError with advice when unusable."""
+def read_csv(raw, seed=0):
+    """Parse uploaded CSV bytes; keep numeric columns; ValueError with advice when unusable.
+
+    A file longer than MAX_CSV_ROWS is subsampled with ``seed`` (the app's seed).
+    """
     import pandas as pd
 
     if not raw:
@@ -81,7 +85,7 @@ def read_csv(raw):
     if len(values) < 10:
         raise ValueError(f"Only {len(values)} complete rows remain; at least 10 are needed.")
     if len(values) > MAX_CSV_ROWS:
-        rng = np.random.default_rng(0)
+        rng = np.random.default_rng(seed)
         values = values[np.sort(rng.choice(len(values), MAX_CSV_ROWS, replace=False))]
         notes.append(f"Used a random subset of {MAX_CSV_ROWS} rows (the app stays interactive).")
     return CsvTable([str(c) for c in keep], values, notes)
@@ -115,8 +119,9 @@ KLIEP_FAMILY = FRANK_WOLFE | {"KLIEP"}
 
 
 def make_weight_estimator(name, sigma=None, max_iter=2000, tol=1e-5):
-    """An estimator by name. sigma: number, or None for "auto" (KLIEP family: likelihood CV;
-    others: the median heuristic / their own cross-validation)."""
+    """An estimator by name. sigma: number, or None for "auto" (KLIEP family: the shared
+    :func:`covshift.model_selection.kliep_sigma`, see :func:`shared_kliep_sigma`; others: the
+    median heuristic / their own cross-validation)."""
     kliep_sigma = "auto" if sigma is None else float(sigma)
     fw = dict(sigma=kliep_sigma, tol=tol, max_iter=max_iter)
     factories = {
@@ -151,6 +156,38 @@ def run_with_warnings(fn):
     messages = list(dict.fromkeys(str(w.message) for w in caught
                                   if not issubclass(w.category, (DeprecationWarning, FutureWarning))))
     return result, seconds, messages
+
+
+#: How the shared kernel width of the KLIEP family was chosen, for the page's caption.
+SIGMA_RULES = {"lcv": "likelihood cross-validation", "iwcv": "importance-weighted cross-validation",
+               "manual": "hand (the sigma slider)"}
+
+
+@dataclass
+class SharedSigma:
+    """The one kernel width every KLIEP-family solver uses on a view, and how it was chosen."""
+
+    sigma: float
+    rule: str
+    seconds: float
+    cv_results: dict = None
+    warnings: list = field(default_factory=list)
+
+    @property
+    def rule_label(self):
+        return SIGMA_RULES[self.rule]
+
+
+def shared_kliep_sigma(data, sigma=None, rule="lcv"):
+    """One sigma for all KLIEP-family solvers on ``data``: ``sigma`` if given, else
+    :func:`covshift.model_selection.kliep_sigma` with ``rule`` ("lcv" or "iwcv", the latter
+    scoring a GPR on the training outputs)."""
+    if sigma is not None:
+        return SharedSigma(float(sigma), "manual", 0.0)
+    y_tr = data.Y_tr if rule == "iwcv" else None
+    result, seconds, messages = run_with_warnings(
+        lambda: kliep_sigma(data.X_tr, data.X_te, rule=rule, y_tr=y_tr))
+    return SharedSigma(result["best_sigma"], rule, seconds, result, messages)
 
 
 def fit_weights(data, name, sigma=None):

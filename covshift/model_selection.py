@@ -1,12 +1,14 @@
 """Model selection under covariate shift.
 
-- :func:`kliep_likelihood_cv`: likelihood cross-validation of the KLIEP kernel width
-  (Sugiyama et al. 2008, section 4.2): fit on all test folds but one, score the mean
-  log w(x) on the held-out fold.
+- :func:`kliep_sigma`: one kernel width for the whole KLIEP family, by likelihood
+  cross-validation (Sugiyama et al. 2008, section 4.2) or by importance-weighted
+  cross-validation of a downstream regressor (the rule of fw-covariate-shift-iw-smtgp,
+  section II), solved with the exact solver (fully-corrective Frank-Wolfe).
 - :func:`iwcv_score`: importance-weighted cross-validation (Sugiyama, Krauledat and
   Mueller 2007) of a regression model, unbiased under covariate shift.
 """
 
+import time
 import warnings
 
 import numpy as np
@@ -14,90 +16,313 @@ from sklearn.base import clone
 from sklearn.model_selection import KFold
 from sklearn.utils.validation import has_fit_parameter
 
-from ._validation import as_2d_float, check_int
-from .kernels import median_heuristic
+from ._validation import as_2d_float, check_choice, check_int, check_positive, check_train_test
+from .kernels import median_heuristic, squared_distances
+from .weights._kliep_problem import (MIN_DENSITY, MIN_MEAN_KERNEL, KliepProblem, choose_centers,
+                                     covering_start)
+from .weights._line_search import log_objective
+from .weights.frank_wolfe import _away_atom, _corrective_newton, _Engine
 
-def default_sigma_grid(X_tr, X_te, n=9, random_state=0):
-    """Geometric grid from max(median / 8, median nearest-neighbour distance of the test
-    points) to 2 x median, the median heuristic of all inputs.
 
-    In high dimension every point is far from its neighbours, so widths far below the
-    nearest-neighbour distance only fit single points (and make the optimum dense and slow).
+def default_sigma_grid(X_tr, X_te, n=9, random_state=0, max_centers=None):
+    """Geometric grid of ``n`` widths from max(median / 8, nearest) to 2 x median.
+
+    ``median`` is the median heuristic of all inputs (on a seeded subset of
+    MEDIAN_SAMPLES points); ``nearest`` is the median distance from a test point to its nearest other test point,
+    capped at median / 2. In high dimension every point is far from its neighbours, so
+    widths far below the nearest-neighbour distance only fit single points (and make the
+    optimum dense and slow).
     """
-    from sklearn.neighbors import NearestNeighbors
-
-    median = median_heuristic(np.vstack([X_tr, X_te]), random_state=random_state)
-    lower = median / 8.0
-    if len(X_te) > 2:
-        sample = X_te[np.random.default_rng(random_state).permutation(len(X_te))[:1000]]
-        distance, _ = NearestNeighbors(n_neighbors=2).fit(sample).kneighbors(sample)
-        nearest = distance[:, 1][distance[:, 1] > 0]
-        if nearest.size:
-            lower = max(lower, float(np.median(nearest)))
-    lower = min(lower, median / 2.0)
-    return np.geomspace(lower, 2.0 * median, n)
+    X_tr, X_te = check_train_test(X_tr, X_te)
+    max_centers = MAX_CV_CENTERS if max_centers is None else check_int(max_centers, "max_centers")
+    return _SharedKernels(X_tr, X_te, max_centers, random_state).default_grid(n, random_state)
 
 
+#: Relative duality gap of the ranking solves: loose, only the order of the widths matters;
+#: the estimator then solves once, tightly, at the chosen width.
+RANKING_TOL = 1e-3
+#: At most this many test points serve as Gaussian centres during the selection (a seeded
+#: subset beyond), which bounds its memory at MAX_CV_CENTERS x (n_tr + n_te) floats.
+MAX_CV_CENTERS = 1000
+#: Points of the seeded subset on which the default grid's median heuristic is computed.
+MEDIAN_SAMPLES = 400
 
-def kliep_likelihood_cv(estimator, X_tr, X_te, sigma_grid=None, n_folds=5, random_state=0):
-    """Choose the kernel width of a KLIEP-family estimator by likelihood cross-validation.
 
-    Training and test points are each split into ``n_folds`` folds. For fold k the
-    estimator is fitted on the other folds with its own settings (loosely converged fits
-    are smoother and would bias the ranking towards small widths) and scored only on the
-    held-out points:
+def kliep_sigma(X_tr, X_te, rule="lcv", sigma_grid=None, n_folds=5, y_tr=None, regressor=None,
+                ranking_tol=RANKING_TOL, max_centers=MAX_CV_CENTERS, random_state=0):
+    """One kernel width for every KLIEP-family solver on a data set.
 
-        score_k = mean_{x in held-out test} log w(x) - log mean_{x in held-out train} w(x),
+    Every solver of the family (KLIEP, FWCS, AFWCS, PFWCS, FCFWCS) solves the same problem
+    (eq. 2 of fw-covariate-shift-iw-smtgp) once sigma is fixed, so sigma is chosen once,
+    here, with the exact solver (fully-corrective Frank-Wolfe), whatever solver is compared.
 
-    the held-out log-likelihood of p_te ~ w p_tr (Sugiyama et al. 2008, section 4.2), with
-    the normalisation of w checked on held-out training points too. Sugiyama's variant
-    holds out test points only; on the paper's own data it then prefers ever smaller
-    sigma (spikes placed between training points cost nothing in the fitted
-    constraint), so the training side is held out as well.
+    Rules
+    -----
+    "lcv" (default): likelihood cross-validation (Sugiyama et al. 2008, section 4.2).
+        Training and test points are each split into ``n_folds`` folds; for fold k, KLIEP
+        is fitted on the other folds (all their test points up to ``max_centers`` as
+        centres) and scored on the held-out points only:
+
+            score_k = mean_{held-out test} log w(x) - log mean_{held-out train} w(x),
+
+        the held-out log-likelihood of p_te ~ w p_tr, with the normalisation of w checked
+        on held-out training points too (Sugiyama's variant holds out test points only;
+        on the paper's data it then prefers ever smaller sigma, since spikes placed between
+        training points cost nothing in the fitted constraint). The choice is the largest
+        width whose mean score is within one standard error (over folds) of the best mean
+        (the one-standard-error rule): neighbouring widths often tie within the fold noise,
+        and the rule makes the choice insensitive to the loose ranking tolerance.
+    "iwcv": the paper's rule (section II): for each sigma, KLIEP weights on all the data,
+        then the importance-weighted cross-validation error (:func:`iwcv_score`) of a
+        downstream ``regressor`` trained with those weights on (X_tr, y_tr). Smallest
+        error wins. The weights enter both the fit and the validation loss, so the
+        comparison across widths is a heuristic, not an unbiased estimate.
+
+    Speed: the squared distances from the centres to all points are computed once, the
+    kernels of each width are written in place into two reusable buffers, the grid is
+    walked from the largest width down with each fold warm-started from its solution at
+    the previous width, and the ranking solves stop at the loose relative duality gap
+    ``ranking_tol``.
 
     Parameters
     ----------
-    estimator : KLIEP-family estimator (its other parameters are kept)
-    X_tr, X_te : ndarray
+    X_tr, X_te : array-like (n_tr, d), (n_te, d)
+    rule : {"lcv", "iwcv"}
     sigma_grid : sequence of float or None
         Candidate widths; default :func:`default_sigma_grid`.
-    n_folds : int
-        Number of folds (capped at the smaller sample size).
+    n_folds : int, default 5
+        Folds of the cross-validation (capped at the smaller sample size).
+    y_tr : array-like (n_tr,) or (n_tr, p), required for rule="iwcv"
+    regressor : scikit-learn regressor or None
+        Downstream model of rule="iwcv"; default :class:`covshift.regression.GPR` with the
+        median-heuristic width of X_tr, lam = 0.01 and normalised outputs.
+    ranking_tol : float, default 1e-3
+        Relative duality gap of the ranking solves.
+    max_centers : int, default 1000
+    random_state : int
+        Seeds the folds and the centre subset.
 
     Returns
     -------
-    dict with ``sigma``, ``mean_log_likelihood``, ``std_log_likelihood`` (per grid point)
-    and ``best_sigma`` (the best mean score).
+    dict with ``sigma`` (the grid), ``best_sigma`` (the choice), ``rule``, ``seconds`` and,
+    for "lcv", ``mean_log_likelihood`` and ``std_log_likelihood`` (over folds) per grid
+    point and ``best_mean_sigma`` (the plain argmax); for "iwcv", ``iwcv_error`` per grid
+    point.
     """
-    if sigma_grid is None:
-        sigma_grid = default_sigma_grid(X_tr, X_te, random_state=random_state)
-    sigma_grid = np.asarray(sigma_grid, dtype=float).ravel()
-    if sigma_grid.size == 0 or np.any(~np.isfinite(sigma_grid)) or np.any(sigma_grid <= 0):
-        raise ValueError("sigma_grid must be a non-empty list of positive numbers.")
+    X_tr, X_te = check_train_test(X_tr, X_te)
+    check_choice(rule, "rule", {"lcv", "iwcv"})
+    check_positive(ranking_tol, "ranking_tol")
+    max_centers = check_int(max_centers, "max_centers")
+    start = time.perf_counter()
+    kernels = _SharedKernels(X_tr, X_te, max_centers, random_state)
+    grid = _checked_grid(kernels.default_grid(9, random_state) if sigma_grid is None else sigma_grid)
+    if rule == "iwcv":
+        Y = _checked_outputs(y_tr, len(X_tr))
     n_folds = min(check_int(n_folds, "cv (number of folds)", minimum=2), len(X_te), len(X_tr))
     if n_folds < 2:
-        warnings.warn("Only one test or training point: likelihood cross-validation is "
-                      "impossible; using the median heuristic.", UserWarning, stacklevel=3)
+        warnings.warn("Only one test or training point: cross-validation of sigma is "
+                      "impossible; using the median heuristic.", UserWarning, stacklevel=2)
         best = median_heuristic(np.vstack([X_tr, X_te]))
-        return {"sigma": sigma_grid, "mean_log_likelihood": np.full(sigma_grid.size, np.nan),
-                "std_log_likelihood": np.full(sigma_grid.size, np.nan), "best_sigma": best}
+        nan = np.full(grid.size, np.nan)
+        return {"sigma": grid, "mean_log_likelihood": nan, "std_log_likelihood": nan,
+                "iwcv_error": nan, "best_sigma": best, "rule": rule,
+                "seconds": time.perf_counter() - start}
+    if rule == "lcv":
+        result = _likelihood_cv(kernels, grid, n_folds, ranking_tol, random_state)
+    else:
+        if regressor is None:
+            from .regression import GPR
+
+            regressor = GPR(rho=median_heuristic(X_tr, random_state=random_state), lam=0.01,
+                            normalize_y=True)
+        result = _importance_weighted_cv(kernels, grid, Y, regressor, n_folds, ranking_tol,
+                                         random_state)
+    result.update(sigma=grid, rule=rule, seconds=time.perf_counter() - start)
+    return result
+
+
+def _checked_grid(sigma_grid):
+    grid = np.asarray(sigma_grid, dtype=float).ravel()
+    if grid.size == 0 or np.any(~np.isfinite(grid)) or np.any(grid <= 0):
+        raise ValueError("sigma_grid must be a non-empty list of positive numbers.")
+    return grid
+
+
+def _checked_outputs(y_tr, n_tr):
+    if y_tr is None:
+        raise ValueError("rule='iwcv' needs the training outputs y_tr (it scores a regressor).")
+    Y = as_2d_float(y_tr, "y_tr")
+    if len(Y) != n_tr:
+        raise ValueError(f"y_tr needs one row per training point; got {len(Y)} for {n_tr}.")
+    return Y
+
+
+class _SharedKernels:
+    """Squared distances from the centres to all test and training points, computed once.
+
+    :meth:`set_width` writes the kernels of one width in place into two reusable buffers;
+    :meth:`problem` cuts the KLIEP problem of a fold out of them.
+    """
+
+    def __init__(self, X_tr, X_te, max_centers, random_state):
+        self.centers = choose_centers(len(X_te), max_centers, random_state)
+        self.d2_te = squared_distances(X_te[self.centers], X_te)
+        self.d2_tr = squared_distances(X_te[self.centers], X_tr)
+        self.k_te = np.empty_like(self.d2_te)
+        self.k_tr = np.empty_like(self.d2_tr)
+        self.X_tr, self.n_te, self.n_tr = X_tr, len(X_te), len(X_tr)
+        self.X_all = np.vstack([X_tr, X_te])
+
+    def default_grid(self, n, random_state):
+        """The grid of :func:`default_sigma_grid` (the distances to the nearest test point
+        come from the stored distances)."""
+        median = median_heuristic(self.X_all, max_samples=MEDIAN_SAMPLES, random_state=random_state)
+        lower = median / 8.0
+        nearest = np.where(self.d2_te > 0, self.d2_te, np.inf).min(axis=1)
+        nearest = nearest[np.isfinite(nearest)]
+        if nearest.size:
+            lower = max(lower, float(np.sqrt(np.median(nearest))))
+        return np.geomspace(min(lower, median / 2.0), 2.0 * median, n)
+
+    def set_width(self, sigma):
+        for d2, k in [(self.d2_te, self.k_te), (self.d2_tr, self.k_tr)]:
+            np.multiply(d2, -0.5 / sigma ** 2, out=k)
+            np.exp(k, out=k)
+
+    def problem(self, fit_te, fit_tr):
+        """KLIEP problem on the fitting points: centres among fit_te, degenerate parts dropped.
+
+        Returns (problem, rows): ``rows`` are the usable centres' rows in the buffers.
+        """
+        rows = np.flatnonzero(np.isin(self.centers, fit_te))
+        mean_kernel = self.k_tr[np.ix_(rows, fit_tr)].mean(axis=1)
+        usable = mean_kernel > MIN_MEAN_KERNEL
+        rows, beta = rows[usable], 1.0 / mean_kernel[usable]
+        atoms = self.k_te[np.ix_(rows, fit_te)]
+        atoms *= beta[:, None]
+        covered = atoms.max(axis=0, initial=0.0) > MIN_DENSITY
+        if not covered.all():
+            atoms = np.ascontiguousarray(atoms[:, covered])
+        problem = KliepProblem(atoms, beta, self.centers[rows], int(np.sum(~usable)),
+                               int(np.sum(~covered)))
+        return problem, rows
+
+    def weights(self, rows, alpha, columns, side):
+        """w(x) = sum_l alpha_l k(x, c_l) at the test (side="te") or training points ``columns``."""
+        active = np.flatnonzero(alpha)
+        kernel = self.k_te if side == "te" else self.k_tr
+        return alpha[active] @ kernel[np.ix_(rows[active], columns)]
+
+
+def _likelihood_cv(kernels, grid, n_folds, tol, random_state):
     splitter = KFold(n_folds, shuffle=True, random_state=random_state)
-    folds = list(zip(splitter.split(X_tr), splitter.split(X_te)))
-    scores = np.empty((sigma_grid.size, n_folds))
-    for i, sigma in enumerate(sigma_grid):
-        model = clone(estimator).set_params(sigma=float(sigma))
+    folds = list(zip(splitter.split(np.empty(kernels.n_tr)), splitter.split(np.empty(kernels.n_te))))
+    everything = (np.arange(kernels.n_te), np.arange(kernels.n_tr))
+    scores = np.full((grid.size, n_folds), -np.inf)
+    previous = None  # the all-data solution at the previous width
+    for i in np.argsort(-grid):  # largest width first: sparse solutions that cover everything
+        kernels.set_width(grid[i])
+        # the all-data solution, warm-started from the previous width, is the start of every
+        # fold: each fold holds 1 - 1/n_folds of the data, so its optimum is close
+        problem, rows = kernels.problem(*everything)
+        if problem.n_atoms == 0 or problem.atoms.shape[1] == 0:
+            continue
+        previous = (rows, _solve_exact(problem, _warm_start(problem, rows, previous, kernels), tol))
         for k, ((fit_tr, held_tr), (fit_te, held_te)) in enumerate(folds):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                model.fit(X_tr[fit_tr], X_te[fit_te])
-                scores[i, k] = held_out_log_likelihood(model, X_tr[held_tr], X_te[held_te])
-    mean = scores.mean(axis=1)
+            problem, rows = kernels.problem(fit_te, fit_tr)
+            if problem.n_atoms == 0 or problem.atoms.shape[1] == 0:
+                continue
+            mu = _solve_exact(problem, _warm_start(problem, rows, previous, kernels), tol)
+            alpha = mu * problem.beta
+            w_te = kernels.weights(rows, alpha, held_te, "te")
+            w_tr_mean = float(np.mean(kernels.weights(rows, alpha, held_tr, "tr")))
+            if np.all(w_te > 0) and w_tr_mean > 0:
+                scores[i, k] = float(np.mean(np.log(w_te)) - np.log(w_tr_mean))
     with np.errstate(invalid="ignore"):
-        std = scores.std(axis=1)
-    best = float(sigma_grid[np.nanargmax(np.where(np.isfinite(mean), mean, np.nan))]) \
-        if np.any(np.isfinite(mean)) else float(np.max(sigma_grid))
-    return {"sigma": sigma_grid, "mean_log_likelihood": mean, "std_log_likelihood": std,
-            "best_sigma": best}
+        mean, std = scores.mean(axis=1), scores.std(axis=1, ddof=1)
+    return {"mean_log_likelihood": mean, "std_log_likelihood": std,
+            "best_sigma": _one_standard_error_choice(grid, mean, std / np.sqrt(n_folds)),
+            "best_mean_sigma": _best(grid, mean, np.argmax)}
+
+
+def _one_standard_error_choice(grid, mean, standard_error):
+    """The largest width whose mean score is within one standard error of the best.
+
+    Neighbouring widths often score within the fold-to-fold noise of each other (and within
+    the accuracy of the loose ranking solves); the widest of them gives the smoothest weights.
+    """
+    finite = np.isfinite(mean)
+    if not finite.any():
+        return float(np.max(grid))
+    best = np.flatnonzero(finite)[np.argmax(mean[finite])]
+    margin = standard_error[best] if np.isfinite(standard_error[best]) else 0.0
+    return float(np.max(grid[finite & (mean >= mean[best] - margin)]))
+
+
+def _best(grid, values, arg):
+    finite = np.isfinite(values)
+    if not finite.any():
+        return float(np.max(grid))
+    return float(grid[np.flatnonzero(finite)[arg(values[finite])]])
+
+
+def _importance_weighted_cv(kernels, grid, Y, regressor, n_folds, tol, random_state):
+    X_tr = kernels.X_tr
+    all_te, all_tr = np.arange(kernels.n_te), np.arange(kernels.n_tr)
+    errors = np.full(grid.size, np.inf)
+    previous = None
+    for i in np.argsort(-grid):
+        kernels.set_width(grid[i])
+        problem, rows = kernels.problem(all_te, all_tr)
+        if problem.n_atoms == 0 or problem.atoms.shape[1] == 0:
+            continue
+        mu = _solve_exact(problem, _warm_start(problem, rows, previous, kernels), tol)
+        previous = (rows, mu)
+        w = kernels.weights(rows, mu * problem.beta, all_tr, "tr")
+        w /= w.mean()
+        errors[i] = iwcv_score(regressor, X_tr, Y if Y.shape[1] > 1 else Y[:, 0], w,
+                               n_folds=n_folds, random_state=random_state)
+    return {"iwcv_error": errors, "best_sigma": _best(grid, errors, np.argmin)}
+
+
+def _warm_start(problem, rows, previous, kernels):
+    """The previous width's solution on this problem's atoms, plus atoms covering the test
+    points it leaves at zero density; the paper's start (covering_start) when there is none."""
+    mu = np.zeros(problem.n_atoms)
+    if previous is not None:
+        full = np.zeros(len(kernels.centers))
+        full[previous[0]] = previous[1]
+        mu = full[rows]
+    if mu.sum() <= 0:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return covering_start(problem)
+    mu /= mu.sum()
+    uncovered = np.flatnonzero(mu @ problem.atoms <= MIN_DENSITY)
+    if uncovered.size:
+        cover = np.unique(np.argmax(problem.atoms[:, uncovered], axis=0))
+        mu *= 0.5
+        mu[cover] += 0.5 / len(cover)
+    return mu
+
+
+def _solve_exact(problem, mu, tol, max_iter=1000, max_face=150, max_inner=50):
+    """Fully-corrective Frank-Wolfe (as :class:`covshift.weights.FCFWCS`) from a given start,
+    until the relative duality gap is at most ``tol``; returns mu."""
+    engine = _Engine(problem.atoms, mu, "exact", 0.5, 0.5)
+    for _ in range(max_iter):
+        grad = problem.atoms @ (1.0 / engine.v)
+        objective = log_objective(engine.v)
+        active = np.flatnonzero(engine.mu)
+        l_fw = int(np.argmax(grad))
+        if grad[l_fw] - grad[active] @ engine.mu[active] <= tol * abs(objective):
+            break
+        if active.size >= max_face:
+            engine.pairwise(l_fw, _away_atom(grad, active), objective)
+        else:
+            _corrective_newton(engine, l_fw, objective, 0.1 * tol * abs(objective), max_inner)
+        engine.prune()
+    return engine.mu
 
 
 def held_out_log_likelihood(estimator, X_tr_held, X_te_held):

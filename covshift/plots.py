@@ -180,10 +180,10 @@ def data_scatter(X_tr, Y_tr, X_te, Y_te, output=0):
     return _finish(fig)
 
 
-def output_plane(Y_tr, Y_te, predictions=None, title="Outputs: y1 against y0"):
+def output_plane(Y_tr, Y_te, predictions=None, heading="Outputs: y1 against y0"):
     """Two-output data drawn in the output plane (the Circle data as a circle), with
     each model's predictions for the test points."""
-    fig = _figure(title, "y0", "y1")
+    fig = _figure(heading, "y0", "y1")
     fig.add_scatter(x=Y_tr[:, 0], y=Y_tr[:, 1], mode="markers", name="training",
                     marker=dict(color=TRAIN, size=6, opacity=0.5))
     fig.add_scatter(x=Y_te[:, 0], y=Y_te[:, 1], mode="markers", name="test truth",
@@ -194,7 +194,7 @@ def output_plane(Y_tr, Y_te, predictions=None, title="Outputs: y1 against y0"):
     return _finish(fig, legend_rows=1 + len(predictions or {}) // 4)
 
 
-def shift_overview(X_tr, Y_tr, X_te, Y_te, grid, fits, title="Covariate shift: same p(y|x), different p(x)"):
+def shift_overview(X_tr, Y_tr, X_te, Y_te, grid, fits, heading="Covariate shift: same p(y|x), different p(x)"):
     """Home picture: densities of x (top) and fits learned on the training data (bottom).
 
     ``fits`` maps a label ("no weights", "true weights", ...) to predictions on ``grid``.
@@ -210,7 +210,7 @@ def shift_overview(X_tr, Y_tr, X_te, Y_te, grid, fits, title="Covariate shift: s
                     marker=dict(color=TEST, size=7, symbol="triangle-up", opacity=0.7), row=2, col=1)
     for label, values in fits.items():
         fig.add_scatter(x=g, y=np.ravel(values), name=f"fit: {label}", line=_line(label, 4), row=2, col=1)
-    fig.update_layout(title_text=title)
+    fig.update_layout(title_text=heading)
     fig.update_yaxes(title_text="density", row=1, col=1)
     fig.update_yaxes(title_text="y", row=2, col=1)
     fig.update_xaxes(title_text="x", row=2, col=1)
@@ -235,9 +235,9 @@ def error_by_width(table, chosen=None):
     return fig
 
 
-def weights_vs_truth(grid, curves, truth=None, title="Learned importance w(x)"):
+def weights_vs_truth(grid, curves, truth=None, heading="Learned importance w(x)"):
     """1-D inputs: each estimator's w(x) on a grid, against the true ratio where known."""
-    fig = _figure(title, "x", "w(x) = p_te(x) / p_tr(x)")
+    fig = _figure(heading, "x", "w(x) = p_te(x) / p_tr(x)")
     if truth is not None:
         fig.add_scatter(x=grid, y=truth, name="true ratio", line=dict(color=TRUTH, width=4, dash="dot"))
     for name, w in curves.items():
@@ -360,12 +360,12 @@ def cv_curve(cv_results):
     return _finish(fig)
 
 
-def regression_fits(x, y_true, fits, output=0, labelled=None, title="Predictions on the test inputs"):
+def regression_fits(x, y_true, fits, output=0, labelled=None, heading="Predictions on the test inputs"):
     """Predictions on the test inputs: GPR with a 2-std band, TGPs coloured by certainty phi
     (colour scale stretched over the observed range of phi). ``labelled`` = (x, y) of the
     revealed target labels, drawn as large black rings."""
     order = np.argsort(x)
-    fig = _figure(title, "x", f"y{output}")
+    fig = _figure(heading, "x", f"y{output}")
     fig.add_scatter(x=x, y=y_true[:, output], mode="markers", name="test truth",
                     marker=dict(color="#BBBBBB", size=6))
     phis = [f["certainty"] for f in fits.values() if f.get("certainty") is not None]

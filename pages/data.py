@@ -28,10 +28,9 @@ if ui.get("source") == "built-in":
     label, params = catalog.DATASETS[name]
     st.subheader(label)
     cols = st.columns(4)
-    for i, (param, (default, lo, hi, step)) in enumerate(params.items()):
+    for i, param in enumerate(params):
         with cols[i % 4]:
-            kind = int if isinstance(default, int) else float
-            ui.widget(st.slider, param, f"{name}.{param}", kind(lo), kind(hi), step=kind(step),
+            ui.widget(st.slider, param, f"{name}.{param}",  # range and step from covshift.settings
                       help=HELP.get(param, "Training images are chosen by the selection-bias sampler."))
 else:
     upload = st.file_uploader("Upload a CSV (header row, numeric columns)", type=["csv"], key="csv_upload")
@@ -71,22 +70,22 @@ c2.metric("test points", len(data.X_te))
 c3.metric("inputs / outputs", f"{data.X_tr.shape[1]} / {data.Y_tr.shape[1]}")
 
 left, right = st.columns(2)
-ui.chart(plots.input_densities(data.X_tr, data.X_te, data.true_weights), left)
+ui.chart("input densities", plots.input_densities, data.X_tr, data.X_te, data.true_weights, key="data.input_densities", where=left)
 left.caption("Kernel density estimates of the training (blue) and test (orange, dashed) inputs"
              + ("; dotted: the training density re-weighted by the true ratio, which should lie on the test one."
                 if data.true_weights is not None else ".") + (" With several inputs, x is their first principal "
                                                              "component." if data.X_tr.shape[1] > 1 else ""))
-ui.chart(plots.data_scatter(data.X_tr, data.Y_tr, data.X_te, data.Y_te), right)
+ui.chart("data scatter", plots.data_scatter, data.X_tr, data.Y_tr, data.X_te, data.Y_te, key="data.data_scatter", where=right)
 right.caption("Training and test points: the output y0 against the input. Where there are test points but few "
               "training points, a model has to extrapolate.")
 if data.Y_tr.shape[1] == 2:
-    ui.chart(plots.output_plane(data.Y_tr, data.Y_te))
+    ui.chart("output plane", plots.output_plane, data.Y_tr, data.Y_te, key="data.output_plane")
     st.caption("The two outputs of every point drawn as y1 against y0: the Circle data lie on the unit circle, "
                "a structure a model that predicts the outputs separately does not know.")
 if data.density_ratio is not None and data.X_tr.shape[1] == 1:
     x = data.X_tr[:, 0]
     grid = np.linspace(x.min(), x.max(), 300)
-    ui.chart(plots.weights_vs_truth(grid, {}, data.density_ratio(grid[:, None]), title="True importance w(x)"))
+    ui.chart("weights vs truth", plots.weights_vs_truth, grid, {}, data.density_ratio(grid[:, None]), heading="True importance w(x)", key="data.weights_vs_truth")
     st.caption("The true ratio w(x) = p_te(x) / p_tr(x): training points where it is large stand for many test "
                "points, those where it is near 0 for none.")
 elif data.density_ratio is None:

@@ -28,9 +28,8 @@ effect = ui.guard("Fits", ui.weighting_effect, spec, weight_name, sigma, float(w
 if effect is None:
     st.stop()
 grid = np.linspace(lo, hi, 300)[:, None]
-ui.chart(plots.shift_overview(
-    data.X_tr, data.Y_tr, data.X_te, data.Y_te, grid, {label: pred for label, (_, pred) in effect.items()},
-    title=f"A GP of width rho_x = {width:g} fitted to the training points, with and without weights"))
+ui.chart("shift overview", plots.shift_overview, data.X_tr, data.Y_tr, data.X_te, data.Y_te, grid, {label: pred for label, (_, pred) in effect.items()},
+    heading=f"A GP of width rho_x = {width:g} fitted to the training points, with and without weights", key="home.shift_overview")
 maes = {label: value for label, (value, _) in effect.items()}
 st.caption(
     "Top: the training density (blue) and the test density (orange, dashed). Bottom: the data and three fits of "
@@ -42,7 +41,7 @@ ui.claims("home.fit")
 st.subheader("When do weights matter?")
 table = ui.guard("Widths", ui.weighting_by_width, spec, weight_name, sigma, WIDTHS, float(ui.get("lambda_x")))
 if table is not None:
-    ui.chart(plots.error_by_width(table, chosen=float(width)))
+    ui.chart("error by width", plots.error_by_width, table, chosen=float(width), key="home.error_by_width")
     st.caption(
         "Test error of the same model for every width, without and with weights (dotted line: the slider). "
         "A flexible model (small width) fits the curve everywhere, so the weights change little; a smooth "

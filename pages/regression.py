@@ -32,19 +32,19 @@ with st.expander("Hyper-parameters (kernels exp(-||a-b||^2 / (2 rho^2)) with lam
                   args=(paper,))
     h1, h2, h3 = st.columns(3)
     with h1:
-        ui.widget(st.slider, "theta (Sharma-Mittal order)", "theta", 0.05, 0.99, step=0.01,
+        ui.widget(st.slider, "theta (Sharma-Mittal order)", "theta",
                   help="SMTGP only: theta -> 1 approaches the KL divergence (KLTGP).")
-        ui.widget(st.slider, "gamma (Sharma-Mittal degree)", "gamma", 0.1, 3.0, step=0.01,
+        ui.widget(st.slider, "gamma (Sharma-Mittal degree)", "gamma",
                   help="SMTGP only: gamma -> theta gives the Renyi divergence, gamma -> 1 the Tsallis one.")
     with h2:
-        ui.widget(st.number_input, "rho_x (input width)", "rho_x", min_value=1e-3, max_value=100.0,
+        ui.widget(st.number_input, "rho_x (input width)", "rho_x",
                   format="%.4f", help="Input kernel width: small = flexible, large = smooth.")
-        ui.widget(st.number_input, "rho_y (output width)", "rho_y", min_value=1e-3, max_value=100.0,
+        ui.widget(st.number_input, "rho_y (output width)", "rho_y",
                   format="%.4f", help="Output kernel width of the Twin GPs.")
     with h3:
-        ui.widget(st.number_input, "lambda_x (input regulariser)", "lambda_x", min_value=1e-8, max_value=10.0,
+        ui.widget(st.number_input, "lambda_x (input regulariser)", "lambda_x",
                   format="%.2e", help="Noise variance added to the input kernel (GPR and Twin GPs).")
-        ui.widget(st.number_input, "lambda_y (output regulariser)", "lambda_y", min_value=1e-8, max_value=10.0,
+        ui.widget(st.number_input, "lambda_y (output regulariser)", "lambda_y",
                   format="%.2e", help="Regulariser of the Twin GPs' output kernel.")
 if not models:
     st.info("Choose at least one model.")
@@ -64,8 +64,8 @@ for name, outcome in results.items():
                  "seconds": outcome.seconds})
 best = min(errors, key=lambda n: errors[n].mean())
 for row in rows:
-    row["p-value vs best"] = (plots.format_p(metrics.paired_ttest(errors[row["model"]], errors[best])[1])
-                              if row["model"] != best else "")
+    test = ui.quiet(metrics.paired_ttest, errors[row["model"]], errors[best]) if row["model"] != best else None
+    row["p-value vs best"] = plots.format_p(test[1]) if test else ""
 ui.show_table(rows, "model", formats={"MAE": ".4f", "RMSE": ".4f", "R^2": ".3f", "mean Euclidean error": ".4f",
                                       "seconds": ".2f"},
               help={"MAE": "Mean absolute error over all test points and outputs.",
@@ -82,9 +82,9 @@ fits = {n: o.model for n, o in results.items()}
 if data.X_te.shape[1] == 1:
     output = 0
     if Y.shape[1] > 1:
-        output = st.selectbox("Output to plot", list(range(Y.shape[1])), key="plot_output",
-                              format_func=lambda k: f"y{k}")
-    ui.chart(plots.regression_fits(data.X_te[:, 0], Y, fits, output))
+        output = ui.widget(st.selectbox, "Output to plot", "plot_output", list(range(Y.shape[1])),
+                           format_func=lambda k: f"y{k}")
+    ui.chart("regression fits", plots.regression_fits, data.X_te[:, 0], Y, fits, output, key="regression.regression_fits")
     same = plots.coinciding({n: f["mean"][:, output] for n, f in fits.items()})
     st.caption("Grey dots: the true test outputs. Lines: GPR-type predictions (grey band: 2 standard deviations); "
                "markers: Twin GP predictions, coloured by their certainty phi (colour scale spans the observed "
@@ -92,15 +92,15 @@ if data.X_te.shape[1] == 1:
                + "".join(f" The predictions of {' and '.join(g)} coincide." for g in same))
     ui.claims("regression.fits")
 if Y.shape[1] == 2:
-    ui.chart(plots.output_plane(data.Y_tr, Y, {n: f["mean"] for n, f in fits.items()},
-                                title="Outputs drawn as y1 against y0"))
+    ui.chart("output plane", plots.output_plane, data.Y_tr, Y, {n: f["mean"] for n, f in fits.items()},
+                                heading="Outputs drawn as y1 against y0", key="regression.output_plane")
     st.caption("The two outputs of each point drawn as one point of the plane (the Circle data lie on the unit "
                "circle). A structured model keeps its predictions on the circle; averaging pulls them inside.")
 elif Y.shape[1] > 2 and Y.shape[1] != 16:
-    ui.chart(plots.predicted_vs_true(Y, {n: f["mean"] for n, f in fits.items()}))
+    ui.chart("predicted vs true", plots.predicted_vs_true, Y, {n: f["mean"] for n, f in fits.items()}, key="regression.predicted_vs_true")
     st.caption("Predicted against true value per output: perfect predictions lie on the dotted diagonal.")
 if Y.shape[1] == 16 and data.X_te.shape[1] == 48:
-    ui.chart(plots.digits_grid(data.X_te, Y, {n: f["mean"] for n, f in fits.items()}))
+    ui.chart("digits grid", plots.digits_grid, data.X_te, Y, {n: f["mean"] for n, f in fits.items()}, key="regression.digits_grid")
     st.caption("Top row: true digits. Below: the same digits with the 4x4 centre predicted by each model from the "
                "48 outer pixels.")
 
@@ -109,8 +109,12 @@ if with_certainty:
     st.subheader("Certainty and error")
     cols = st.columns(min(len(with_certainty), 3))
     for i, (name, fit) in enumerate(with_certainty.items()):
-        r, p = metrics.certainty_error_correlation(fit["certainty"], errors[name])
-        ui.chart(plots.error_vs_certainty(errors[name], fit["certainty"], name), cols[i % len(cols)])
+        r_p = ui.quiet(metrics.certainty_error_correlation, fit["certainty"], errors[name])
+        ui.chart("error vs certainty", plots.error_vs_certainty, errors[name], fit["certainty"], name, key=f"regression.certainty.{name}", where=cols[i % len(cols)])
+        if r_p is None:
+            cols[i % len(cols)].caption("Pearson r needs at least 3 test points with finite values.")
+            continue
+        r, p = r_p
         cols[i % len(cols)].caption(f"Pearson r = {r:.2f} (p {'= ' if p >= 1e-4 else ''}{plots.format_p(p)}). "
                                     + ("Negative: lower certainty goes with larger errors here." if r < 0 and p < 0.01
                                        else "No clear negative relation here."))
@@ -146,7 +150,7 @@ with st.expander("The maths"):
 
 st.subheader("A few target labels")
 if ui.widget(st.toggle, "Compare no adaptation, importance weighting and delta adaptation", "few_labels"):
-    n_labels = ui.widget(st.slider, "labelled test points", "n_labels", 2, 50,
+    n_labels = ui.widget(st.slider, "labelled test points", "n_labels",
                          help="How many test points reveal their label to the delta adaptation.")
     weights = ui.guard("Weights", ui.weights, ui.get("weights_for_models"))
     if weights is not None:
@@ -160,9 +164,9 @@ if ui.widget(st.toggle, "Compare no adaptation, importance weighting and delta a
                           formats={"MAE on the unlabelled test points": ".4f"})
             if X_eval.shape[1] == 1:
                 labelled = catalog.labelled_test_points(len(data.X_te), n_labels, int(ui.get("seed")))
-                ui.chart(plots.regression_fits(X_eval[:, 0], Y_eval, {n: {"mean": p} for n, p in preds.items()},
+                ui.chart("regression fits", plots.regression_fits, X_eval[:, 0], Y_eval, {n: {"mean": p} for n, p in preds.items()},
                                                labelled=(data.X_te[labelled, 0], data.Y_te[labelled]),
-                                               title="A few target labels: three GPs"))
+                                               heading="A few target labels: three GPs", key="regression.regression_fits.2")
                 st.caption("No adaptation fits the training data as they are; importance weighting re-weights them "
                            "(no target labels needed); delta adaptation adds a correction fitted to the labelled "
                            "test points (black rings). Errors are measured on the other test points.")

@@ -8,10 +8,8 @@ st.markdown("Run time of the weight estimators against the sample size n_tr = n_
             "synthetic data with sigma = 0.3 (paper Fig. 2g). The full table with many more "
             "numbers is produced by `python bench/weights.py`.")
 
-choices = st.multiselect("Estimators", catalog.WEIGHT_ESTIMATORS, default=["KLIEP", "PFWCS", "FCFWCS"],
-                         key="scaling_estimators")
-sizes = st.multiselect("Sample sizes", [100, 200, 500, 1000, 2000], default=[100, 200, 500, 1000],
-                       key="scaling_sizes")
+choices = ui.widget(st.multiselect, "Estimators", "scaling_estimators")  # options from covshift.settings
+sizes = ui.widget(st.multiselect, "Sample sizes", "scaling_sizes")
 
 
 @st.cache_data(show_spinner=False)
@@ -20,7 +18,9 @@ def timing(name, n):
     return catalog.fit_weights(data, name, 0.3).seconds
 
 
-if st.button("Run", key="scaling_run", type="primary") and choices and sizes:
+if st.button("Run", key="scaling_run", type="primary"):
+    ui.put("scaling_run", True)  # in the link: the chart is part of the view
+if ui.get("scaling_run") and choices and sizes:
     progress = st.progress(0.0, text="timing...")
     results, total, done = {}, len(choices) * len(sizes), 0
     for name in choices:
@@ -31,8 +31,7 @@ if st.button("Run", key="scaling_run", type="primary") and choices and sizes:
             done += 1
             progress.progress(done / total, text=f"{name}, n = {n}")
         results[name] = (sorted(sizes), seconds)
-    st.session_state["scaling_results"] = results
-if "scaling_results" in st.session_state:
-    st.plotly_chart(plots.scaling(st.session_state["scaling_results"]), width="stretch")
+    ui.chart("Scaling", plots.scaling, results, key="scaling.chart")
 else:
-    st.info("Press Run: results are cached, so a second run is instant.")
+    st.info("Press Run: results are cached, so a second run is instant; after it the chart "
+            "follows your choices.")

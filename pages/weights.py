@@ -27,7 +27,7 @@ with c2:
                           "their own CV (RuLSIF). manual: one sigma for every estimator (the same problem).")
 with c3:
     if mode == "manual":
-        ui.widget(st.slider, "sigma", "sigma", 0.01, 3.0, step=0.01,
+        ui.widget(st.slider, "sigma", "sigma",
                   help="Width of the Gaussian kernel exp(-||a-b||^2 / (2 sigma^2)) shared by all estimators.")
 if not chosen:
     st.info("Choose at least one estimator.")
@@ -43,26 +43,31 @@ outcomes = ui.run_each(chosen, ui.weights, "Estimating the weights", "Weights re
 if not outcomes:
     st.stop()
 
+shared = ui.shared_sigma() if set(outcomes) & catalog.KLIEP_FAMILY else None
 truth = data.true_weights
 rows = []
 for name, outcome in outcomes.items():
     est, w = outcome.model, outcome.model.weights_
     history = getattr(est, "history_", None) if name in catalog.FRANK_WOLFE else None
-    row = {"estimator": name, "seconds": outcome.seconds, "sigma": getattr(est, "sigma_", None),
+    row = {"estimator": name,
+           "choose sigma (s)": shared.seconds if shared and name in catalog.KLIEP_FAMILY else None,
+           "solve (s)": outcome.seconds, "sigma": getattr(est, "sigma_", None),
            "iterations": getattr(est, "n_iter_", None),
            "converged": getattr(est, "converged_", None) if name in catalog.KLIEP_FAMILY else None,
            "final relative gap": catalog.relative_gaps(history)[-1] if history is not None else None}
     for level in lessons.EQUAL_GAPS:
         row[f"atoms at gap {level:g}"] = catalog.first_at_gap(history, level)[1] if history is not None else None
     row.update({"non-zeros": int(np.count_nonzero(est.alpha_)) if hasattr(est, "alpha_") else None,
-                "objective": getattr(est, "objective_", None), "ESS": metrics.effective_sample_size(w),
-                "max weight": metrics.max_weight(w),
-                "weight error (NMSE)": catalog.weight_error(w, truth) if truth is not None else None})
+                "objective": getattr(est, "objective_", None), "ESS": ui.quiet(metrics.effective_sample_size, w),
+                "max weight": ui.quiet(metrics.max_weight, w),
+                "weight error (NMSE)": ui.quiet(catalog.weight_error, w, truth) if truth is not None else None})
     rows.append(row)
 ui.show_table(rows, "estimator",
-              formats={"seconds": ".2f", "objective": ".6g", "ESS": ".0f", "max weight": ".2f",
+              formats={"choose sigma (s)": ".2f", "solve (s)": ".2f", "objective": ".6g", "ESS": ".0f", "max weight": ".2f",
                        "final relative gap": ".1e", "weight error (NMSE)": ".3f", "sigma": ".3g"},
-              help={"seconds": "Wall time of the fit; with sigma = auto it includes choosing sigma by cross-validation.",
+              help={"choose sigma (s)": "Time to choose the one sigma shared by the KLIEP family (once per view; "
+                                        "0 when sigma is set by hand).",
+                    "solve (s)": "Time of the fit with sigma fixed (other estimators: including their own width rule).",
                     "converged": "Did the solver reach its tolerance (relative duality gap <= 1e-5) within 2000 "
                                  "iterations?",
                     "final relative gap": "Duality gap / objective at the returned solution: an upper bound on how "
@@ -79,7 +84,11 @@ ui.show_table(rows, "estimator",
                                            "scale: mean_i (w_i / mean(w) - t_i / mean(t))^2. 0 is perfect; 1 is an "
                                            "error as large as the weights themselves."})
 st.caption("One row per estimator; hover over a column header for its meaning. Blank cells do not apply "
-           "(e.g. iterations of a closed-form estimator).")
+           "(e.g. iterations of a closed-form estimator)."
+           + (f" sigma = {shared.sigma:.3g} chosen by {shared.rule_label} for all KLIEP-family solvers"
+              + (f" (once, {shared.seconds:.2f} s)." if shared.rule != "manual" else ".") if shared else ""))
+if shared:
+    ui.show_warnings("sigma", shared.warnings)
 ui.claims("weights.table")
 
 if data.X_tr.shape[1] == 1:
@@ -93,23 +102,23 @@ if data.X_tr.shape[1] == 1:
             on_points[name] = outcome.model.weights_
     true_curve = data.density_ratio(grid[:, None]) if data.density_ratio is not None else None
     if curves:
-        ui.chart(plots.weights_vs_truth(grid, curves, true_curve))
+        ui.chart("weights vs truth", plots.weights_vs_truth, grid, curves, true_curve, key="weights.weights_vs_truth")
         same = plots.coinciding(curves)
         st.caption("Each estimator's w(x) on a grid of x" + (", the dotted black line the true ratio" if
                    true_curve is not None else "") + ". Where w(x) > 1 the test density is the larger one."
                    + "".join(f" The curves of {' and '.join(g)} coincide: only the last one drawn is visible."
                              for g in same))
     if on_points:
-        ui.chart(plots.weights_on_points(x, on_points, truth))
+        ui.chart("weights on points", plots.weights_on_points, x, on_points, truth, key="weights.weights_on_points")
         st.caption("Estimators that only weight the training points themselves (KMM and its ensembles): one "
                    "marker per training point.")
     ui.claims("weights.curves")
 else:
     left, right = st.columns(2)
-    ui.chart(plots.weight_histogram({n: o.model.weights_ for n, o in outcomes.items()}), left)
+    ui.chart("weight histogram", plots.weight_histogram, {n: o.model.weights_ for n, o in outcomes.items()}, key="weights.weight_histogram", where=left)
     left.caption("How the weights are spread; a long tail means a few points dominate the weighted fit.")
     first = next(iter(outcomes))
-    ui.chart(plots.input_densities(data.X_tr, data.X_te, outcomes[first].model.weights_), right)
+    ui.chart("input densities", plots.input_densities, data.X_tr, data.X_te, outcomes[first].model.weights_, key="weights.input_densities", where=right)
     right.caption(f"Dotted: the training density re-weighted by {first}; it should move onto the test density.")
     ui.claims("weights.curves")
 
@@ -121,18 +130,16 @@ np.savetxt(buffer, table, delimiter=",", header=",".join(header), comments="", f
 st.download_button("Download the weights (one row per training point) as CSV", buffer.getvalue(),
                    file_name="covshift_weights.csv", mime="text/csv")
 
-for name, outcome in outcomes.items():
-    cv = getattr(outcome.model, "cv_results_", None)
-    if cv is not None and "mean_log_likelihood" in cv:
-        with st.expander(f"{name}: how sigma was chosen"):
-            ui.chart(plots.cv_curve(cv))
-            st.caption("Held-out log-likelihood of the test points for each candidate sigma (mean and spread "
-                       "over folds); the chosen sigma maximises it.")
+if shared and shared.cv_results is not None and "mean_log_likelihood" in shared.cv_results:
+    with st.expander("KLIEP family: how sigma was chosen"):
+        ui.chart("How sigma was chosen", plots.cv_curve, shared.cv_results, key="weights.cv.shared")
+        st.caption("Held-out log-likelihood of the test points for each candidate sigma (mean and spread "
+                   "over folds); the chosen sigma is marked.")
 
 kliep_family = {n: o.model for n, o in outcomes.items() if n in catalog.KLIEP_FAMILY}
 if kliep_family:
     st.subheader("Sparsity of alpha")
-    ui.chart(plots.alpha_stems({n: (m.center_index_, m.alpha_) for n, m in kliep_family.items()}))
+    ui.chart("alpha stems", plots.alpha_stems, {n: (m.center_index_, m.alpha_) for n, m in kliep_family.items()}, key="weights.alpha_stems")
     st.caption("One stem per Gaussian atom kept: its height is the mixing coefficient alpha, its position the "
                "test point it is centred on. Fewer stems = a sparser, cheaper w(x).")
 
@@ -142,8 +149,8 @@ if histories:
     st.subheader("Frank-Wolfe: duality gap, active set, steps")
     axis = ui.widget(st.radio, "x axis", "gap_axis", ["iteration", "seconds"], horizontal=True)
     left, right = st.columns(2)
-    ui.chart(plots.duality_gaps(histories, axis), left)
-    ui.chart(plots.active_set_sizes(histories), right)
+    ui.chart("duality gaps", plots.duality_gaps, histories, axis, key="weights.duality_gaps", where=left)
+    ui.chart("active set sizes", plots.active_set_sizes, histories, key="weights.active_set_sizes", where=right)
     same = plots.coinciding({n: catalog.relative_gaps(h) for n, h in histories.items()}, log=True)
     st.caption("Left: the relative duality gap of every iterate (both axes logarithmic, so a 12-step run is as "
                "visible as a 2000-step one); open crosses mark drop steps (an atom leaves), open diamonds swap "
@@ -151,7 +158,7 @@ if histories:
                + "".join(f" The gap curves of {' and '.join(g)} coincide." for g in same))
     ui.claims("weights.gap")
     if "FCFWCS" in histories:
-        ui.chart(plots.inner_iterations({"FCFWCS": histories["FCFWCS"]}))
+        ui.chart("inner iterations", plots.inner_iterations, {"FCFWCS": histories["FCFWCS"]}, key="weights.inner_iterations")
         st.caption("FCFWCS re-optimises all active atoms after each new one (corrective Newton steps): "
                    "more work per step, far fewer steps.")
     with st.expander("The maths"):

@@ -24,7 +24,9 @@ class KliepFamily(WeightEstimator):
     Fitted attributes common to the family
     --------------------------------------
     sigma_ : float            kernel width used
-    cv_results_ : dict        likelihood cross-validation curve (sigma="auto" only)
+    cv_results_ : dict        how sigma="auto" was chosen: the likelihood cross-validation
+                              curve of :func:`covshift.model_selection.kliep_sigma`, the same
+                              for every solver of the family given the same data
     center_index_ : ndarray   index of each centre in X_te
     centers_ : ndarray        the centres (n_centers, d)
     alpha_ : ndarray          mixing coefficients on ``centers_``
@@ -76,12 +78,10 @@ class KliepFamily(WeightEstimator):
             if sigma == "median":
                 return median_heuristic(np.vstack([X_tr, X_te]), random_state=self.random_state)
             if sigma == "auto":
-                from ..model_selection import kliep_likelihood_cv
+                from ..model_selection import kliep_sigma
 
-                self.cv_results_ = kliep_likelihood_cv(
-                    self, X_tr, X_te, sigma_grid=self.sigma_grid, n_folds=self.cv,
-                    random_state=self.random_state,
-                )
+                self.cv_results_ = kliep_sigma(X_tr, X_te, sigma_grid=self.sigma_grid,
+                                               n_folds=self.cv, random_state=self.random_state)
                 return self.cv_results_["best_sigma"]
             raise ValueError(f"sigma must be a positive number, 'median' or 'auto'; got {sigma!r}.")
         if not isinstance(sigma, Real):

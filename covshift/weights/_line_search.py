@@ -7,6 +7,8 @@ hold, so every trial step costs O(n_te).
 import numpy as np
 
 _MAX_NEWTON = 200
+#: An Armijo step below this fraction of rho_max counts as no progress (see armijo_line_search).
+MIN_PROGRESS = 1e-10
 
 
 def log_objective(v):
@@ -81,15 +83,30 @@ def _slope(v, d, rho):
 def armijo_line_search(v, d, rho_max, slope0, objective, c=0.5, shrink=0.5, max_backtracks=60):
     """Backtracking (Armijo) line search, Algorithm 3 of fw-covariate-shift-iw-smtgp.
 
-    Starts at rho_max and shrinks rho by ``shrink`` (xi) until
-    phi(rho) >= phi(0) + c * rho * phi'(0) (``c`` is the paper's tau).
-    Returns 0 when no step passes (no ascent possible at machine precision).
+    Shrinks rho by ``shrink`` (xi) until phi(rho) >= phi(0) + c * rho * phi'(0)
+    (``c`` is the paper's tau). Two changes keep it working at small sigma:
+
+    - Algorithm 3 starts at rho_max; here the first trial is min(rho_max, rho_newton),
+      with rho_newton = phi'(0) / -phi''(0) the Newton step of phi at 0, a start that
+      follows the scale of the problem.
+    - When some density v_j is tiny (small sigma, a start that barely covers a test
+      point), phi'(0) is huge and the sufficient-increase test only passes for steps
+      that change nothing (below MIN_PROGRESS * rho_max, or none within
+      ``max_backtracks`` halvings). Backtracking then cannot make progress, and the
+      exact search (:func:`exact_line_search`) decides the step.
+
+    Returns rho in [0, rho_max] (0 only when no ascent is possible).
     """
-    rho = rho_max
-    if not np.isfinite(rho):
+    if not np.isfinite(rho_max):
         raise ValueError("Armijo line search needs a finite maximum step.")
+    if slope0 <= 0:
+        return 0.0
+    ratio = d / v
+    rho = min(rho_max, slope0 / float(np.dot(ratio, ratio)))
     for _ in range(max_backtracks):
+        if rho < MIN_PROGRESS * rho_max:
+            break
         if log_objective(v + rho * d) >= objective + c * rho * slope0:
             return rho
         rho *= shrink
-    return 0.0
+    return exact_line_search(v, d, rho_max, slope0)

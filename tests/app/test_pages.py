@@ -78,8 +78,7 @@ def test_link_reproduces_the_view():
 
 def test_csv_upload_flow():
     rows = "\n".join(f"{i / 10},{(i / 10) ** 2},{int(i % 3 == 0)}" for i in range(60))
-    at = _app()
-    at.session_state["settings"]["source"] = "csv"
+    at = _app(source="csv")
     at.session_state["csv_bytes"] = ("x,y,train\n" + rows).encode()
     _ok(at.switch_page("pages/data.py").run())
     at.multiselect(key="w.csv_inputs").set_value(["x"]).run()
@@ -98,8 +97,7 @@ def test_csv_upload_flow():
     (b"a,b,c\n" + b"1,,3\n" * 8 + b"1,2,3\n" * 30, "Dropped 8 row"),
 ])
 def test_bad_csv_gives_a_message_not_a_traceback(content, message):
-    at = _app()
-    at.session_state["settings"]["source"] = "csv"
+    at = _app(source="csv")
     at.session_state["csv_bytes"] = content
     _ok(at.switch_page("pages/data.py").run())
     shown = [e.value for e in at.error] + [w.value for w in at.warning]
@@ -119,3 +117,13 @@ def test_reset_restores_defaults():
     _ok(_press(at, "Reset to defaults"))
     assert at.session_state["settings"]["dataset"] == "sinc"
     assert "dataset" not in at.query_params
+
+
+def test_kliep_family_shares_one_sigma_chosen_once():
+    at = _ok(_app(estimators="FCFWCS,PFWCS,KLIEP"))
+    _ok(at.switch_page("pages/weights.py").run())
+    table = _metric_table(at)
+    assert table.loc[["FCFWCS", "PFWCS", "KLIEP"], "sigma"].nunique() == 1
+    assert table.loc[["FCFWCS", "PFWCS", "KLIEP"], "choose sigma (s)"].nunique() == 1
+    assert any("chosen by likelihood cross-validation for all KLIEP-family solvers" in c.value
+               for c in at.caption)

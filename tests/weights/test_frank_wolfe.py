@@ -1,8 +1,11 @@
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.base import clone
 
-from covshift.exceptions import ConvergenceWarning
+from covshift.data import sinc_shift
+from covshift.exceptions import ConvergenceWarning, NumericalWarning
 from covshift.kernels import gaussian_kernel
 from covshift.weights import AFWCS, FCFWCS, FWCS, KLIEP, PFWCS
 from covshift.weights._kliep_problem import build_kliep_problem, choose_centers
@@ -56,7 +59,8 @@ def test_all_solvers_and_kliep_agree_with_independent_cvxopt_solve(small_2d):
         assert est.converged_
         assert F_ref - est.duality_gap_ - 1e-9 <= est.objective_ <= F_ref + 1e-9
         assert est.objective_ == pytest.approx(F_ref, rel=tol)
-    kliep = KLIEP(sigma=1.0, n_centers=None, max_iter=5000).fit(X_tr, X_te)
+    kliep = KLIEP(sigma=1.0, n_centers=None, tol=1e-8).fit(X_tr, X_te)
+    assert kliep.converged_
     assert kliep.objective_ == pytest.approx(F_ref, rel=1e-6)
 
 
@@ -123,12 +127,15 @@ def test_incremental_density_matches_recomputation():
 
 def test_away_and_pairwise_steps_give_sparser_alpha(paper_data):
     # FWCS cannot drop atoms, so it is the least sparse FW variant (section III-D, Fig. 2e);
-    # the fully-corrective solver keeps only the optimum's support.
+    # the fully-corrective solver keeps only the optimum's support. A converged KLIEP is
+    # sparse too: the Euclidean projection onto the simplex sets coordinates exactly to zero
+    # (Fig. 2e's dense KLIEP was a projected gradient stopped early).
     nnz = {cls: np.count_nonzero(_fit(cls, paper_data, tol=3e-5, max_iter=50000).alpha_)
            for cls in FW_SOLVERS}
     kliep = np.count_nonzero(KLIEP(sigma=SIGMA).fit(paper_data.X_tr, paper_data.X_te).alpha_)
     assert nnz[FCFWCS] <= min(nnz[AFWCS], nnz[PFWCS])
-    assert max(nnz[AFWCS], nnz[PFWCS]) < nnz[FWCS] < kliep
+    assert max(nnz[AFWCS], nnz[PFWCS]) < nnz[FWCS]
+    assert kliep < nnz[FWCS]
 
 
 def test_max_iter_gives_convergence_warning_and_valid_certificate(paper_data):
@@ -155,3 +162,24 @@ def test_sklearn_contract(cls, paper_data):
     assert est.get_params() == params  # fit never overwrites a constructor parameter
     assert clone(est).get_params() == params
     assert not hasattr(clone(est), "weights_")
+
+
+@pytest.fixture(scope="module")
+def small_sigma_problem():
+    """sigma = 0.1 on the paper's data (seed 777): the starting vertex leaves test points at v ~ 1e-31."""
+    data = sinc_shift(random_state=777)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NumericalWarning)
+        problem = build_kliep_problem(data.X_tr, data.X_te, np.arange(len(data.X_te)), 0.1)
+    return data, kliep_reference_optimum(problem.atoms)[1]
+
+
+@pytest.mark.parametrize("cls", FW_SOLVERS)
+def test_armijo_line_search_survives_small_sigma(cls, small_sigma_problem):
+    data, F_ref = small_sigma_problem
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", (NumericalWarning, ConvergenceWarning))
+        est = cls(sigma=0.1, line_search="armijo", max_iter=1500).fit(data.X_tr, data.X_te)
+    assert est.n_iter_ > 0 and np.count_nonzero(est.mu_) > 1
+    assert est.objective_ <= F_ref + 1e-8
+    assert F_ref - est.objective_ <= 0.01 * abs(F_ref)

@@ -49,9 +49,39 @@ def test_armijo_satisfies_sufficient_increase():
     rho = armijo_line_search(v, d, 1.0, slope, F0, c=0.5, shrink=0.5)
     assert rho > 0
     assert log_objective(v + rho * d) >= F0 + 0.5 * rho * slope
-    # the previous (larger) trial failed the test, unless rho is the first one
-    if rho < 1.0:
+    # the first trial is the Newton step (capped at rho_max); a later trial means the
+    # previous (larger) one failed the test
+    first = min(1.0, slope / np.sum((d / v) ** 2))
+    assert rho <= first
+    if rho < first:
         assert not log_objective(v + 2 * rho * d) >= F0 + 0.5 * 2 * rho * slope
+
+
+def test_armijo_falls_back_to_exact_search_when_backtracking_cannot_progress():
+    # one test point with a density of 1e-30 (small sigma): phi'(0) ~ 1e30, and the
+    # sufficient-increase test only passes for steps of order 1e-30 that change nothing
+    v = np.array([1e-30, 1.0, 1.0, 1.0])
+    d = np.array([0.5, -0.2, 0.1, -0.1])
+    slope = float(np.sum(d / v))
+    rho = armijo_line_search(v, d, 1.0, slope, log_objective(v))
+    assert rho == exact_line_search(v, d, 1.0, slope)
+    assert rho > 0.1
+    assert log_objective(v + rho * d) > log_objective(v) + 60  # the tiny density recovers
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.floats(1e-3, 3.0))
+def test_armijo_step_is_feasible_and_ascends(seed, rho_max):
+    rng = np.random.default_rng(seed)
+    v = rng.uniform(0.1, 2.0, 30) * 10.0 ** rng.integers(-40, 1, 30)
+    d = rng.normal(size=30) * v.max()
+    slope = float(np.sum(d / v))
+    if slope <= 0:
+        d, slope = -d, -slope
+    F0 = log_objective(v)
+    rho = armijo_line_search(v, d, rho_max, slope, F0)
+    assert 0 < rho <= rho_max
+    assert log_objective(v + rho * d) > F0
 
 
 def test_log_objective_is_minus_inf_outside_domain():

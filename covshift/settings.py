@@ -1,0 +1,264 @@
+"""Every setting of the teaching app, in one registry, and the reading of a shared link.
+
+A setting is a name with a default and a domain: the range of a number, the options of a
+choice. The app draws each widget from this domain and writes every non-default setting into
+the page address, so a link carries the whole view; :func:`parse_query` reads a link back and
+keeps every value inside the domain of the widget that shows it (numbers clamped and finite,
+unknown options ignored), naming what it had to ignore or change.
+
+To add a setting, add one entry to :data:`SETTINGS` (pure data: this module never imports
+streamlit), then draw it in a page with ``ui.widget(st.slider, "label", "name")``.
+"""
+
+import math
+from dataclasses import dataclass
+
+from . import catalog
+
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+#: Longest text a link may put into a free-text setting (CSV column names).
+MAX_TEXT = 200
+#: Most items a link may put into a list of free-text names.
+MAX_ITEMS = 100
+
+
+def _number_text(value):
+    return repr(float(value)) if isinstance(value, float) else str(value)
+
+
+@dataclass(frozen=True)
+class Float:
+    """A finite real number in [min, max] (a slider or number input)."""
+
+    default: float
+    min: float
+    max: float
+    step: float = None
+
+    def parse(self, text):
+        value = float(text)
+        if not math.isfinite(value):
+            raise ValueError("not a finite number")
+        return min(max(value, float(self.min)), float(self.max))
+
+    def domain(self):
+        return f"a number from {_number_text(self.min)} to {_number_text(self.max)}"
+
+    def encode(self, value):
+        return _number_text(float(value))
+
+
+@dataclass(frozen=True)
+class Int:
+    """A whole number in [min, max]; text like "3.0" or "1e2" is read as the nearest integer."""
+
+    default: int
+    min: int
+    max: int
+    step: int = None
+
+    def parse(self, text):
+        text = text.strip()
+        try:
+            value = int(text)
+        except ValueError:
+            number = float(text)
+            if not math.isfinite(number):
+                raise ValueError("not a finite number") from None
+            value = int(round(min(max(number, self.min - 1.0), self.max + 1.0)))
+        return min(max(value, int(self.min)), int(self.max))
+
+    def domain(self):
+        return f"a whole number from {self.min} to {self.max}"
+
+    def encode(self, value):
+        return str(int(value))
+
+
+@dataclass(frozen=True)
+class Bool:
+    """On or off (a toggle or checkbox)."""
+
+    default: bool
+
+    def parse(self, text):
+        word = text.strip().lower()
+        if word in _TRUE or word in _FALSE:
+            return word in _TRUE
+        raise ValueError("not true or false")
+
+    def domain(self):
+        return "true or false"
+
+    def encode(self, value):
+        return "true" if value else "false"
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One of a fixed list of options (a select box or radio)."""
+
+    default: object
+    options: tuple
+
+    def parse(self, text):
+        for option in self.options:
+            if str(option) == text.strip():
+                return option
+        raise ValueError("not one of the options")
+
+    def domain(self):
+        return "one of " + ", ".join(map(str, self.options))
+
+    def encode(self, value):
+        return str(value)
+
+
+@dataclass(frozen=True)
+class Multi:
+    """Several of a fixed list of options (a multiselect), comma-separated in the link."""
+
+    default: tuple
+    options: tuple
+
+    def parse(self, text):
+        by_text = {str(option): option for option in self.options}
+        items = [item.strip() for item in text.split(",") if item.strip()]
+        chosen = list(dict.fromkeys(by_text[item] for item in items if item in by_text))
+        if items and not chosen:
+            raise ValueError("none of the options")
+        return chosen
+
+    def domain(self):
+        return "some of " + ", ".join(map(str, self.options))
+
+    def encode(self, value):
+        return ",".join(map(str, value))
+
+
+@dataclass(frozen=True)
+class Names:
+    """Names only known at run time (columns of an uploaded CSV); the widget checks them."""
+
+    default: tuple = ()
+    single: bool = False
+
+    def parse(self, text):
+        if self.single:
+            return text.strip()[:MAX_TEXT]
+        items = [item.strip()[:MAX_TEXT] for item in text.split(",") if item.strip()]
+        return list(dict.fromkeys(items))[:MAX_ITEMS]
+
+    def domain(self):
+        return "a column name" if self.single else "column names"
+
+    def encode(self, value):
+        return value if self.single else ",".join(value)
+
+
+def _dataset_settings():
+    """One setting per parameter of every built-in data set, with the catalog's ranges."""
+    entries = {}
+    for name, (_, params) in catalog.DATASETS.items():
+        for param, (default, lo, hi, step) in params.items():
+            kind = Int if isinstance(default, int) else Float
+            number = int if kind is Int else float
+            entries[f"{name}.{param}"] = kind(number(default), number(lo), number(hi), number(step))
+    return entries
+
+
+#: name -> setting. One entry per setting; widgets take their range and options from here.
+SETTINGS = {
+    # data (sidebar and Data & shift page)
+    "source": Choice("built-in", ("built-in", "csv")),
+    "dataset": Choice("sinc", tuple(catalog.DATASETS)),
+    "seed": Int(0, 0, 10_000, 1),
+    **_dataset_settings(),
+    "csv_inputs": Names(()),
+    "csv_outputs": Names(()),
+    "csv_split": Names("selection bias", single=True),
+    # Importance weights page
+    "estimators": Multi(("FCFWCS", "PFWCS"), tuple(catalog.WEIGHT_ESTIMATORS)),
+    "sigma_mode": Choice("auto", ("auto", "manual")),
+    "sigma": Float(0.3, 0.01, 3.0, 0.01),
+    "gap_axis": Choice("iteration", ("iteration", "seconds")),
+    "replay": Choice("PFWCS", tuple(sorted(catalog.FRANK_WOLFE))),
+    "step": Int(0, 0, 2000),
+    # Structured regression page
+    "models": Multi(("GPR", "SMTGP", "IW-SMTGP"), tuple(catalog.REGRESSORS)),
+    "weights_for_models": Choice("FCFWCS", tuple(catalog.WEIGHT_ESTIMATORS)),
+    "theta": Float(0.9, 0.05, 0.99, 0.01),
+    "gamma": Float(1.5, 0.1, 3.0, 0.01),
+    "rho_x": Float(0.3, 1e-3, 100.0),
+    "rho_y": Float(0.5, 1e-3, 100.0),
+    "lambda_x": Float(1e-3, 1e-8, 10.0),
+    "lambda_y": Float(1e-3, 1e-8, 10.0),
+    "plot_output": Int(0, 0, 63),
+    "few_labels": Bool(False),
+    "n_labels": Int(10, 2, 50),
+    # Home (the Why-weights lesson) and the sidebar
+    "home_width": Float(2.0, 0.1, 3.0, 0.05),
+    "presentation": Bool(False),
+    # Scaling page
+    "scaling_estimators": Multi(("KLIEP", "PFWCS", "FCFWCS"), tuple(catalog.WEIGHT_ESTIMATORS)),
+    "scaling_sizes": Multi((100, 200, 500, 1000), (100, 200, 500, 1000, 2000)),
+    "scaling_run": Bool(False),
+}
+
+
+def defaults():
+    """name -> default value (lists for multi-choices, so they compare equal to widget values)."""
+    return {name: list(s.default) if isinstance(s.default, tuple) else s.default
+            for name, s in SETTINGS.items()}
+
+
+def to_query(values):
+    """The query parameters of a view: every setting that differs from its default, as text."""
+    base = defaults()
+    return {name: SETTINGS[name].encode(value) for name, value in values.items()
+            if name in SETTINGS and value != base[name]}
+
+
+def parse_query(params):
+    """Settings of a link, each inside the domain of its widget, and notes on what was not kept.
+
+    Parameters
+    ----------
+    params : mapping of str to str (or to a list of str: the last one counts)
+        The query parameters of the page address.
+
+    Returns
+    -------
+    values : dict
+        Every setting: the link's value where it is usable, else the default.
+    notices : list of str
+        One sentence per value that was ignored (unknown name, unreadable or not an option)
+        or changed (clamped into range, rounded to a whole number).
+    """
+    values, notices = defaults(), []
+    for name, raw in params.items():
+        text = str(raw[-1] if isinstance(raw, (list, tuple)) and raw else raw)
+        shown = text if len(text) <= 40 else text[:37] + "..."
+        setting = SETTINGS.get(str(name))
+        if setting is None:
+            notices.append(f"unknown setting '{str(name)[:40]}' ignored")
+            continue
+        try:
+            value = setting.parse(text)
+        except (ValueError, OverflowError) as exc:
+            notices.append(f"{name}='{shown}' ignored ({exc}; expected {setting.domain()})")
+            continue
+        values[name] = value
+        if setting.encode(value) != text.strip() and not _same_number(setting, value, text):
+            notices.append(f"{name}='{shown}' changed to {setting.encode(value)} ({setting.domain()})")
+    return values, notices
+
+
+def _same_number(setting, value, text):
+    """True when text is another spelling of the same number ("1.0" for 1, "0.30" for 0.3)."""
+    if not isinstance(setting, (Int, Float)):
+        return False
+    try:
+        return float(text) == float(value)
+    except (ValueError, OverflowError):
+        return False

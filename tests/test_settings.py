@@ -1,0 +1,106 @@
+"""covshift.settings: every value a link can carry ends inside its widget's domain, with a note."""
+
+import math
+
+from hypothesis import given, settings as hyp_settings, strategies as st
+
+from covshift import catalog
+from covshift.settings import (SETTINGS, Bool, Choice, Float, Int, Multi, Names, defaults, parse_query,
+                               to_query)
+
+# The fifteen out-of-range values of issue 9 that used to raise on a page, and seed=inf.
+ISSUE_CASES = {"sinc.n_tr": "-5", "sigma": "inf", "theta": "5", "step": "-5", "n_labels": "1000",
+               "seed": "inf", "gamma": "-1e300", "rho_x": "0", "lambda_y": "1e308", "sinc.std_tr": "0",
+               "circle.std_tr": "0", "digits.n_tr": "100000", "sinc.noise": "nan", "few_labels": "-inf",
+               "plot_output": "99", "sinc.n_te": "1e400", "replay": "KMM"}
+
+
+def in_domain(setting, value):
+    if isinstance(setting, (Float, Int)):
+        kind = float if isinstance(setting, Float) else int
+        return type(value) is kind and setting.min <= value <= setting.max and math.isfinite(value)
+    if isinstance(setting, Bool):
+        return type(value) is bool
+    if isinstance(setting, Choice):
+        return value in setting.options
+    if isinstance(setting, Multi):
+        return isinstance(value, list) and all(v in setting.options for v in value)
+    assert isinstance(setting, Names)
+    return isinstance(value, str) if setting.single else all(isinstance(v, str) for v in value)
+
+
+def test_defaults_are_inside_their_domains():
+    for name, value in defaults().items():
+        assert in_domain(SETTINGS[name], value), name
+
+
+def test_dataset_ranges_come_from_the_catalog():
+    for name, (_, params) in catalog.DATASETS.items():
+        for param, (default, lo, hi, _) in params.items():
+            setting = SETTINGS[f"{name}.{param}"]
+            assert (setting.default, setting.min, setting.max) == (default, lo, hi)
+
+
+def test_issue_cases_are_clamped_or_ignored_with_a_notice():
+    values, notices = parse_query(ISSUE_CASES)
+    for name, value in values.items():
+        assert in_domain(SETTINGS[name], value), (name, value)
+    assert values["sinc.n_tr"] == 20 and values["theta"] == 0.99 and values["step"] == 0
+    assert values["seed"] == 0 and values["sigma"] == 0.3  # ignored: the defaults stay
+    assert values["digits.n_tr"] == SETTINGS["digits.n_tr"].max and values["plot_output"] == 63
+    for name in ISSUE_CASES:
+        assert any(note.startswith(f"{name}=") for note in notices), name
+
+
+def test_unknown_keys_and_options_outside_the_list_are_named():
+    values, notices = parse_query({"nonsense": "1", "dataset": "mnist", "estimators": "KMM,nope",
+                                   "few_labels": "perhaps"})
+    assert values["dataset"] == "sinc" and values["estimators"] == ["KMM"] and values["few_labels"] is False
+    assert len(notices) == 4
+    assert "nonsense" in notices[0] and "mnist" in notices[1] and "nope" in notices[2]
+
+
+def test_valid_link_gives_no_notice_and_round_trips():
+    chosen = {"dataset": "circle", "seed": 7, "circle.n_tr": 120, "sigma": 0.47, "estimators": ["KMM", "FWCS"],
+              "few_labels": True, "lambda_x": 1.5e-7, "scaling_sizes": [2000, 100], "csv_inputs": ["a b", "c"],
+              "csv_split": "train"}
+    values = {**defaults(), **chosen}
+    query = to_query(values)
+    assert set(query) == set(chosen)
+    parsed, notices = parse_query(query)
+    assert parsed == values and notices == []
+
+
+def test_other_spellings_of_a_number_need_no_notice():
+    values, notices = parse_query({"seed": "3.0", "sigma": "0.50", "n_labels": "1e1"})
+    assert (values["seed"], values["sigma"], values["n_labels"]) == (3, 0.5, 10) and notices == []
+
+
+def test_fractional_integer_is_rounded_with_a_notice():
+    values, notices = parse_query({"seed": "2.6"})
+    assert values["seed"] == 3 and "changed to 3" in notices[0]
+
+
+def test_a_query_value_given_twice_counts_once():
+    values, _ = parse_query({"seed": ["1", "2"]})
+    assert values["seed"] == 2
+
+
+texts = st.one_of(st.text(max_size=30), st.sampled_from(["nan", "inf", "-inf", "1e400", "-1e400", "", ",",
+                                                         "9" * 5000, "1e-320", "true", "0x1f", "None"]),
+                  st.floats(allow_nan=True, allow_infinity=True).map(repr),
+                  st.integers(-10**30, 10**30).map(str))
+names = st.one_of(st.sampled_from(sorted(SETTINGS)), st.text(max_size=15))
+
+
+@hyp_settings(max_examples=300, deadline=None)
+@given(st.dictionaries(names, texts, max_size=12))
+def test_any_query_gives_values_inside_every_domain(query):
+    values, notices = parse_query(query)
+    assert set(values) == set(SETTINGS)
+    for name, value in values.items():
+        assert in_domain(SETTINGS[name], value), (name, value)
+    assert all(isinstance(n, str) for n in notices)
+    # What the app writes back is a valid link that reads back to the same values.
+    again, second_notes = parse_query(to_query(values))
+    assert again == values and second_notes == []
