@@ -400,16 +400,18 @@ def prediction(name):
 
 
 def open_lesson(title):
-    """Button callback: every setting back to its default, then the lesson's settings.
+    """Every setting back to its default, then the lesson's settings; then its page.
 
     Starting from the defaults makes a lesson self-contained: clicking it after any other
-    lesson gives the same view, URL and numbers as clicking it in a fresh session.
+    lesson gives the same view, URL and numbers as clicking it in a fresh session. Called
+    from the script (not a button callback, where st.switch_page is not allowed) before the
+    setting widgets of this run are drawn.
     """
     lesson = lessons.LESSONS[title]
     presentation = get("presentation")
     reset()
     apply({**lesson.settings, "presentation": presentation})
-    st.session_state["open_page"] = lesson.page
+    st.switch_page(lesson.page, query_params=st.query_params.to_dict())
 
 
 def active_lesson():
@@ -445,11 +447,8 @@ def sidebar():
     with st.sidebar:
         st.header("Lessons")
         for title, lesson in lessons.LESSONS.items():
-            st.button(title, key=f"lesson.{lesson.key}", width="stretch", on_click=open_lesson, args=(title,),
-                      help=lesson.summary)
-        target = st.session_state.pop("open_page", None)
-        if target is not None:
-            st.switch_page(target, query_params=st.query_params.to_dict())
+            if st.button(title, key=f"lesson.{lesson.key}", width="stretch", help=lesson.summary):
+                open_lesson(title)
         st.header("Data")
         widget(st.radio, "Source", "source", horizontal=True,
                help="Upload a CSV on the Data & shift page.")

@@ -65,5 +65,6 @@ st.markdown("Each lesson sets every setting it needs and opens its page; the sen
             "the figures are its claims, each checked on seeds 0-2 by `tests/test_lessons.py`.")
 for title, lesson in lessons.LESSONS.items():
     left, right = st.columns([1, 4])
-    left.button(title, key=f"home.lesson.{lesson.key}", width="stretch", on_click=ui.open_lesson, args=(title,))
+    if left.button(title, key=f"home.lesson.{lesson.key}", width="stretch"):
+        ui.open_lesson(title)
     right.markdown(lesson.summary)
