@@ -39,7 +39,7 @@ _LAYOUT = dict(template="plotly_white", font=dict(size=BASE_FONT),
                margin=dict(l=70, r=30, t=70, b=40),
                title=dict(y=0.97, yanchor="top", x=0.01, font=dict(size=TITLE_FONT)),
                legend=dict(orientation="h", yanchor="top", y=-0.2, x=0, font=dict(size=BASE_FONT)))
-_HEIGHT = 460
+_HEIGHT = 430
 
 
 def color(name):
@@ -194,10 +194,13 @@ def output_plane(Y_tr, Y_te, predictions=None, heading="Outputs: y1 against y0")
     return _finish(fig, legend_rows=1 + len(predictions or {}) // 4)
 
 
-def shift_overview(X_tr, Y_tr, X_te, Y_te, grid, fits, heading="Covariate shift: same p(y|x), different p(x)"):
+def shift_overview(X_tr, Y_tr, X_te, Y_te, grid, fits, heading="Covariate shift: same p(y|x), different p(x)",
+                   focus=None):
     """Home picture: densities of x (top) and fits learned on the training data (bottom).
 
-    ``fits`` maps a label ("no weights", "true weights", ...) to predictions on ``grid``.
+    ``fits`` maps a label ("no weights", "true weights", ...) to predictions on ``grid``;
+    ``focus`` = (lo, hi) zooms both panels on that x range (the test region), with the
+    y-axis fitted to the points and curves inside it, so differences between fits show.
     """
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.3, 0.7], vertical_spacing=0.05)
     g = grid[:, 0]
@@ -214,7 +217,15 @@ def shift_overview(X_tr, Y_tr, X_te, Y_te, grid, fits, heading="Covariate shift:
     fig.update_yaxes(title_text="density", row=1, col=1)
     fig.update_yaxes(title_text="y", row=2, col=1)
     fig.update_xaxes(title_text="x", row=2, col=1)
-    return _finish(fig, height=520, legend_rows=2)
+    if focus is not None:
+        lo, hi = focus
+        inside = [Y_te[(X_te[:, 0] >= lo) & (X_te[:, 0] <= hi), 0], Y_tr[(X_tr[:, 0] >= lo) & (X_tr[:, 0] <= hi), 0]]
+        inside += [np.ravel(v)[(g >= lo) & (g <= hi)] for v in fits.values()]
+        values = np.concatenate([v for v in inside if v.size])
+        pad = 0.08 * (values.max() - values.min() or 1.0)
+        fig.update_xaxes(range=[lo, hi])
+        fig.update_yaxes(range=[values.min() - pad, values.max() + pad], row=2, col=1)
+    return _finish(fig, height=480, legend_rows=2)
 
 
 def error_by_width(table, chosen=None):

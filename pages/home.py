@@ -29,11 +29,13 @@ if effect is None:
     st.stop()
 grid = np.linspace(lo, hi, 300)[:, None]
 ui.chart("shift overview", plots.shift_overview, data.X_tr, data.Y_tr, data.X_te, data.Y_te, grid, {label: pred for label, (_, pred) in effect.items()},
-    heading=f"A GP of width rho_x = {width:g} fitted to the training points, with and without weights", key="home.shift_overview")
+    heading=f"A GP of width {width:g} fitted to the training points, with and without weights",
+    focus=(float(data.X_te.min()) - 0.3, float(data.X_te.max()) + 0.5), key="home.shift_overview")
 maes = {label: value for label, (value, _) in effect.items()}
 st.caption(
-    "Top: the training density (blue) and the test density (orange, dashed). Bottom: the data and three fits of "
-    f"the same model: unweighted, weighted by the true ratio, weighted by {weight_name}'s estimate. "
+    "Top: the training density (blue) and the test density (orange, dashed), zoomed on the test region. Bottom: "
+    f"the data and three fits of the same model: unweighted, weighted by the true ratio, weighted by {weight_name}'s "
+    "estimate. "
     "Look at the test region (orange triangles): "
     + ", ".join(f"{label} MAE {value:.3f}" for label, value in maes.items()) + ".")
 ui.claims("home.fit")

@@ -72,3 +72,10 @@ def test_lesson_run_refuses_settings_the_lesson_does_not_set():
 def test_readme_teach_section_is_generated_from_the_lessons():
     text = (ROOT / "README.md").read_text()
     assert lessons.readme_section() in text
+
+
+def test_readme_shows_a_screenshot_of_every_lesson():
+    text = (ROOT / "README.md").read_text()
+    for lesson in lessons.LESSONS.values():
+        shot = f"assets/lesson-{lesson.key}.png"
+        assert (ROOT / shot).exists() and shot in text, shot

@@ -20,6 +20,9 @@ def test_lesson_main_view_screenshot(server, page, title):
     page.goto(server)
     wait_for_page(page, "Covariate shift")
     page.get_by_role("button", name=title, exact=True).first.click()
+    page.get_by_text(f"Lesson: {title}.").first.wait_for(timeout=180_000)  # the click's run has started
+    wait_for_page(page, HEADINGS[lesson.page])
+    page.wait_for_timeout(1000)
     wait_for_page(page, HEADINGS[lesson.page])
     page.wait_for_selector(".js-plotly-plot", timeout=180_000)
     assert page.locator("[data-testid='stException']").count() == 0
