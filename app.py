@@ -11,6 +11,8 @@ page = st.navigation([
     st.Page("pages/data.py", title="Data & shift", icon=":material/scatter_plot:"),
     st.Page("pages/weights.py", title="Importance weights", icon=":material/balance:"),
     st.Page("pages/regression.py", title="Structured regression", icon=":material/show_chart:"),
+    st.Page("pages/classification.py", title="Classification under shift", icon=":material/call_split:"),
+    st.Page("pages/transfer.py", title="Domain transfer", icon=":material/swap_horiz:"),
     st.Page("pages/scaling.py", title="Scaling", icon=":material/timer:"),
     st.Page("pages/theory.py", title="About & theory", icon=":material/menu_book:"),
 ])

@@ -17,7 +17,7 @@ from covshift import catalog, lessons, plots, settings
 
 DEFAULTS = settings.defaults()
 _NUMERIC_WIDGETS = (st.slider, st.number_input)
-_CHOICE_WIDGETS = (st.selectbox, st.radio)
+_CHOICE_WIDGETS = (st.selectbox, st.radio, st.select_slider)
 
 
 def init():
@@ -52,7 +52,23 @@ def _escape_markdown(text):
 
 
 def get(name):
+    if "settings" not in st.session_state:
+        _run_through_app()
     return st.session_state.settings[name]
+
+
+def _run_through_app():
+    """Recover when a page runs without app.py, then run again through app.py.
+
+    A fresh server whose first request is a page's address (a shared link) runs the file in
+    pages/ alone (Streamlit's multipage v1, chosen because the folder exists) until a run calls
+    st.navigation, which only app.py does. Leave v1 as st.navigation would, read the link, rerun.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    PagesManager.uses_pages_directory = False
+    init()
+    st.rerun()
 
 
 def put(name, value):
@@ -115,6 +131,8 @@ def widget(kind, label, name, *args, **kwargs):
     if kind in _NUMERIC_WIDGETS:
         lo, hi = _bounds(spec, args, kwargs)
         args = ()
+        if kind is st.slider and hi <= lo:  # a one-value range (a slider needs min < max)
+            hi, kwargs["disabled"] = lo + type(lo)(spec.step or 1), True
         kwargs.update(min_value=lo, max_value=hi)
         if spec.step is not None and "step" not in kwargs:
             kwargs["step"] = type(lo)(spec.step)
@@ -369,16 +387,17 @@ def weighting_by_width(spec, weight_name, sigma, widths, lambda_x):
     return catalog.weighting_by_width(load_data(spec), estimated, widths, lambda_x)
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
-def replay_state(spec, name, sigma, step):
-    """mu after ``step`` iterations of a Frank-Wolfe solver (rerun up to that step)."""
-    from covshift.catalog import make_weight_estimator, run_with_warnings
+@st.cache_resource(show_spinner=False, max_entries=16)
+def replay_figure(spec, name, sigma):
+    """The animated replay of a fitted Frank-Wolfe run, built once from its history (no re-solve).
+
+    Returns (figure, number of frames, whether the inputs are 1-D).
+    """
+    from covshift.weights.replay import replay_figure as build
 
     data = load_data(spec)
-    sigma_used = _weights(spec, name, sigma).model.sigma_
-    est = make_weight_estimator(name, sigma_used, max_iter=max(int(step), 0), tol=1e-12)
-    fitted, _, _ = run_with_warnings(lambda: est.fit(data.X_tr, data.X_te))
-    return fitted.center_index_, fitted.alpha_
+    model = _weights(spec, name, _sigma_for(spec, name, sigma)).model
+    return build(model, data.X_tr, data.X_te, data.density_ratio)
 
 
 # ----------------------------------------------------------- regression
@@ -457,6 +476,12 @@ def sidebar():
                help="Draws new random data with the same settings; lesson claims are checked on seeds 0-2.")
         widget(st.toggle, "Presentation (projector)", "presentation",
                help="Larger fonts, thicker lines and bigger markers in every figure.")
+        if catalog.PRESETS:
+            st.header("More presets")
+            for label, preset in catalog.PRESETS.items():
+                changes = {"source": "built-in", **preset,
+                           **(catalog.paper_tgp_defaults(preset.get("dataset")) or {})}
+                st.button(label, key=f"preset.{label}", width="stretch", on_click=apply, args=(changes,))
         st.button("Reset to defaults", key="reset", width="stretch", on_click=reset)
         st.caption("Every setting is in the page address: copy the link to share exactly this view "
                    "(an uploaded CSV has to be uploaded again).")

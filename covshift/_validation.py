@@ -34,10 +34,34 @@ def as_2d_float(X, name="X", min_samples=1):
     return X
 
 
-def check_train_test(X_tr, X_te):
-    """Validate a training/test input pair: finite, 2-D, non-empty, same features."""
-    X_tr = as_2d_float(X_tr, "X_tr (training inputs)")
-    X_te = as_2d_float(X_te, "X_te (test inputs)")
+def is_dask_array(X):
+    """Whether ``X`` is a dask array (checked without importing dask)."""
+    return type(X).__module__.split(".")[0] == "dask"
+
+
+def _as_2d_float_dask(X, name):
+    """A dask array as a 2-D float64 dask array, one chunk across the features, checked chunk-wise."""
+    if X.ndim == 1:
+        X = X[:, None]
+    if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] == 0:
+        raise ValueError(f"{name} must be a non-empty 2-D array (n_samples, n_features); got shape {X.shape}.")
+    X = X.astype(np.float64).rechunk({1: -1})
+    bad = int((~np.isfinite(X)).sum().compute())
+    if bad:
+        raise ValueError(f"{name} contains {bad} NaN or infinite value(s); remove or impute them first.")
+    return X
+
+
+def check_train_test(X_tr, X_te, allow_dask=False):
+    """Validate a training/test input pair: finite, 2-D, non-empty, same features.
+
+    With ``allow_dask``, dask arrays stay lazy (checked chunk-wise) for estimators whose
+    computations run over row blocks (the KLIEP family).
+    """
+    X_tr = _as_2d_float_dask(X_tr, "X_tr (training inputs)") if allow_dask and is_dask_array(X_tr) \
+        else as_2d_float(X_tr, "X_tr (training inputs)")
+    X_te = _as_2d_float_dask(X_te, "X_te (test inputs)") if allow_dask and is_dask_array(X_te) \
+        else as_2d_float(X_te, "X_te (test inputs)")
     if X_tr.shape[1] != X_te.shape[1]:
         raise ValueError(
             f"Training and test inputs must have the same number of features; "

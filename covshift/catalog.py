@@ -13,7 +13,8 @@ import numpy as np
 
 from . import data as datasets
 from .model_selection import kliep_sigma
-from .regression import GPR, WKNN, DeltaAdapter, TwinGP, rho_from_paper
+from .regression import GPR, WKNN, TwinGP, rho_from_paper
+from .transfer import ResidualDeltaRegressor
 from .weights import AFWCS, FCFWCS, FWCS, KLIEP, KMM, PFWCS, EnsembleKMM, LogisticRatio, RuLSIF
 
 #: Data sets and their adjustable parameters: name -> (label, {param: (default, min, max, step)}).
@@ -198,6 +199,15 @@ def fit_weights(data, name, sigma=None):
 
 
 #: Regression models: name -> needs importance weights.
+#: Display names where the short name claims more than the model is.
+MODEL_LABELS = {"IKLTGP": "IKLTGP (SMTGP paper eq. 7)", "IW-IKLTGP": "IW-IKLTGP (SMTGP paper eq. 7)"}
+
+
+def model_label(name):
+    """The name a page shows for a regression model (see MODEL_LABELS)."""
+    return MODEL_LABELS.get(name, name)
+
+
 REGRESSORS = {"GPR": False, "WKNN": False, "KLTGP": False, "IKLTGP": False, "SMTGP": False,
               "IW-GPR": True, "IW-KLTGP": True, "IW-SMTGP": True}
 
@@ -271,7 +281,7 @@ def few_labels_comparison(data, weights, n_labels=10, seed=0, **hyper):
         "no adaptation": base.fit(data.X_tr, data.Y_tr).predict(X_eval),
         "importance weighting": make_regressor("GPR", **hyper).fit(data.X_tr, data.Y_tr,
                                                                   sample_weight=weights).predict(X_eval),
-        "delta adaptation": DeltaAdapter(make_regressor("GPR", **hyper)).fit(
+        "delta adaptation": ResidualDeltaRegressor(make_regressor("GPR", **hyper)).fit(
             data.X_tr, data.Y_tr, data.X_te[labelled], data.Y_te[labelled]).predict(X_eval),
     }
     return X_eval, Y_eval, {k: np.asarray(v).reshape(len(X_eval), -1) for k, v in preds.items()}
@@ -335,3 +345,198 @@ def weight_error(weights, true_weights):
     from .metrics import normalized_mse
 
     return normalized_mse(weights, true_weights) * len(np.ravel(weights)) ** 2
+
+
+#: Presets of the pages that have no lesson yet (classification, domain transfer); the
+#: lessons of the other pages, with checked claims, are in :mod:`covshift.lessons`.
+PRESETS = {}
+
+
+# ------------------------------------------- classification under covariate shift (issue 14)
+#: Sizes the classification page may ask for (every fit must finish in a few seconds on 2 cores).
+CLASSIFICATION_LIMITS = {"n": (100, 400), "grid": 70}
+SHIFT_CLASSIFIER_WEIGHTS = ["LogisticRatio", "FCFWCS", "KMM"]
+
+
+def classification_toy(n=400, steepness=1.5, label_noise=0.3, seed=0):
+    """The page's 2-D toy (:func:`covshift.data.shift_classification_2d`), size bounded."""
+    low, high = CLASSIFICATION_LIMITS["n"]
+    return datasets.shift_classification_2d(n=int(min(max(n, low), high)), steepness=float(steepness),
+                                            label_noise=float(label_noise), random_state=int(seed))
+
+
+def shift_classifier_names(weights_name):
+    return ["iid", f"two-stage ({weights_name})", "integrated"]
+
+
+def fit_shift_classifiers(data, kernel="linear", sigma=1.0, C=1.0, C_v=1.0, weights_name="LogisticRatio"):
+    """Fit iid, two-stage (with ``weights_name``) and integrated classifiers: {name: Outcome}.
+
+    The weight estimator of the two-stage method uses the median-heuristic width of the pooled inputs.
+    """
+    from threadpoolctl import threadpool_limits
+
+    from .kernels import median_heuristic
+
+    from .classification import IntegratedShiftClassifier, KernelLogisticRegression, TwoStageShiftClassifier
+
+    if weights_name not in SHIFT_CLASSIFIER_WEIGHTS:
+        raise ValueError(f"Unknown weight estimator {weights_name!r}; choose one of {SHIFT_CLASSIFIER_WEIGHTS}.")
+    sigma = None if kernel == "linear" else float(sigma)
+    # every weight estimator at the median-heuristic width (KLIEP's likelihood CV would take seconds)
+    weight_sigma = median_heuristic(np.vstack([data.X_tr, data.X_te]))
+    y = data.Y_tr[:, 0]
+    iid_name, two_name, integrated_name = shift_classifier_names(weights_name)
+    makers = {
+        iid_name: lambda: KernelLogisticRegression(kernel=kernel, sigma=sigma, C=C),
+        two_name: lambda: TwoStageShiftClassifier(make_weight_estimator(weights_name, weight_sigma),
+                                                  KernelLogisticRegression(kernel=kernel, sigma=sigma, C=C)),
+        integrated_name: lambda: IntegratedShiftClassifier(kernel=kernel, sigma=sigma, C_w=C, C_v=C_v),
+    }
+    outcomes = {}
+    # one BLAS thread: on a shared 2-core server, threads fighting over small matrices cost ~10x
+    with threadpool_limits(limits=1):
+        for name, make in makers.items():
+            model, seconds, messages = run_with_warnings(lambda make=make: make().fit(data.X_tr, y, data.X_te))
+            outcomes[name] = Outcome(model, seconds, messages)
+    return outcomes
+
+
+def classification_scores(outcomes, data):
+    """Accuracy, AUC and log-loss of each fitted classifier on the test points (rows for a table)."""
+    from sklearn.metrics import accuracy_score, log_loss, roc_auc_score
+
+    y = data.Y_te[:, 0]
+    rows = []
+    for name, outcome in outcomes.items():
+        model = outcome.model
+        proba = np.clip(model.predict_proba(data.X_te)[:, 1], 1e-12, 1 - 1e-12)
+        rows.append({"classifier": name, "accuracy": accuracy_score(y, model.predict(data.X_te)),
+                     "AUC": roc_auc_score(y, proba) if len(np.unique(y)) == 2 else float("nan"),
+                     "log-loss": log_loss(y, proba, labels=[0.0, 1.0]), "seconds": outcome.seconds,
+                     "Newton iterations": getattr(model, "n_iter_", getattr(getattr(model, "classifier_", None),
+                                                                             "n_iter_", None))})
+    return rows
+
+
+def classification_grid(outcomes, data, resolution=None):
+    """Scores of every classifier and the integrated selector's p(test | x) on a grid over the data.
+
+    Returns (xs, ys, {name: score grid}, p_test grid or None).
+    """
+    resolution = int(resolution or CLASSIFICATION_LIMITS["grid"])
+    X = np.vstack([data.X_tr, data.X_te])
+    pad = 0.1 * (X.max(axis=0) - X.min(axis=0))
+    xs = np.linspace(X[:, 0].min() - pad[0], X[:, 0].max() + pad[0], resolution)
+    ys = np.linspace(X[:, 1].min() - pad[1], X[:, 1].max() + pad[1], resolution)
+    points = np.column_stack([g.ravel() for g in np.meshgrid(xs, ys)])
+    scores = {name: o.model.decision_function(points).reshape(len(ys), len(xs)) for name, o in outcomes.items()}
+    selector = next((o.model for o in outcomes.values() if hasattr(o.model, "selector_proba")), None)
+    p_test = None if selector is None else selector.selector_proba(points).reshape(len(ys), len(xs))
+    return xs, ys, scores, p_test
+
+
+def classification_true_boundary(xs):
+    """(x1, x2) of the toy's true class boundary over the grid's x1 axis."""
+    xs = np.asarray(xs, dtype=float)
+    return xs, datasets.classification_boundary(xs)
+
+
+def training_weights(outcomes):
+    """{name: weights of the training points} for the classifiers that weight them."""
+    return {name: np.asarray(o.model.weights_) for name, o in outcomes.items() if hasattr(o.model, "weights_")}
+
+
+def classification_fig3_results(path=None):
+    """The stored Fig. 3 curves written by bench/classification.py, or None if not there."""
+    import json
+    import pathlib
+
+    path = pathlib.Path(path or pathlib.Path(__file__).resolve().parents[1] / "assets" / "classification_fig3.json")
+    return json.loads(path.read_text()) if path.exists() else None
+
+PRESETS["Classification under shift: the boundary turns"] = {
+    "clf.n": 400, "clf.steepness": 2.0, "clf.label_noise": 0.3, "clf.kernel": "linear", "clf.C": 1.0,
+    "clf.C_v": 1.0, "clf.weights": "LogisticRatio", "clf.sized_by": "integrated", "seed": 0}
+
+
+# ----------------------------------------------------------------- domain transfer (issue 15)
+from .transfer import DomainTransferSSVM, MulticlassProblem, MultilabelProblem, StructuredSVM  # noqa: E402
+from .transfer.data import digits_transfer, draw_labelled  # noqa: E402
+
+#: Target-domain transformations offered by the Domain transfer page.
+TRANSFER_SHIFTS = ["thicken+rotate", "thicken", "rotate", "blur+rotate", "blur", "invert"]
+TRANSFER_TASKS = ["multiclass", "multilabel"]
+#: The source model is fixed (C of its structural SVM, epsilon of its cutting planes).
+TRANSFER_SOURCE_C, TRANSFER_SOURCE_EPSILON = 10.0, 1e-2
+#: Bounds that keep every fit the page can start to a few seconds on 2 cores.
+TRANSFER_MAX_LABELLED, TRANSFER_C_RANGE = 50, (0.1, 30.0)
+TRANSFER_CURVES = __import__("pathlib").Path(__file__).resolve().parents[1] / "assets" / "transfer_curves.json"
+
+
+def transfer_problem(task):
+    """The output structure of a transfer task: 10 digit classes or 4 binary attributes."""
+    factories = {"multiclass": lambda: MulticlassProblem(10), "multilabel": lambda: MultilabelProblem(4)}
+    if task not in factories:
+        raise ValueError(f"task must be one of {TRANSFER_TASKS}; got {task!r}.")
+    return factories[task]()
+
+
+def transfer_data(task, shift):
+    """Source digits and transformed target digits (fixed split, so one source model serves all seeds)."""
+    return digits_transfer(task=task, shift=shift, random_state=0)
+
+
+def transfer_source(task, shift):
+    """The source structural SVM of a task, fitted on the source digits; an :class:`Outcome`."""
+    data = transfer_data(task, shift)
+    model, seconds, messages = run_with_warnings(lambda: StructuredSVM(
+        transfer_problem(task), C=TRANSFER_SOURCE_C, epsilon=TRANSFER_SOURCE_EPSILON).fit(data.X_source, data.y_source))
+    return Outcome(model, seconds, messages)
+
+
+def transfer_fit(task, shift, source, n_labelled, seed=0, C=10.0, epsilon=1e-3):
+    """DomainTransferSSVM on ``n_labelled`` target examples drawn with ``seed``; an :class:`Outcome`
+    whose model is a dict: transfer model, labelled indices, source and transfer test predictions
+    and their scores (accuracy or 1 - Hamming loss)."""
+    n_labelled = int(n_labelled)
+    if not 1 <= n_labelled <= TRANSFER_MAX_LABELLED:
+        raise ValueError(f"The number of labelled target examples l must be between 1 and "
+                         f"{TRANSFER_MAX_LABELLED} here; got {n_labelled}.")
+    lo, hi = TRANSFER_C_RANGE
+    if not lo <= float(C) <= hi:
+        raise ValueError(f"C must be between {lo} and {hi} here; got {C}.")
+    data = transfer_data(task, shift)
+    idx = draw_labelled(len(data.y_pool), n_labelled, random_state=seed)
+
+    def run():
+        model = DomainTransferSSVM(source, transfer_problem(task), C=float(C), epsilon=float(epsilon),
+                                   random_state=seed).fit(data.X_pool[idx], data.y_pool[idx])
+        return {"model": model, "labelled": idx,
+                "source_pred": source.predict(data.X_test), "transfer_pred": model.predict(data.X_test),
+                "source_score": source.score(data.X_test, data.y_test),
+                "transfer_score": model.score(data.X_test, data.y_test)}
+
+    result, seconds, messages = run_with_warnings(run)
+    return Outcome(result, seconds, messages)
+
+
+def transfer_output_labels(task, outputs):
+    """Outputs as short strings for display: the digit, or the 4 attributes as a 0/1 string."""
+    outputs = np.asarray(outputs)
+    if task == "multiclass":
+        return [str(int(v)) for v in outputs]
+    return ["".join(str(int(b)) for b in row) for row in outputs]
+
+
+def transfer_stored_curves():
+    """The curves written by bench/transfer.py (assets/transfer_curves.json), or None if missing."""
+    import json
+
+    if not TRANSFER_CURVES.exists():
+        return None
+    return json.loads(TRANSFER_CURVES.read_text())
+
+
+PRESETS["Domain transfer: digits with thicker, rotated strokes"] = {
+    "dataset": "digits", "dt_task": "multiclass", "dt_shift": "thicken+rotate", "dt_l": 10, "dt_C": 10.0}

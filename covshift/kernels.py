@@ -7,7 +7,7 @@ scikit-learn's ``gamma`` is 1 / (2 sigma^2).
 
 import numpy as np
 
-from ._validation import as_2d_float, check_positive
+from ._validation import as_2d_float, check_positive, is_dask_array
 
 
 def squared_distances(A, B, out=None):
@@ -64,6 +64,111 @@ def kernel_column_means(A, B, sigma, block=1024):
     for start in range(0, len(A), block):
         total += gaussian_kernel(A[start:start + block], B, sigma).sum(axis=0)
     return total / len(A)
+
+
+#: Default size of one kernel block (float64 bytes): small enough to stay in cache, so the
+#: passes over a block (distances, scale, exp, product) do not go to main memory.
+BLOCK_BYTES = 2**21
+
+
+def kernel_blocks(A, B, sigma, row_scale=None, block_bytes=BLOCK_BYTES):
+    """Yield (columns, K) with K = (c_i k(A_i, B_j))_{i, j in columns}, over column blocks of B.
+
+    Memory O(len(A) * block): one buffer is reused, so consume each block before the
+    next. The exponent log c_i - ||A_i - B_j||^2 / (2 sigma^2) is built by one matrix
+    product and two broadcast additions, clipped at log c_i (distance >= 0), then
+    exponentiated in place.
+    """
+    sigma = check_positive(sigma, "sigma (kernel width)")
+    A, B = as_2d_float(A, "A"), as_2d_float(B, "B")
+    if A.shape[1] != B.shape[1]:
+        raise ValueError(
+            f"Kernel inputs need the same number of features; got {A.shape[1]} and {B.shape[1]}."
+        )
+    scale = -0.5 / sigma**2
+    log_c = np.zeros(len(A)) if row_scale is None else np.log(row_scale)
+    row_term = (scale * np.einsum("ij,ij->i", A, A) + log_c)[:, None]
+    col_term = scale * np.einsum("ij,ij->i", B, B)
+    A_scaled = (-2.0 * scale) * A
+    block = _block_length(len(A), block_bytes)
+    buffer = np.empty(len(A) * min(block, len(B)))
+    for start in range(0, len(B), block):
+        columns = slice(start, min(start + block, len(B)))
+        K = buffer[:len(A) * (columns.stop - start)].reshape(len(A), -1)  # C-contiguous
+        np.dot(A_scaled, B[columns].T, out=K)
+        K += row_term
+        K += col_term[None, columns]
+        np.minimum(K, log_c[:, None], out=K)
+        np.exp(K, out=K)
+        yield columns, K
+
+
+def kernel_rows(A, B, sigma, row_scale=None):
+    """gaussian_kernel(A, B, sigma, row_scale) for a few rows A; B may be a dask array (chunk-wise)."""
+    if is_dask_array(B):
+        return np.concatenate(_over_dask_chunks(lambda b: gaussian_kernel(A, b, sigma, row_scale), B), axis=1)
+    return gaussian_kernel(A, B, sigma, row_scale)
+
+
+def _block_length(n_rows, block_bytes):
+    """How many columns a float64 block of ``n_rows`` rows may have within ``block_bytes``."""
+    return max(1, int(block_bytes) // (8 * max(n_rows, 1)))
+
+
+def _over_dask_chunks(function, B, *args, per_chunk=None):
+    """function(chunk of B, *args, *per_chunk[rows]) for every row chunk of the dask array B, computed
+    by dask (the local scheduler or a cluster); returns the list of results in order."""
+    import dask
+
+    B = B.rechunk({1: -1})
+    starts = np.cumsum((0,) + B.chunks[0])
+    tasks = []
+    for begin, end, block in zip(starts[:-1], starts[1:], B.to_delayed().ravel()):
+        extra = [] if per_chunk is None else [per_chunk[begin:end]]
+        tasks.append(dask.delayed(function)(block, *args, *extra))
+    return list(dask.compute(*tasks))
+
+
+def kernel_matvec(A, B, sigma, u, row_scale=None, block_bytes=BLOCK_BYTES):
+    """(c_i k(A_i, B_j))_ij @ u for every i, over column blocks of B (memory O(len(A) * block)).
+
+    The kernel matrix is never stored: each block of columns is built, multiplied by
+    the matching part of u and dropped. Exact float64, the same numbers as
+    ``gaussian_kernel(A, B, sigma, row_scale) @ u`` up to round-off. B may be a dask
+    array: the same blocked sum then runs chunk-wise on dask's scheduler.
+    """
+    u = np.asarray(u, dtype=float)
+    if is_dask_array(B):
+        parts = _over_dask_chunks(lambda b, ub: kernel_matvec(A, b, sigma, ub, row_scale, block_bytes),
+                                  B, per_chunk=u)
+        return np.sum(parts, axis=0)
+    out = np.zeros(len(A))
+    for columns, K in kernel_blocks(A, B, sigma, row_scale, block_bytes):
+        out += K @ u[columns]
+    return out
+
+
+def kernel_vecmat(weights, A, B, sigma, row_scale=None, block_bytes=BLOCK_BYTES):
+    """weights @ (c_i k(A_i, B_j))_ij, i.e. sum_i weights_i c_i k(A_i, B_j) for every j, in blocks."""
+    weights = np.asarray(weights, dtype=float)
+    if is_dask_array(B):
+        return np.concatenate(_over_dask_chunks(
+            lambda b: kernel_vecmat(weights, A, b, sigma, row_scale, block_bytes), B))
+    out = np.empty(len(B))
+    for columns, K in kernel_blocks(A, B, sigma, row_scale, block_bytes):
+        out[columns] = weights @ K
+    return out
+
+
+def kernel_column_max(A, B, sigma, row_scale=None, block_bytes=BLOCK_BYTES):
+    """max_i c_i k(A_i, B_j) for every j, over column blocks of B (bounded memory; B may be dask)."""
+    if is_dask_array(B):
+        return np.concatenate(_over_dask_chunks(
+            lambda b: kernel_column_max(A, b, sigma, row_scale, block_bytes), B))
+    out = np.empty(len(B))
+    for columns, K in kernel_blocks(A, B, sigma, row_scale, block_bytes):
+        out[columns] = K.max(axis=0, initial=0.0)
+    return out
 
 
 def median_heuristic(X, max_samples=1000, random_state=0):

@@ -40,7 +40,7 @@ def default_sigma_grid(X_tr, X_te, n=9, random_state=0, max_centers=None):
 
 #: Relative duality gap of the ranking solves: loose, only the order of the widths matters;
 #: the estimator then solves once, tightly, at the chosen width.
-RANKING_TOL = 1e-3
+RANKING_TOL = 1e-2
 #: At most this many test points serve as Gaussian centres during the selection (a seeded
 #: subset beyond), which bounds its memory at MAX_CV_CENTERS x (n_tr + n_te) floats.
 MAX_CV_CENTERS = 1000
@@ -96,7 +96,7 @@ def kliep_sigma(X_tr, X_te, rule="lcv", sigma_grid=None, n_folds=5, y_tr=None, r
     regressor : scikit-learn regressor or None
         Downstream model of rule="iwcv"; default :class:`covshift.regression.GPR` with the
         median-heuristic width of X_tr, lam = 0.01 and normalised outputs.
-    ranking_tol : float, default 1e-3
+    ranking_tol : float, default 1e-2
         Relative duality gap of the ranking solves.
     max_centers : int, default 1000
     random_state : int

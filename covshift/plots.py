@@ -8,6 +8,7 @@ title); :func:`presentation` enlarges fonts, lines and markers further.
 """
 
 import copy
+import base64
 
 import numpy as np
 import plotly.graph_objects as go
@@ -47,9 +48,13 @@ def color(name):
     return style(name)["color"]
 
 
+#: name -> colour, for every method with a style and for pages that add their own names.
+METHOD_COLORS = {name: colour for name, (colour, _, _) in METHOD_STYLES.items()}
+
+
 def style(name):
     """{'color', 'symbol', 'dash'} of a method: the same in every figure."""
-    colour, symbol, dash = METHOD_STYLES.get(name, ("#777777", "circle", "solid"))
+    colour, symbol, dash = METHOD_STYLES.get(name, (METHOD_COLORS.get(name, "#777777"), "circle", "solid"))
     return {"color": colour, "symbol": symbol, "dash": dash}
 
 
@@ -343,17 +348,128 @@ def inner_iterations(histories):
     return _finish(fig)
 
 
-def replay_step(positions, alpha, entering=None, leaving=None, title=""):
-    """alpha at one iteration: the atom that enters (green) and the one that leaves (red)."""
-    fig = _figure(title, "centre (test point index)", "alpha", showlegend=True)
-    nz = alpha > 0
-    fig.add_bar(x=positions[nz], y=alpha[nz], name="active atoms", marker_color="#777777", width=1.5)
-    for atom, name, mark in [(entering, "enters / grows (towards)", "#009E73"),
-                             (leaving, "leaves / shrinks (away)", "#D55E00")]:
-        if atom is not None and atom >= 0:
-            fig.add_vline(x=positions[atom], line=dict(color=mark, width=3), annotation_text=name,
-                          annotation_position="top")
-    return fig
+def _typed(values):
+    """A float array as plotly's base64 typed array (float32): compact and validated in O(1)."""
+    data = np.ascontiguousarray(values, dtype="<f4")
+    return dict(dtype="f4", bdata=base64.b64encode(data.tobytes()).decode("ascii"))
+
+
+def _stems(x, heights):
+    """x, y of vertical segments from 0 to each height, separated by NaN (one trace),
+    and marker sizes that draw a dot at the top of each stem only."""
+    n = len(x)
+    xs = np.column_stack([x, x, np.full(n, np.nan)]).ravel()
+    ys = np.column_stack([np.zeros(n), heights, np.full(n, np.nan)]).ravel()
+    return xs, ys, np.tile([0.0, 7.0, 0.0], n)
+
+
+def _replay_caption(name, frame, last):
+    reached = f"reached by a {frame.step}" if frame.step else "the starting vertex"
+    return (f"<b>{name}, iteration t = {frame.t}</b> of {last}: {len(frame.atoms)} active atoms, "
+            f"F = {frame.objective:.6g}, gap = {frame.gap:.2g}<br>mu_t is {reached}: "
+            f"{len(frame.entered)} atom(s) entered, {len(frame.left)} left")
+
+
+def _replay_traces(frame, positions, name, last, corner):
+    """The four traces a replay frame updates, as plain dicts: curve, stems, changes, caption."""
+    positions = np.asarray(positions, dtype=float)
+    x = positions[frame.atoms]
+    stem_x, stem_y, stem_size = _stems(x, frame.alpha)
+    entered = np.isin(frame.atoms, frame.entered)
+    change_x = np.concatenate([x[entered], positions[frame.left]])
+    change_y = np.concatenate([frame.alpha[entered], frame.left_alpha])
+    is_new = np.arange(len(change_x)) < entered.sum()
+    curve = dict(type="scatter", mode="lines", name="w_t(x), current iterate",
+                 line=dict(color="#CC79A7", width=3))
+    if frame.curve is not None:  # x (the grid) is set once, in the figure's data
+        curve["y"] = _typed(frame.curve)
+    return [
+        curve,
+        dict(type="scatter", x=_typed(stem_x), y=_typed(stem_y), mode="lines+markers",
+             name="atoms: stem at the centre, height alpha_l", line=dict(color="#777777", width=2),
+             marker=dict(color="#777777", size=_typed(stem_size)),
+             hovertemplate="centre %{x:.3g}<br>alpha %{y:.3g}<extra></extra>"),
+        dict(type="scatter", x=_typed(change_x), y=_typed(change_y), mode="markers",
+             name="entered (green) / left (red x, at its last alpha)",
+             marker=dict(symbol=np.where(is_new, "triangle-up", "x").tolist(), size=15,
+                         color=np.where(is_new, "#009E73", "#D55E00").tolist(), line=dict(width=1))),
+        dict(type="scatter", x=[corner[0]], y=[corner[1]], mode="text", showlegend=False, hoverinfo="skip",
+             text=[_replay_caption(name, frame, last)], textposition="bottom right",
+             textfont=dict(size=14)),
+    ]
+
+
+def _replay_menus(frames, i, play, jump):
+    """Play/Pause, and Back/Step buttons that animate to the neighbours of frame i.
+
+    Every frame's layout carries these menus, so after any frame is shown (played,
+    stepped, or picked on the slider) Back and Step point at its neighbours: Step
+    moves exactly one frame, in the browser.
+    """
+    back, ahead = frames[max(i - 1, 0)].t, frames[min(i + 1, len(frames) - 1)].t
+    buttons = [dict(label="Play", method="animate", args=[None, play]),
+               dict(label="Pause", method="animate", args=[[None], jump]),
+               dict(label="Back", method="animate", args=[[str(back)], jump]),
+               dict(label="Step", method="animate", args=[[str(ahead)], jump])]
+    return [dict(type="buttons", direction="left", x=0, y=-0.12, xanchor="left", yanchor="top",
+                 pad=dict(t=10, r=10), showactive=False, buttons=buttons)]
+
+
+def replay_animation(frames, positions, name, grid=None, truth=None, x_title=None, start=0,
+                     frame_ms=400):
+    """A Frank-Wolfe run as one animated figure: Play/Pause, Back/Step and a slider, all in the browser.
+
+    Every frame draws the iterate mu_t of ``frames[i]`` (see ``covshift.weights.replay``):
+    the atoms as stems at their centres' positions with height alpha_l, the atoms that
+    entered (green triangle) and left (red x, at their previous alpha) in the step that
+    led to mu_t, w_t(x) on ``grid`` (1-D) with the true ratio for reference, and a
+    caption in the plot describing the same iterate.
+
+    The figure is built from plain dicts with base64 float32 arrays: with hundreds of
+    frames, plotly's object construction would otherwise take seconds.
+
+    Parameters
+    ----------
+    frames : list of ReplayFrame
+    positions : array (n_atoms,)
+        Where to draw each atom: its centre's x (1-D) or an index.
+    name : str           solver name, for the caption
+    grid, truth : arrays, optional    x grid of the curves and the true ratio on it
+    x_title : str, optional           axis title (say what the axis is when it is an index)
+    start : int          index of the frame shown first (and the slider's position)
+    frame_ms : int       milliseconds per frame when playing
+    """
+    last = frames[-1].t
+    tops = [f.alpha.max(initial=0) for f in frames] + [f.left_alpha.max(initial=0) for f in frames]
+    tops += [f.curve.max() for f in frames if f.curve is not None]
+    static = []
+    if truth is not None and grid is not None:
+        tops.append(np.max(truth))
+        static.append(dict(type="scatter", x=_typed(grid), y=_typed(truth), mode="lines", name="true ratio",
+                           line=dict(color=TRUTH, dash="dash")))
+    top = 1.3 * max(max(tops), 1e-12)  # room for the caption above the curves
+    x_all = np.asarray(positions, dtype=float) if grid is None else np.asarray(grid, dtype=float)
+    corner = (float(x_all.min()), top)
+    jump = dict(mode="immediate", frame=dict(duration=0, redraw=True), transition=dict(duration=0))
+    play = dict(frame=dict(duration=frame_ms, redraw=True), transition=dict(duration=0), fromcurrent=True)
+    data = _replay_traces(frames[start], positions, name, last, corner)
+    if grid is not None:
+        data[0]["x"] = _typed(grid)
+    layout = dict(_LAYOUT, title=dict(_LAYOUT["title"], text=f"Replay of {name}: one frame per iterate mu_t"),
+                  xaxis=dict(title=dict(text=x_title or "x")),
+                  yaxis=dict(title=dict(text="w(x) and alpha_l"), range=[0, top]),
+                  legend=dict(orientation="h", x=0, y=1.02, yanchor="bottom"),
+                  updatemenus=_replay_menus(frames, start, play, jump),
+                  sliders=[dict(active=start, x=0.3, len=0.7, y=-0.05, yanchor="top", pad=dict(t=30),
+                                currentvalue=dict(prefix="iteration t = "),
+                                steps=[dict(label=str(f.t), method="animate", args=[[str(f.t)], jump])
+                                       for f in frames])])
+    spec = dict(data=data + static, layout=layout,
+                frames=[dict(name=str(f.t), traces=[0, 1, 2, 3],
+                             data=_replay_traces(f, positions, name, last, corner),
+                             layout=dict(updatemenus=_replay_menus(frames, i, play, jump)))
+                        for i, f in enumerate(frames)])
+    return go.Figure(spec)
 
 
 def cv_curve(cv_results):
@@ -478,3 +594,166 @@ def format_number(value, spec=".3g"):
     if isinstance(value, str):
         return value
     return format(value, spec)
+
+
+# ------------------------------------------- classification under covariate shift (issue 14)
+CLASS_COLORS = ("#0072B2", "#E69F00")  # class 0, class 1 (Okabe-Ito blue, orange)
+METHOD_COLORS.update({"iid": "#999999", "integrated": "#CC79A7", "two-stage LogisticRatio": "#DDCC77",
+                      "two-stage FCFWCS": "#009E73", "two-stage KMM": "#332288"})
+_CLASSIFIER_DASH = {"iid": "dot", "two-stage": "dash", "integrated": "solid"}
+
+
+def _classifier_style(name):
+    """Colour and dash of a classifier; "two-stage (KMM)" is drawn like "two-stage KMM"."""
+    key = name.replace(" (", " ").replace(")", "")
+    dash = next((d for prefix, d in _CLASSIFIER_DASH.items() if name.startswith(prefix)), "solid")
+    return color(key), dash
+
+
+def classification_map(X_tr, y_tr, X_te, y_te, xs, ys, scores, p_test=None, weights=None,
+                       weights_name="", true_boundary=None, title="Decision boundaries under covariate shift"):
+    """Training and test points, each classifier's boundary f(x) = 0, the selector's p(test | x) behind.
+
+    Parameters
+    ----------
+    X_tr, X_te : (n, 2) inputs; y_tr, y_te : labels in {0, 1}
+    xs, ys : grid axes; scores : {name: (len(ys), len(xs)) decision values}
+    p_test : grid of p(test | x) or None
+    weights : training-point weights (marker area proportional to weight), or None
+    true_boundary : (x1, x2) arrays of the true class boundary, or None
+    """
+    fig = _figure(title, "x1", "x2", height=620)
+    if p_test is not None:
+        fig.add_trace(go.Heatmap(x=xs, y=ys, z=p_test, zmin=0, zmax=1, colorscale="Greens", opacity=0.55,
+                                 name="p(test | x)", colorbar=dict(title="p(test|x)", thickness=12, len=0.6),
+                                 hovertemplate="p(test | x) = %{z:.2f}<extra></extra>"))
+    sizes = np.full(len(X_tr), 7.0)
+    if weights is not None:
+        w = np.asarray(weights, dtype=float)
+        sizes = 4.0 + 14.0 * np.sqrt(w / max(w.max(), 1e-12))
+    y_tr, y_te = np.asarray(y_tr).ravel(), np.asarray(y_te).ravel()
+    for label in (0, 1):
+        on = y_te == label
+        fig.add_trace(go.Scatter(x=X_te[on, 0], y=X_te[on, 1], mode="markers", name=f"test, class {label}",
+                                 marker=dict(symbol="x-thin", size=7, line=dict(width=1.5, color=CLASS_COLORS[label]))))
+    for label in (0, 1):
+        on = y_tr == label
+        fig.add_trace(go.Scatter(x=X_tr[on, 0], y=X_tr[on, 1], mode="markers", name=f"training, class {label}",
+                                 marker=dict(size=sizes[on], color=CLASS_COLORS[label], opacity=0.8,
+                                             line=dict(width=0.5, color="white")),
+                                 hovertemplate=(f"weight ({weights_name}) %{{customdata:.2f}}<extra></extra>"
+                                                if weights is not None else None),
+                                 customdata=None if weights is None else np.asarray(weights)[on]))
+    for name, grid in scores.items():
+        line_color, dash = _classifier_style(name)
+        fig.add_trace(go.Contour(x=xs, y=ys, z=grid, contours=dict(start=0, end=0, size=1, coloring="none"),
+                                 line=dict(color=line_color, dash=dash, width=3), showscale=False,
+                                 showlegend=False, legendgroup=name, hoverinfo="skip", name=name))
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=f"boundary: {name}", legendgroup=name,
+                                 line=dict(color=line_color, dash=dash, width=3)))
+    if true_boundary is not None:
+        x_true, y_true = (np.asarray(a, dtype=float) for a in true_boundary)
+        y_true = np.where((y_true >= ys[0]) & (y_true <= ys[-1]), y_true, np.nan)  # stay inside the map
+        fig.add_trace(go.Scatter(x=x_true, y=y_true, mode="lines", name="true boundary",
+                                 line=dict(color=TRUTH, width=1.5)))
+    fig.update_xaxes(range=[xs[0], xs[-1]])
+    fig.update_yaxes(range=[ys[0], ys[-1]])
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.12, x=0), margin=dict(t=50))
+    return fig
+
+
+def fig3_curves(results, methods=None, title="Reduction of 1-AUC risk relative to iid (Fig. 3 protocol)"):
+    """One panel per task: mean reduction 1 - (1 - AUC) / (1 - AUC_iid) against the number of
+    unlabelled test inputs, with +- one standard deviation over the seeds as error bars."""
+    tasks = results["tasks"]
+    methods = methods or [m for m in results["methods"] if m != "iid"]
+    fig = make_subplots(rows=1, cols=len(tasks), subplot_titles=[
+        f"{t['label']} ({t['kernel']})" for t in tasks.values()], horizontal_spacing=0.07)
+    for col, task in enumerate(tasks.values(), start=1):
+        fig.add_hline(y=0, line=dict(color="#999999", dash="dot"), row=1, col=col)
+        for method in methods:
+            entry = task["methods"][method]
+            line_color = color(method)
+            fig.add_trace(go.Scatter(
+                x=task["sizes"], y=entry["mean"], error_y=dict(type="data", array=entry["sd"], thickness=1),
+                mode="lines+markers", name=method, legendgroup=method, showlegend=col == 1,
+                line=dict(color=line_color, dash="solid" if method == "integrated" else "dash")), row=1, col=col)
+        fig.update_xaxes(type="log", title_text="unlabelled test inputs", tickvals=task["sizes"],
+                         ticktext=[str(s) for s in task["sizes"]], row=1, col=col)
+    fig.update_yaxes(title_text="risk reduction", row=1, col=1)
+    fig.update_layout(title_text=title, height=460, **_LAYOUT)
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.2, x=0), margin=dict(t=80))
+    return fig
+
+
+# ----------------------------------------------------------------- domain transfer (issue 15)
+METHOD_COLORS.update({"source only": "#999999", "target only": "#E69F00", "pooled": "#56B4E9",
+                      "domain transfer": "#CC79A7"})
+
+
+def transfer_curves(curves):
+    """Target accuracy or Hamming loss vs the number l of labelled target examples (mean ± sd).
+
+    ``curves`` is one task of bench/transfer.py's output: {"metric", "l", "n_seeds",
+    "methods": {name: {"mean": [...], "sd": [...]}}}.
+    """
+    metric = curves["metric"]
+    better = "higher" if metric == "accuracy" else "lower"
+    fig = _figure(f"Target {metric} vs l ({curves['n_seeds']} seeds)", "l (labelled target examples, log scale)",
+                  f"target {metric} ({better} is better)", xaxis_type="log")
+    for name, values in curves["methods"].items():
+        fig.add_scatter(x=curves["l"], y=values["mean"], mode="lines+markers", name=name,
+                        error_y=dict(type="data", array=values["sd"], visible=True, thickness=1),
+                        line=dict(color=color(name)))
+    fig.update_xaxes(tickvals=curves["l"])
+    return fig
+
+
+def _mark(label, truth):
+    ok = label == truth
+    return f"<span style='color:{'#009E73' if ok else '#D55E00'}'>{label}{'' if ok else ' ✗'}</span>"
+
+
+def transfer_digit_grid(images, truth, predictions, n_cols=8, n_rows=2):
+    """Target digits with each model's prediction; wrong ones in orange with ✗.
+
+    images: (n, 8, 8) in [0, 1]; truth: labels (strings); predictions: {model: labels}.
+    """
+    n = min(len(images), n_cols * n_rows)
+    rows = (n + n_cols - 1) // n_cols
+    titles = []
+    for i in range(n):
+        parts = [f"{name[0].upper()}: {_mark(str(p[i]), str(truth[i]))}" for name, p in predictions.items()]
+        titles.append(f"true {truth[i]}<br>" + "<br>".join(parts))
+    fig = make_subplots(rows=rows, cols=n_cols, subplot_titles=titles, horizontal_spacing=0.02,
+                        vertical_spacing=0.2 if rows > 1 else 0.05)
+    for i in range(n):
+        fig.add_heatmap(z=images[i][::-1], colorscale="gray_r", zmin=0, zmax=1, showscale=False,
+                        hovertemplate="pixel %{z:.2f}<extra></extra>", row=i // n_cols + 1, col=i % n_cols + 1)
+    fig.update_annotations(font_size=11)
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False)
+    for i in range(1, n + 1):  # square pixels
+        fig.update_yaxes(scaleanchor=f"x{'' if i == 1 else i}", constrain="domain", row=(i - 1) // n_cols + 1,
+                         col=(i - 1) % n_cols + 1)
+    legend = ", ".join(f"{name[0].upper()} = {name}" for name in predictions)
+    fig.update_layout(title=f"Target digits ({legend}; ✗ = mistake)", template="plotly_white",
+                      height=170 * rows + 80, margin=dict(l=10, r=10, t=110, b=10))
+    return fig
+
+
+def cutting_plane_progress(history, epsilon):
+    """Violation of the most violated constraint and working-set size per cutting-plane iteration."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("most violated constraint (dashed: epsilon)", "working-set size"))
+    it = np.arange(1, len(history.violation) + 1)
+    fig.add_scatter(x=it, y=np.maximum(history.violation, 1e-12), mode="lines+markers", name="violation",
+                    line=dict(color=color("domain transfer")), row=1, col=1)
+    fig.add_hline(y=epsilon, line_dash="dash", line_color=TRUTH, row=1, col=1)
+    fig.add_scatter(x=it, y=history.working_set_size, mode="lines+markers", name="constraints in W",
+                    line=dict(color=color("pooled")), row=1, col=2)
+    fig.update_yaxes(type="log", title_text="violation", row=1, col=1)
+    fig.update_yaxes(title_text="constraints", row=1, col=2)
+    fig.update_xaxes(title_text="iteration")
+    fig.update_layout(template="plotly_white", height=300, showlegend=False, title="Cutting-plane progress",
+                      margin=dict(l=50, r=20, t=80, b=45))
+    return fig

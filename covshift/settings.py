@@ -94,6 +94,14 @@ class Bool:
         return "true" if value else "false"
 
 
+def _spells(text, number):
+    """True when text is a spelling of the number ("30", "3e1" or "30.0" for 30.0)."""
+    try:
+        return float(text) == float(number)
+    except (ValueError, OverflowError):
+        return False
+
+
 @dataclass(frozen=True)
 class Choice:
     """One of a fixed list of options (a select box or radio)."""
@@ -102,8 +110,9 @@ class Choice:
     options: tuple
 
     def parse(self, text):
+        text = text.strip()
         for option in self.options:
-            if str(option) == text.strip():
+            if str(option) == text or (isinstance(option, float) and _spells(text, option)):
                 return option
         raise ValueError("not one of the options")
 
@@ -203,6 +212,22 @@ SETTINGS = {
     "scaling_estimators": Multi(("KLIEP", "PFWCS", "FCFWCS"), tuple(catalog.WEIGHT_ESTIMATORS)),
     "scaling_sizes": Multi((100, 200, 500, 1000), (100, 200, 500, 1000, 2000)),
     "scaling_run": Bool(False),
+    # Classification under shift page
+    "clf.n": Int(400, *catalog.CLASSIFICATION_LIMITS["n"], 50),
+    "clf.steepness": Float(1.5, 0.0, 4.0, 0.25),
+    "clf.label_noise": Float(0.3, 0.05, 1.0, 0.05),
+    "clf.kernel": Choice("linear", ("linear", "rbf")),
+    "clf.sigma": Float(1.0, 0.2, 3.0, 0.1),
+    "clf.C": Choice(1.0, (0.1, 0.3, 1.0, 3.0, 10.0)),
+    "clf.C_v": Choice(1.0, (0.1, 0.3, 1.0, 3.0, 10.0)),
+    "clf.weights": Choice("LogisticRatio", tuple(catalog.SHIFT_CLASSIFIER_WEIGHTS)),
+    "clf.sized_by": Choice("integrated", ("integrated", "two-stage")),
+    # Domain transfer page
+    "dt_task": Choice("multiclass", tuple(catalog.TRANSFER_TASKS)),
+    "dt_shift": Choice("thicken+rotate", tuple(catalog.TRANSFER_SHIFTS)),
+    "dt_l": Int(10, 1, catalog.TRANSFER_MAX_LABELLED),
+    "dt_C": Choice(10.0, (0.1, 0.3, 1.0, 3.0, 10.0, 30.0)),
+    "dt_epsilon": Choice(1e-3, (1e-2, 1e-3, 1e-4)),
 }
 
 
@@ -256,9 +281,5 @@ def parse_query(params):
 
 def _same_number(setting, value, text):
     """True when text is another spelling of the same number ("1.0" for 1, "0.30" for 0.3)."""
-    if not isinstance(setting, (Int, Float)):
-        return False
-    try:
-        return float(text) == float(value)
-    except (ValueError, OverflowError):
-        return False
+    numeric = isinstance(setting, (Int, Float)) or (isinstance(setting, Choice) and isinstance(value, float))
+    return numeric and _spells(text, value)

@@ -9,10 +9,12 @@ from covshift import catalog, metrics, plots
 st.title("Structured regression")
 ui.lesson_banner()
 st.markdown(
-    "**Gaussian process regression (GPR)** predicts each output separately. **Twin GPs** (KLTGP, IKLTGP, SMTGP) "
-    "predict all outputs together: they choose the output whose similarities to the training outputs best match "
-    "the input's similarities to the training inputs. The **IW-** models weight each training point by its "
-    "importance $w(x)$. Twin GP predictions come with a **certainty** $\\phi \\in (0, 1]$.")
+    "**Gaussian process regression (GPR)** predicts each output separately. **Twin GPs** predict all outputs "
+    "together: they choose the output whose similarities to the training outputs best match the input's "
+    "similarities to the training inputs (KL divergence: KLTGP; the SMTGP paper's eq. 7 \"inverse KL\", which is "
+    "not the exact inverse KL: IKLTGP; Sharma-Mittal divergence: SMTGP). The **IW-** models weight each training "
+    "point by its importance $w(x)$. SMTGP predictions come with a **certainty** $\\phi \\in (0, 1]$ (SMTGP "
+    "paper eq. 17); for KLTGP and IKLTGP the certainty shown is this app's analogue, not a paper quantity.")
 
 data = ui.current_data()
 if data is None:
@@ -20,7 +22,8 @@ if data is None:
 
 c1, c2 = st.columns([3, 2])
 with c1:
-    models = ui.widget(st.multiselect, "Models", "models", list(catalog.REGRESSORS))
+    models = ui.widget(st.multiselect, "Models", "models", list(catalog.REGRESSORS),
+                       format_func=catalog.model_label)
 with c2:
     ui.widget(st.selectbox, "Weights for the IW- models", "weights_for_models", catalog.WEIGHT_ESTIMATORS,
               help="The importance-weight estimator whose weights the IW- models use (its sigma rule is set on "
@@ -62,9 +65,10 @@ for name, outcome in results.items():
     rows.append({"model": name, "MAE": metrics.mae(Y, pred), "RMSE": float(np.mean(metrics.rmse(Y, pred))),
                  "R^2": float(np.mean(metrics.r2(Y, pred))), "mean Euclidean error": float(errors[name].mean()),
                  "seconds": outcome.seconds})
-best = min(errors, key=lambda n: errors[n].mean())
+finite = [n for n in errors if np.isfinite(errors[n].mean())]
+best = min(finite, key=lambda n: errors[n].mean()) if finite else None  # None: no model gave finite errors
 for row in rows:
-    test = ui.quiet(metrics.paired_ttest, errors[row["model"]], errors[best]) if row["model"] != best else None
+    test = ui.quiet(metrics.paired_ttest, errors[row["model"]], errors[best]) if best and row["model"] != best else None
     row["p-value vs best"] = plots.format_p(test[1]) if test else ""
 ui.show_table(rows, "model", formats={"MAE": ".4f", "RMSE": ".4f", "R^2": ".3f", "mean Euclidean error": ".4f",
                                       "seconds": ".2f"},

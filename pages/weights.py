@@ -186,29 +186,18 @@ if histories:
 
     st.subheader("Replay a run step by step")
     name = ui.widget(st.selectbox, "Solver", "replay", list(histories))
-    hist = histories[name]
-    last = len(hist) - 1
-    b1, b2, b3, _ = st.columns([1, 1, 1, 5])
-    b1.button("Reset", key="replay_reset", on_click=ui.apply, args=({"step": 0},))
-    b2.button("Step", key="replay_step", on_click=ui.apply,
-              args=({"step": min(int(ui.get("step")) + 1, last)},))
-    b3.button("Play (+10)", key="replay_play", on_click=ui.apply,
-              args=({"step": min(int(ui.get("step")) + 10, last)},))
-    if int(ui.get("step")) > last or st.session_state.get("w.step", 0) > last:
-        ui.put("step", last)
-        st.session_state["w.step"] = last
-    step = ui.widget(st.slider, "iteration t", "step", 0, max(last, 1))
-    step = min(int(step), last)
-    state = ui.guard("Replay", ui.replay_state, ui.data_spec(), name, ui.sigma_setting(), step)
-    if state is not None:
-        centers, alpha = state
-        kind, direction = hist.step_kind[step], hist.direction[step]
-        towards, away = int(hist.towards_atom[step]), int(hist.away_atom[step])
-        where = {c: i for i, c in enumerate(centers)}
-        fig = plots.replay_step(np.asarray(centers), np.asarray(alpha),
-                                where.get(outcomes[name].model.center_index_[towards]) if towards >= 0 else None,
-                                where.get(outcomes[name].model.center_index_[away]) if away >= 0 else None,
-                                title=f"{name}, iteration {step}: {kind} {direction} step")
-        st.plotly_chart(fig, width="stretch")
-        st.caption(f"Objective {hist.objective[step]:.6g}, duality gap {hist.gap[step]:.3g}, "
-                   f"step size {hist.step_size[step]:.3g}, {hist.active_size[step]} active atoms after the step.")
+    replay = ui.guard("Replay", ui.replay_figure, ui.data_spec(), name, ui.sigma_setting())
+    if replay is not None:
+        figure, n_frames, one_d = replay
+        st.plotly_chart(figure, width="stretch", key="weights.replay")
+        rows = len(histories[name])
+        shown = "every iteration" if n_frames == rows else \
+            f"{n_frames} of the {rows} iterations, evenly spaced (first and last included)"
+        where = ("Each grey stem stands at its centre's x with height alpha_l; the pink curve is the "
+                 "current w_t(x) and the dashed line the true ratio.") if one_d else \
+            ("The x axis is the index j of the test point x_te_j that serves as the centre (the inputs "
+             "have more than one dimension); each stem's height is alpha_l.")
+        st.caption(f"Play, Pause, Back, Step and the slider run in your browser; the frames show {shown}. "
+                   f"{where} A green triangle marks an atom that entered in the step that led to this "
+                   "iterate, a red x one that left (at its last alpha). The text in the chart describes "
+                   "the iterate drawn: t, its active atoms, objective F and duality gap.")

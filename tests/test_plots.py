@@ -32,8 +32,6 @@ def test_weight_figures():
     assert len(plots.active_set_sizes({"PFWCS": est.history_}).data) == 1
     fc = FCFWCS(sigma=0.3).fit(data.X_tr, data.X_te)
     assert plots.inner_iterations({"FCFWCS": fc.history_}).data[0].type == "bar"
-    replay = plots.replay_step(est.center_index_, est.alpha_, 0, 1, title="t")
-    assert len(replay.layout.shapes) == 2
 
 
 def test_data_and_regression_figures():

@@ -1,8 +1,9 @@
-"""Regression models with importance weights: GPR, Twin GPs, weighted kNN, delta adaptation."""
+"""Regression models with importance weights: GPR, Twin GPs, weighted kNN.
 
-from .gpr import GPR
+The delta-function regressor moved to :mod:`covshift.transfer` (``ResidualDeltaRegressor``)."""
+
+from .gpr import GPR, tuned_gpr
 from .knn import WKNN
 from .tgp import TwinGP, rho_from_paper
-from .transfer import DeltaAdapter
 
-__all__ = ["GPR", "TwinGP", "WKNN", "DeltaAdapter", "rho_from_paper"]
+__all__ = ["GPR", "tuned_gpr", "TwinGP", "WKNN", "rho_from_paper"]

@@ -16,6 +16,9 @@ class WeightEstimator(BaseEstimator):
     same scale is applied by :meth:`predict_weights`.
     """
 
+    #: Subclasses whose computations run over row blocks accept lazy dask arrays.
+    _accepts_dask = False
+
     def fit(self, X_tr, X_te):
         """Learn the importance weights.
 
@@ -30,7 +33,7 @@ class WeightEstimator(BaseEstimator):
         -------
         self
         """
-        X_tr, X_te = check_train_test(X_tr, X_te)
+        X_tr, X_te = check_train_test(X_tr, X_te, allow_dask=self._accepts_dask)
         self.n_features_in_ = X_tr.shape[1]
         raw = np.asarray(self._fit(X_tr, X_te), dtype=float)
         mean = raw.mean()

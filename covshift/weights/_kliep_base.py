@@ -7,7 +7,8 @@ import numpy as np
 
 from .._validation import check_int, check_positive
 from ..exceptions import NumericalWarning
-from ..kernels import gaussian_kernel, median_heuristic
+from .._validation import is_dask_array
+from ..kernels import kernel_vecmat, median_heuristic
 from ._base import WeightEstimator
 from ._kliep_problem import build_kliep_problem, choose_centers
 
@@ -36,13 +37,21 @@ class KliepFamily(WeightEstimator):
     n_excluded_centers_, n_uncovered_test_ : int   degenerate centres / test points left out
     """
 
+    #: X_tr and X_te may be dask arrays: kernel sums run chunk-wise (numeric sigma needed).
+    _accepts_dask = True
+
     def _fit(self, X_tr, X_te):
+        if (is_dask_array(X_tr) or is_dask_array(X_te)) and isinstance(self.sigma, str):
+            raise ValueError(
+                f"sigma={self.sigma!r} needs in-memory arrays; with dask arrays pass a number (for example "
+                "the sigma chosen by sigma='auto' on a subsample)."
+            )
         self.sigma_ = self._resolve_sigma(X_tr, X_te)
         n_centers = None if self.n_centers is None else check_int(self.n_centers, "n_centers")
         centers = choose_centers(len(X_te), n_centers, self.random_state)
         problem = build_kliep_problem(X_tr, X_te, centers, self.sigma_)
         self.center_index_ = problem.center_index
-        self.centers_ = X_te[problem.center_index]
+        self.centers_ = np.asarray(X_te[problem.center_index])
         self.n_excluded_centers_ = problem.n_excluded_centers
         self.n_uncovered_test_ = problem.n_uncovered_test
         if problem.n_atoms == 0 or problem.atoms.shape[1] == 0:
@@ -70,7 +79,8 @@ class KliepFamily(WeightEstimator):
         active = np.flatnonzero(self.alpha_)
         if active.size == 0:
             return np.ones(len(X))
-        return gaussian_kernel(X, self.centers_[active], self.sigma_) @ self.alpha_[active]
+        # w(x) = sum_l alpha_l k(x, c_l) over blocks of X (X may be a dask array)
+        return kernel_vecmat(self.alpha_[active], self.centers_[active], X, self.sigma_)
 
     def _resolve_sigma(self, X_tr, X_te):
         sigma = self.sigma

@@ -10,6 +10,10 @@ constraint becomes mu on the unit simplex, and
 
 Row l of ``atoms`` is atom l evaluated at the test points, so the gradient
 with respect to mu, g * beta in the paper's notation (eq. 3), is ``atoms @ (1 / v)``.
+
+Small problems keep ``atoms`` as a dense array. Above ``DENSE_ATOMS_BYTES`` it is a
+:class:`KernelAtoms`: the same rows and products, computed over blocks of test points
+(memory O(n_atoms * block + cached rows)) so that 10^6 points fit in bounded memory.
 """
 
 import warnings
@@ -18,7 +22,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..exceptions import NumericalWarning
-from ..kernels import gaussian_kernel, kernel_column_means
+from .._validation import is_dask_array
+from ..kernels import (gaussian_kernel, kernel_column_max, kernel_column_means, kernel_matvec,
+                       kernel_rows, kernel_vecmat)
 from ._line_search import log_objective
 
 #: A centre whose mean kernel value over the training points is below this has
@@ -27,6 +33,79 @@ MIN_MEAN_KERNEL = 1e-10
 #: A test point at which every usable atom is below this gets log-density -inf
 #: whatever alpha is; it is left out of the objective.
 MIN_DENSITY = 1e-200
+#: Atom matrices larger than this (float64 bytes) are not stored but recomputed in blocks.
+DENSE_ATOMS_BYTES = 2**28
+#: Memory for the kernel block of one blocked product, and for the cached atom rows.
+BLOCK_BYTES = 2**21
+ROW_CACHE_BYTES = 2**27
+
+
+class KernelAtoms:
+    """The atom matrix A[l, j] = beta_l k(c_l, x_te_j) without storing it.
+
+    Supports what the solvers use of a dense ``atoms`` array: ``A[l]`` and ``A[rows]``
+    (rows, cached up to ``ROW_CACHE_BYTES``: the active face is reused every
+    iteration), ``A[:, columns]``, ``A @ u`` (the gradient) and ``w @ A`` (the density),
+    both over blocks of test points, and ``shape``. Every number is float64 and the same as the dense matrix's.
+    """
+
+    __array_ufunc__ = None  # numpy defers ``w @ A`` to __rmatmul__
+
+    def __init__(self, centers, X_te, sigma, beta):
+        self.centers, self.X_te, self.sigma = centers, X_te, sigma
+        self.beta = np.asarray(beta, dtype=float)
+        self.shape = (len(centers), len(X_te))
+        self._cache = {}
+        self._cache_rows = max(1, ROW_CACHE_BYTES // (8 * max(len(X_te), 1)))
+
+    def _rows(self, index):
+        out = np.empty((len(index), self.shape[1]))
+        missing = [k for k, l in enumerate(index) if l not in self._cache]
+        for k, l in enumerate(index):
+            if l in self._cache:
+                out[k] = self._cache[l]
+        if missing:
+            atoms = [index[k] for k in missing]
+            out[missing] = kernel_rows(self.centers[atoms], self.X_te, self.sigma, row_scale=self.beta[atoms])
+            for k, l in zip(missing, atoms):
+                if len(self._cache) >= self._cache_rows:
+                    self._cache.pop(next(iter(self._cache)))  # the oldest row
+                self._cache[l] = out[k].copy()
+        return out
+
+    def __getitem__(self, index):
+        if isinstance(index, tuple):
+            rows, columns = index
+            if rows != slice(None):
+                raise IndexError("KernelAtoms supports A[:, columns] only")
+            return gaussian_kernel(self.centers, np.asarray(self.X_te[columns]), self.sigma, row_scale=self.beta)
+        if np.ndim(index) == 0:
+            return self._rows([int(index)])[0]
+        index = np.asarray(index)
+        if index.dtype == bool:
+            index = np.flatnonzero(index)
+        return self._rows([int(l) for l in index])
+
+    def __matmul__(self, u):
+        return kernel_matvec(self.centers, self.X_te, self.sigma, u, row_scale=self.beta,
+                             block_bytes=BLOCK_BYTES)
+
+    def __rmatmul__(self, weights):
+        """weights @ A = sum_l weights_l A[l], from the non-zero weights' rows only."""
+        weights = np.asarray(weights, dtype=float)
+        used = np.flatnonzero(weights)
+        if used.size <= self._cache_rows:
+            return weights[used] @ self[used]
+        return kernel_vecmat(weights[used], self.centers[used], self.X_te, self.sigma,
+                             row_scale=self.beta[used], block_bytes=BLOCK_BYTES)
+
+    def column_max(self):
+        return kernel_column_max(self.centers, self.X_te, self.sigma, row_scale=self.beta,
+                                 block_bytes=BLOCK_BYTES)
+
+    def keep_columns(self, covered):
+        kept = self.X_te[np.flatnonzero(covered)] if is_dask_array(self.X_te) else self.X_te[covered]
+        return KernelAtoms(self.centers, kept, self.sigma, self.beta)
 
 
 @dataclass
@@ -35,7 +114,7 @@ class KliepProblem:
 
     Attributes
     ----------
-    atoms : ndarray (n_atoms, n_covered)
+    atoms : ndarray (n_atoms, n_covered) or KernelAtoms (large problems)
         A[l, j] = beta_l k(c_l, x_te_j) for the usable centres and covered test points.
     beta : ndarray (n_atoms,)
         Upper bounds of alpha (eq. 4).
@@ -81,7 +160,10 @@ def build_kliep_problem(X_tr, X_te, center_index, sigma):
     training points (beta would explode: test point outside the training support), or
     when test points are covered by no atom (kernel underflow, sigma too small).
     """
-    mean_kernel = kernel_column_means(X_tr, X_te[center_index], sigma)
+    # the training side enters only through these column sums (eq. 4): never stored
+    centers = np.asarray(X_te[center_index])  # computes the centres of a dask X_te
+    mean_kernel = kernel_column_means(X_tr, centers, sigma) if not is_dask_array(X_tr) else \
+        kernel_matvec(centers, X_tr, sigma, np.ones(len(X_tr))) / len(X_tr)
     usable = mean_kernel > MIN_MEAN_KERNEL
     n_excluded = int(np.sum(~usable))
     if n_excluded:
@@ -92,14 +174,19 @@ def build_kliep_problem(X_tr, X_te, center_index, sigma):
             NumericalWarning,
             stacklevel=3,
         )
-    center_index = center_index[usable]
+    center_index, centers = center_index[usable], centers[usable]
     beta = 1.0 / mean_kernel[usable]
     if not usable.any():
         return KliepProblem(np.zeros((0, len(X_te))), beta, center_index, n_excluded, 0)
-    atoms = gaussian_kernel(X_te[center_index], X_te, sigma, row_scale=beta)
+    if 8 * len(center_index) * len(X_te) <= DENSE_ATOMS_BYTES and not is_dask_array(X_te):
+        atoms = gaussian_kernel(centers, X_te, sigma, row_scale=beta)
+    else:
+        atoms = KernelAtoms(centers, X_te, sigma, beta)
     if len(center_index) == len(X_te):
         # every test point is a centre (center_index = 0..n-1): its own atom covers it, A[j, j] = beta_j
-        covered = np.diagonal(atoms) > MIN_DENSITY
+        covered = beta > MIN_DENSITY
+    elif isinstance(atoms, KernelAtoms):
+        covered = atoms.column_max() > MIN_DENSITY
     else:
         covered = atoms.max(axis=0, initial=0.0) > MIN_DENSITY
     n_uncovered = int(np.sum(~covered))
@@ -110,7 +197,8 @@ def build_kliep_problem(X_tr, X_te, center_index, sigma):
             NumericalWarning,
             stacklevel=3,
         )
-        atoms = np.ascontiguousarray(atoms[:, covered])
+        atoms = atoms.keep_columns(covered) if isinstance(atoms, KernelAtoms) else \
+            np.ascontiguousarray(atoms[:, covered])
     return KliepProblem(atoms, beta, center_index, n_excluded, n_uncovered)
 
 

@@ -48,6 +48,13 @@ class FrankWolfeHistory:
     atoms_dropped : int array              atoms that left the active set in the step
     inner_iterations : int array           corrective Newton iterations (FCFWCS; else 0)
     elapsed : float array                  seconds since the start, at the end of the row
+    iterate_start : int array (len + 1)    row t's sparse iterate mu_t is
+    iterate_atom, iterate_mu : arrays      ``iterate_atom[s:e]``, ``iterate_mu[s:e]`` with
+                                           s, e = iterate_start[t], iterate_start[t + 1]
+    beta : float array (n_atoms,)          alpha = beta * mu (eq. 4), to rebuild alpha_t
+
+    The sparse iterates make replay free: :meth:`iterate` rebuilds mu_t in
+    O(|S_t|) without solving again.
     """
 
     objective: np.ndarray
@@ -61,9 +68,36 @@ class FrankWolfeHistory:
     atoms_dropped: np.ndarray
     inner_iterations: np.ndarray
     elapsed: np.ndarray
+    iterate_start: np.ndarray
+    iterate_atom: np.ndarray
+    iterate_mu: np.ndarray
+    beta: np.ndarray
 
     def __len__(self):
         return len(self.objective)
+
+    def _row(self, t):
+        t = int(t)
+        if not -len(self) <= t < len(self):
+            raise ValueError(f"iteration t must lie in 0..{len(self) - 1}; got {t}.")
+        return t % len(self)
+
+    def iterate(self, t):
+        """The sparse iterate mu_t of row t: (atom indices, their mu), in O(|S_t|)."""
+        t = self._row(t)
+        rows = slice(self.iterate_start[t], self.iterate_start[t + 1])
+        return self.iterate_atom[rows], self.iterate_mu[rows]
+
+    def mu_at(self, t):
+        """mu_t as a dense vector over all atoms (the last row gives the fitted ``mu_``)."""
+        atoms, values = self.iterate(t)
+        mu = np.zeros(len(self.beta))
+        mu[atoms] = values
+        return mu
+
+    def alpha_at(self, t):
+        """alpha_t = beta * mu_t, the mixing coefficients on the centres at row t."""
+        return self.beta * self.mu_at(t)
 
 
 @dataclass
@@ -79,15 +113,25 @@ class _Step:
 @dataclass
 class _Recorder:
     rows: list = field(default_factory=list)
+    atoms: list = field(default_factory=list)
+    mus: list = field(default_factory=list)
+
+    def add_iterate(self, active, mu):
+        """Record mu_t (its active atoms and their weights) for the row about to be added."""
+        self.atoms.append(active.copy())
+        self.mus.append(mu[active])
 
     def add(self, objective, gap, step, active_size, dropped, elapsed):
         self.rows.append((objective, gap, step.kind, step.direction, step.size, active_size,
                           step.towards, step.away, dropped, step.inner_iterations, elapsed))
 
-    def history(self):
+    def history(self, beta):
         columns = list(zip(*self.rows))
         dtypes = [float, float, "U5", "U10", float, int, int, int, int, int, float]
-        return FrankWolfeHistory(*[np.asarray(c, dtype=t) for c, t in zip(columns, dtypes)])
+        start = np.concatenate([[0], np.cumsum([len(a) for a in self.atoms])])
+        return FrankWolfeHistory(*[np.asarray(c, dtype=t) for c, t in zip(columns, dtypes)],
+                                 iterate_start=start, iterate_atom=np.concatenate(self.atoms),
+                                 iterate_mu=np.concatenate(self.mus), beta=np.asarray(beta).copy())
 
 
 class _Engine:
@@ -270,6 +314,7 @@ class _FrankWolfeKliep(KliepFamily):
             grad = problem.atoms @ u
             objective = log_objective(engine.v)
             active = np.flatnonzero(engine.mu)
+            recorder.add_iterate(active, engine.mu)
             l_fw = int(np.argmax(grad))
             mu_grad = float(grad[active] @ engine.mu[active])
             gap = float(grad[l_fw] - mu_grad)
@@ -290,7 +335,7 @@ class _FrankWolfeKliep(KliepFamily):
             if step.size <= 0 and step.inner_iterations == 0:
                 break  # no ascent possible at machine precision
         self.n_iter_ = t
-        self.history_ = recorder.history()
+        self.history_ = recorder.history(problem.beta)
         if not self.converged_:
             warnings.warn(
                 f"{type(self).__name__} stopped after {t} iterations with relative duality gap "

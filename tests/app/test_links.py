@@ -3,8 +3,9 @@ every run; a link opened in a fresh session shows the same view; bad values in a
 clamped or ignored with one notice; a CSV link without its file asks for the upload."""
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
-from tests.app.helpers import PAGES, SMALL, go, no_exception, open_link, view
+from tests.app.helpers import PAGES, ROOT, SMALL, go, no_exception, open_link, view
 
 
 def _set(at, kind, key, value):
@@ -101,3 +102,15 @@ def test_the_column_choices_of_a_csv_link_apply_once_the_file_is_uploaded():
     no_exception(at.run())
     assert at.metric[0].value == "20"
     assert at.multiselect(key="w.csv_inputs").value == ["x"]
+
+
+def test_a_page_link_as_the_first_request_of_a_fresh_server(monkeypatch):
+    """Without st.navigation having run, Streamlit runs a requested page file alone (multipage
+    v1, because pages/ exists); the page must still read the link and draw the whole app."""
+    monkeypatch.undo()  # as on a fresh server (see conftest.py)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params.update({"seed": "3", "source": "csv"})
+    no_exception(at.switch_page("pages/weights.py").run())
+    assert [title.value for title in at.title] == ["Importance weights"]
+    assert at.number_input(key="w.seed").value == 3  # the sidebar of app.py is there
+    assert any("cannot carry the file" in info.value for info in at.info)

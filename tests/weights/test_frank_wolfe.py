@@ -164,6 +164,29 @@ def test_sklearn_contract(cls, paper_data):
     assert not hasattr(clone(est), "weights_")
 
 
+@pytest.mark.parametrize("cls", FW_SOLVERS)
+def test_history_rebuilds_every_iterate_as_a_resolve_stopped_there(cls, paper_data):
+    """Replay without recomputation: history_.mu_at(t) is the iterate a run stopped at t returns."""
+    est = _fit(cls, paper_data, tol=1e-5, max_iter=60)
+    hist = est.history_
+    np.testing.assert_array_equal(hist.mu_at(len(hist) - 1), est.mu_)
+    np.testing.assert_allclose(hist.alpha_at(-1), est.alpha_, rtol=1e-12)
+    for t in sorted({0, 1, 2, len(hist) // 2, len(hist) - 2}):
+        with warnings.catch_warnings():  # stopping early warns by design
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            stopped = _fit(cls, paper_data, tol=1e-5, max_iter=t)  # same tol: FCFWCS's face tolerance
+        np.testing.assert_array_equal(stopped.center_index_, est.center_index_)
+        np.testing.assert_allclose(hist.mu_at(t), stopped.mu_, rtol=1e-12, atol=1e-15)
+        atoms, mu = hist.iterate(t)
+        assert len(atoms) == np.count_nonzero(stopped.mu_) and np.all(mu > 0)
+        assert hist.objective[t] == pytest.approx(stopped.objective_, rel=1e-10)
+    # row t records |S_{t+1}|: the size of the next iterate
+    sizes = np.diff(hist.iterate_start)
+    np.testing.assert_array_equal(hist.active_size[:-1], sizes[1:])
+    with pytest.raises(ValueError, match="iteration t"):
+        hist.iterate(len(hist))
+
+
 @pytest.fixture(scope="module")
 def small_sigma_problem():
     """sigma = 0.1 on the paper's data (seed 777): the starting vertex leaves test points at v ~ 1e-31."""

@@ -1,4 +1,10 @@
-"""Domain transfer with a few target labels: a delta function on top of a source model."""
+"""A regression analogue of the delta-function idea: kernel ridge on a source model's residuals.
+
+This is *not* the objective of domain-transfer-structured-output (eqs. 2-6, Algorithm 1; see
+:class:`covshift.transfer.DomainTransferSSVM` for that). It keeps the paper's eq. (1),
+f_T = f_S + delta, for real-valued outputs, with a basis Psi that depends on x only and the
+squared loss in place of the structural hinge, so the delta has a closed form.
+"""
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, clone
@@ -6,15 +12,16 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_features, check_positive
 from ..kernels import gaussian_kernel, median_heuristic
-from ._common import check_xy
+from ..regression._common import check_xy
 
 
-class DeltaAdapter(RegressorMixin, BaseEstimator):
-    """f_T(x) = f_S(x) + W' Psi(x): adapt a source predictor with l labelled target points.
+class ResidualDeltaRegressor(RegressorMixin, BaseEstimator):
+    """f_T(x) = f_S(x) + W' Psi(x): adapt a source regressor with l labelled target points.
 
-    Eq. (1) of domain-transfer-structured-output for real-valued outputs: Psi are Gaussian
-    basis functions centred on the labelled target inputs, and W minimises the paper's
-    objective (2) with the squared loss, 1/2 ||W||^2 + C (1/l) sum_i ||y_i - f_S(x_i) - W' Psi(x_i)||^2,
+    A regression *analogue* of eq. (1) of domain-transfer-structured-output, not the paper's
+    structured objective: Psi are Gaussian basis functions of x alone, centred on the labelled
+    target inputs, and W minimises a ridge version of objective (2) with the squared loss,
+    1/2 ||W||^2 + C (1/l) sum_i ||y_i - f_S(x_i) - W' Psi(x_i)||^2,
     i.e. a ridge fit of the source model's residuals: (Psi'Psi + l / (2C) I) W = Psi' R.
 
     Parameters
@@ -22,7 +29,7 @@ class DeltaAdapter(RegressorMixin, BaseEstimator):
     base_model : regressor
         Trained on the source data by :meth:`fit` (a clone; ``sample_weight`` is passed on).
     C : float, default 10.0
-        Trade-off of the paper's objective: larger C follows the target labels more.
+        Trade-off of the ridge objective: larger C follows the target labels more.
     rho : float or None
         Width of the basis functions; None uses the median heuristic of the target inputs.
     """

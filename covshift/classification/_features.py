@@ -1,0 +1,103 @@
+"""Feature maps for the linear and the kernel (dual) form, and input checks shared by the classifiers."""
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from .._validation import as_2d_float, check_choice, check_positive, check_train_test
+from ..kernels import gaussian_kernel, median_heuristic
+
+KERNELS = {"linear", "rbf"}
+
+
+@dataclass
+class FeatureMap:
+    """x -> z(x), plus a constant column added by :meth:`design`.
+
+    ``linear``: z(x) = x. ``rbf``: the dual form on the basis points B (the representer
+    theorem): z(x) = k(x, B) U L^{-1/2} with K_BB = U L U' (eigenvalues below ``1e-10`` of
+    the largest are dropped). Then z(B) z(B)' = K_BB, so a weight vector w on z is the dual
+    vector alpha = U L^{-1/2} w with w'w = alpha' K alpha: the same model and prior as the
+    dual form, in orthonormal coordinates where Newton's system is well conditioned.
+    """
+
+    kernel: str
+    sigma: Optional[float] = None
+    basis: Optional[np.ndarray] = None
+    projection: Optional[np.ndarray] = None
+
+    def transform(self, X):
+        if self.kernel == "linear":
+            return X
+        return gaussian_kernel(X, self.basis, self.sigma) @ self.projection
+
+    def design(self, X):
+        """[z(X), 1]: the model's design matrix with an (unpenalised) intercept column."""
+        Z = self.transform(X)
+        return np.hstack([Z, np.ones((len(Z), 1))])
+
+    def dual_coef(self, w):
+        """alpha over the basis points such that the score is sum_j alpha_j k(x, b_j) (+ intercept)."""
+        return None if self.kernel == "linear" else self.projection @ w
+
+
+def make_feature_map(kernel, sigma, basis, rank_tol=1e-10):
+    """Build the map; ``sigma`` must already be a number for ``rbf``."""
+    if kernel == "linear":
+        return FeatureMap("linear")
+    K = gaussian_kernel(basis, basis, sigma)
+    eigenvalues, eigenvectors = np.linalg.eigh(0.5 * (K + K.T))
+    keep = eigenvalues > rank_tol * eigenvalues.max()
+    projection = eigenvectors[:, keep] / np.sqrt(eigenvalues[keep])
+    return FeatureMap("rbf", float(sigma), basis, projection)
+
+
+def penalty_matrix(n_features, C):
+    """P = diag(1/C, ..., 1/C, 0): Gaussian prior with variance C (eq. 15), free intercept."""
+    diagonal = np.full(n_features + 1, 1.0 / C)
+    diagonal[-1] = 0.0
+    return np.diag(diagonal)
+
+
+def check_kernel_params(kernel, sigma):
+    check_choice(kernel, "kernel", KERNELS)
+    if sigma is not None:
+        check_positive(sigma, "sigma (kernel width)")
+
+
+def resolve_sigma(kernel, sigma, X):
+    """The kernel width in use: the given one, or the median heuristic on X (None for linear)."""
+    if kernel == "linear":
+        return None
+    return float(sigma) if sigma is not None else median_heuristic(X)
+
+
+def check_labels(y, n_samples):
+    """Return (classes, y in {0, 1}); ValueError unless y has exactly two classes and n_samples entries."""
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if y.ndim != 1:
+        raise ValueError(f"y_tr must be a 1-D array of class labels; got shape {y.shape}.")
+    if len(y) != n_samples:
+        raise ValueError(f"y_tr has {len(y)} labels but X_tr has {n_samples} rows; they must match.")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError("y_tr contains NaN or infinite labels.")
+    classes = np.unique(y)
+    if len(classes) != 2:
+        raise ValueError(f"y_tr must contain exactly two classes (binary classification); "
+                         f"got {len(classes)}: {classes[:5].tolist()}. A classifier needs examples of both.")
+    return classes, (y == classes[1]).astype(float)
+
+
+def check_classification_input(X_tr, y_tr, X_te=None, need_test=True):
+    """Validate (X_tr, y_tr, X_te); returns arrays, classes and y in {0, 1}."""
+    if X_te is None:
+        if need_test:
+            raise ValueError("X_te (unlabelled test inputs) is required: the method learns the shift from it.")
+        X_tr = as_2d_float(X_tr, "X_tr (training inputs)")
+    else:
+        X_tr, X_te = check_train_test(X_tr, X_te)
+    classes, y01 = check_labels(y_tr, len(X_tr))
+    return X_tr, X_te, classes, y01

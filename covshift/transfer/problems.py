@@ -1,0 +1,247 @@
+"""Output structures for the structural SVM: joint feature map, loss and loss-augmented argmax.
+
+A :class:`StructuredProblem` tells the cutting-plane solver everything it needs about the
+output space Y of domain-transfer-structured-output (Wang), eqs. (1)-(6):
+
+* ``joint_features(Z, Y)``: the joint feature map Psi(x_i, y_i), one row per example;
+* ``loss(Y_true, Y_pred)``: the structured loss L(y_i, y'_i), one value per example;
+* ``potentials(Z, w)``: the score table of f(x, y) = w' Psi(x, y) in the problem's factored
+  form, so that scores of *any* model of this problem (a source model f_S, the delta
+  w' Psi, their sum) can be added table to table;
+* ``loss_augmented_argmax(potentials, Y_true)``: argmax_y L(y_i, y) + f(x_i, y), the most
+  violated output of eq. (6);
+* ``predict(potentials)``: argmax_y f(x_i, y).
+
+The input x enters through an embedding ``phi(x)`` (the raw features with a constant 1, or
+explicit random Fourier / Nystroem features that approximate a Gaussian kernel), fitted on the
+inputs passed to :meth:`StructuredProblem.fit`.
+"""
+
+import numpy as np
+from sklearn.base import BaseEstimator, clone
+from sklearn.kernel_approximation import Nystroem, RBFSampler
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import as_2d_float, check_choice, check_int, check_positive
+
+EMBEDDINGS = ("linear", "random_fourier", "nystroem")
+
+
+class StructuredProblem(BaseEstimator):
+    """Base class: the input embedding phi(x) shared by every output structure.
+
+    Parameters
+    ----------
+    features : {"linear", "random_fourier", "nystroem"}, default "linear"
+        phi(x) = [x, 1] ("linear"), or ``n_components`` explicit features approximating the
+        Gaussian kernel exp(-gamma ||a - b||^2) (scikit-learn's RBFSampler / Nystroem), plus 1.
+    n_components : int, default 200
+        Number of explicit kernel features (Nystroem uses at most the number of fit inputs).
+    gamma : float, default 0.05
+        Kernel parameter of the explicit features.
+    random_state : int, default 0
+        Seed of the explicit features.
+    """
+
+    def __init__(self, features="linear", n_components=200, gamma=0.05, random_state=0):
+        self.features = features
+        self.n_components = n_components
+        self.gamma = gamma
+        self.random_state = random_state
+
+    def fit(self, X):
+        """Fit the input embedding phi on the inputs X; returns self."""
+        check_choice(self.features, "features", EMBEDDINGS)
+        X = as_2d_float(X, "X")
+        self.n_features_in_ = X.shape[1]
+        self.embedding_ = None
+        if self.features != "linear":
+            n_components = check_int(self.n_components, "n_components")
+            gamma = check_positive(self.gamma, "gamma")
+            if self.features == "random_fourier":
+                self.embedding_ = RBFSampler(gamma=gamma, n_components=n_components,
+                                             random_state=self.random_state).fit(X)
+            else:
+                self.embedding_ = Nystroem(gamma=gamma, n_components=min(n_components, len(X)),
+                                           random_state=self.random_state).fit(X)
+        return self
+
+    def embed(self, X):
+        """phi(X): the embedded inputs with a constant 1 appended (a bias per output factor)."""
+        check_is_fitted(self, "n_features_in_")
+        X = as_2d_float(X, "X")
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but the problem was fitted with "
+                             f"{self.n_features_in_}.")
+        Z = X if self.embedding_ is None else self.embedding_.transform(X)
+        return np.hstack([Z, np.ones((len(Z), 1))])
+
+    # -- what an output structure must define ------------------------------------------
+    def check_outputs(self, Y, name="y"):
+        """Y as an array of valid outputs, or a ValueError naming ``name``."""
+        raise NotImplementedError
+
+    def n_joint_features(self, n_embedded):
+        """Length m of Psi(x, y) for an embedding of length ``n_embedded``."""
+        raise NotImplementedError
+
+    def joint_features(self, Z, Y):
+        """Psi(x_i, y_i) for every row of the embedded inputs Z: shape (n, m)."""
+        raise NotImplementedError
+
+    def weights_as_table(self, w, n_embedded):
+        """Reshape w so that ``Z @ table`` gives the potentials of w' Psi."""
+        raise NotImplementedError
+
+    def potentials(self, Z, w):
+        """Score table of f(x, y) = w' Psi(x, y) for every embedded input (see module doc)."""
+        return Z @ self.weights_as_table(w, Z.shape[1])
+
+    def scores(self, potentials, Y):
+        """f(x_i, y_i) read from a score table, one value per example."""
+        raise NotImplementedError
+
+    def loss(self, Y_true, Y_pred):
+        """Structured loss L(y_i, y'_i), one value per example."""
+        raise NotImplementedError
+
+    def loss_augmented_argmax(self, potentials, Y_true):
+        """argmax_y L(y_i, y) + f(x_i, y) for every example (eq. 6 of the paper)."""
+        raise NotImplementedError
+
+    def predict(self, potentials):
+        """argmax_y f(x_i, y) for every example."""
+        raise NotImplementedError
+
+    def random_outputs(self, n, rng):
+        """n outputs drawn uniformly from Y (Algorithm 1's random initial y-bar)."""
+        raise NotImplementedError
+
+
+class MulticlassProblem(StructuredProblem):
+    """Multiclass classification: y in {0, ..., K-1}, Psi(x, y) = phi(x) ⊗ e_y, 0/1 loss.
+
+    Potentials are an (n, K) table: f(x_i, k) = table[i, k]. Loss-augmented inference adds 1
+    to every wrong class and takes the argmax.
+
+    Parameters
+    ----------
+    n_classes : int
+        K, the number of classes.
+    features, n_components, gamma, random_state
+        The input embedding, see :class:`StructuredProblem`.
+    """
+
+    def __init__(self, n_classes, features="linear", n_components=200, gamma=0.05, random_state=0):
+        super().__init__(features, n_components, gamma, random_state)
+        self.n_classes = n_classes
+
+    def check_outputs(self, Y, name="y"):
+        K = check_int(self.n_classes, "n_classes", minimum=2)
+        Y = np.asarray(Y)
+        if Y.ndim != 1:
+            raise ValueError(f"{name} must be a 1-D array of class labels; got shape {Y.shape}.")
+        if Y.dtype.kind == "f" and not np.all(np.isfinite(Y)):
+            raise ValueError(f"{name} contains NaN or infinite values; class labels must be integers.")
+        if Y.dtype.kind not in "iuf" or not np.all(Y == np.round(Y)):
+            raise ValueError(f"{name} must contain integer class labels 0..{K - 1}.")
+        outside = (Y < 0) | (Y >= K)
+        if outside.any():
+            raise ValueError(f"{name} has labels outside the output set {{0, ..., {K - 1}}}: "
+                             f"{sorted(set(Y[outside].tolist()))[:5]}.")
+        return Y.astype(int)
+
+    def n_joint_features(self, n_embedded):
+        return n_embedded * self.n_classes
+
+    def joint_features(self, Z, Y):
+        Psi = np.zeros((len(Z), Z.shape[1], self.n_classes))
+        Psi[np.arange(len(Z)), :, Y] = Z
+        return Psi.reshape(len(Z), -1)
+
+    def weights_as_table(self, w, n_embedded):
+        return np.asarray(w).reshape(n_embedded, self.n_classes)
+
+    def scores(self, potentials, Y):
+        return potentials[np.arange(len(Y)), Y]
+
+    def loss(self, Y_true, Y_pred):
+        return (np.asarray(Y_true) != np.asarray(Y_pred)).astype(float)
+
+    def loss_augmented_argmax(self, potentials, Y_true):
+        augmented = potentials + 1.0
+        augmented[np.arange(len(Y_true)), Y_true] -= 1.0
+        return np.argmax(augmented, axis=1)
+
+    def predict(self, potentials):
+        return np.argmax(potentials, axis=1)
+
+    def random_outputs(self, n, rng):
+        return rng.integers(0, self.n_classes, size=n)
+
+
+class MultilabelProblem(StructuredProblem):
+    """Multi-label classification: y in {0, 1}^L, Psi(x, y) = phi(x) ⊗ y, Hamming loss.
+
+    The score f(x, y) = sum_j y_j u_j(x) decomposes over labels, with potentials an (n, L)
+    table u. The Hamming loss L(y, y') = (1/L) sum_j [y_j != y'_j] decomposes too, so the
+    loss-augmented argmax sets every label on its own: y_j = 1 iff [y_j != 1]/L + u_j >
+    [y_j != 0]/L.
+
+    Parameters
+    ----------
+    n_labels : int
+        L, the number of binary labels.
+    features, n_components, gamma, random_state
+        The input embedding, see :class:`StructuredProblem`.
+    """
+
+    def __init__(self, n_labels, features="linear", n_components=200, gamma=0.05, random_state=0):
+        super().__init__(features, n_components, gamma, random_state)
+        self.n_labels = n_labels
+
+    def check_outputs(self, Y, name="Y"):
+        L = check_int(self.n_labels, "n_labels")
+        Y = np.asarray(Y)
+        if Y.ndim != 2 or Y.shape[1] != L:
+            raise ValueError(f"{name} must be a 0/1 matrix with {L} columns (one per label); "
+                             f"got shape {Y.shape}.")
+        if Y.dtype.kind == "f" and not np.all(np.isfinite(Y)):
+            raise ValueError(f"{name} contains NaN or infinite values; labels must be 0 or 1.")
+        if not np.all(np.isin(Y, [0, 1])):
+            raise ValueError(f"{name} has values outside the output set {{0, 1}}; labels must be 0 or 1.")
+        return Y.astype(int)
+
+    def n_joint_features(self, n_embedded):
+        return n_embedded * self.n_labels
+
+    def joint_features(self, Z, Y):
+        return (Z[:, :, None] * Y[:, None, :]).reshape(len(Z), -1)
+
+    def weights_as_table(self, w, n_embedded):
+        return np.asarray(w).reshape(n_embedded, self.n_labels)
+
+    def scores(self, potentials, Y):
+        return np.sum(potentials * Y, axis=1)
+
+    def loss(self, Y_true, Y_pred):
+        return np.mean(np.asarray(Y_true) != np.asarray(Y_pred), axis=1)
+
+    def loss_augmented_argmax(self, potentials, Y_true):
+        gain_on = (Y_true != 1) / self.n_labels + potentials
+        gain_off = (Y_true != 0) / self.n_labels
+        return (gain_on > gain_off).astype(int)
+
+    def predict(self, potentials):
+        return (potentials > 0).astype(int)
+
+    def random_outputs(self, n, rng):
+        return rng.integers(0, 2, size=(n, self.n_labels))
+
+
+def fitted_problem(problem, X):
+    """A fitted copy of ``problem`` (the caller's object is left untouched)."""
+    if not isinstance(problem, StructuredProblem):
+        raise ValueError("problem must be a StructuredProblem such as MulticlassProblem(n_classes) "
+                         f"or MultilabelProblem(n_labels); got {type(problem).__name__}.")
+    return clone(problem).fit(X)

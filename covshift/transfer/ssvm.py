@@ -1,0 +1,336 @@
+"""1-slack margin-rescaled structural SVMs by cutting planes, and the domain-transfer delta.
+
+Implements domain-transfer-structured-output (Wang): the target score
+f_T(x, y) = f_S(x, y) + w' Psi(x, y) (eq. 1), with w the solution of the 1-slack,
+margin-rescaled structural SVM (eq. 2)
+
+    min_{w, xi >= 0}  1/2 ||w||^2 + C xi
+    s.t. for every y-bar in Y^l:
+         (1/l) sum_i [f_T(x_i, y_i) - f_T(x_i, y-bar_i)] >= (1/l) sum_i L(y_i, y-bar_i) - xi,
+
+solved by Algorithm 1: a QP over a working set of constraints (eq. 5, through its dual,
+eqs. 3-4) alternating with loss-augmented inference for the most violated output of every
+labelled example (eq. 6), until that constraint is violated by at most epsilon.
+
+A plain structural SVM (Tsochantaridis et al. 2004; Joachims et al. 2009, "1-slack") is the
+same algorithm with f_S = 0; :class:`StructuredSVM` and :class:`DomainTransferSSVM` share
+one engine, :func:`cutting_plane`.
+
+Three slips of the paper's text are corrected here (they would make the algorithm wrong):
+eq. (6) must maximise L(y_i, y) **+** f_T(x_i, y) (the most violated constraint has a high
+loss *and* a high score; with the printed minus sign the argmax picks well-separated outputs);
+the dual (3) has f_S(x_i, y_i) **-** f_S(x_i, y-bar_i) and the average (1/l) sum_i of the loss;
+and the working-set update is a union, W <- W ∪ {y-bar}. Eq. (6) runs over the l labelled
+examples (the unlabelled x_{l+1..n} have no y_i).
+"""
+
+import time
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import as_2d_float, check_int, check_positive
+from ..exceptions import ConvergenceWarning, NumericalWarning, SolverError
+from .problems import fitted_problem
+
+#: cvxopt settings of the working-set QP, passed per call (never cvxopt.solvers.options).
+QP_OPTIONS = {"show_progress": False, "abstol": 1e-10, "reltol": 1e-9, "feastol": 1e-10, "maxiters": 200}
+
+
+@dataclass
+class CuttingPlaneHistory:
+    """One row per cutting-plane iteration (Algorithm 1), for plots and replay.
+
+    violation : the most violated constraint's violation after the QP of this iteration
+    working_set_size : number of constraints in the QP of this iteration
+    objective : 1/2 ||w||^2 + C xi of that QP (a lower bound on the optimum)
+    seconds : wall time since the start of fit
+    """
+
+    violation: np.ndarray
+    working_set_size: np.ndarray
+    objective: np.ndarray
+    seconds: np.ndarray
+
+
+@dataclass
+class CuttingPlaneResult:
+    """The solution of :func:`cutting_plane`."""
+
+    coef: np.ndarray
+    slack: float
+    objective: float
+    violation: float
+    dual_coef: np.ndarray
+    n_iter: int
+    converged: bool
+    history: CuttingPlaneHistory
+
+
+def _constraint(problem, Z, Y, Psi_true, offset, offset_true, Y_bar):
+    """(g, b) of the 1-slack constraint of y-bar: w'g >= b - xi (eqs. 2 and 5).
+
+    g = (1/l) sum_i [Psi(x_i, y_i) - Psi(x_i, y-bar_i)],
+    b = (1/l) sum_i [L(y_i, y-bar_i) - (f_S(x_i, y_i) - f_S(x_i, y-bar_i))].
+    """
+    g = np.mean(Psi_true - problem.joint_features(Z, Y_bar), axis=0)
+    margin_source = offset_true - problem.scores(offset, Y_bar)
+    b = float(np.mean(problem.loss(Y, Y_bar) - margin_source))
+    return g, b
+
+
+def solve_working_set(G, b, C, options=None, gram=None):
+    """The dual of the working-set QP (eq. 3 restricted to W) by cvxopt.
+
+    max_alpha -1/2 alpha' (G G') alpha + alpha' b  s.t.  alpha >= 0, sum(alpha) <= C,
+    then w = G' alpha (eq. 4). ``gram`` is G G' if the caller keeps it up to date.
+    Returns (w, alpha).
+    """
+    from cvxopt import matrix, solvers
+
+    k = len(b)
+    if C == 0:
+        return np.zeros(G.shape[1]), np.zeros(k)
+    P = G @ G.T if gram is None else gram
+    inequalities = np.vstack([-np.eye(k), np.ones((1, k))])
+    bounds = np.concatenate([np.zeros(k), [C]])
+    args = [matrix(-np.asarray(b, dtype=float)), matrix(inequalities), matrix(bounds)]
+    options = {**QP_OPTIONS, **(options or {})}
+    try:
+        solution = solvers.qp(matrix(P), *args, options=options)
+    except (ArithmeticError, ValueError):
+        jitter = 1e-10 * max(1.0, float(np.max(np.diag(P))))
+        warnings.warn(f"The working-set QP was singular; solved it with {jitter:.1e} added to the "
+                      "diagonal.", NumericalWarning, stacklevel=3)
+        try:
+            solution = solvers.qp(matrix(P + jitter * np.eye(k)), *args, options=options)
+        except (ArithmeticError, ValueError) as exc:
+            raise SolverError(f"cvxopt could not solve the working-set QP ({exc}); try a smaller C "
+                              "or a larger epsilon.") from None
+    alpha = np.clip(np.array(solution["x"]).ravel(), 0.0, None)
+    if alpha.sum() > C:
+        alpha *= C / alpha.sum()
+    return G.T @ alpha, alpha
+
+
+def cutting_plane(problem, Z, Y, offset, C, epsilon, max_iter, rng, qp_options=None):
+    """Algorithm 1 of domain-transfer-structured-output on embedded inputs Z.
+
+    Parameters
+    ----------
+    problem : fitted StructuredProblem
+    Z : ndarray (l, d)
+        Embedded labelled inputs phi(x_i).
+    Y : array of outputs
+        The true outputs y_i, already checked by ``problem.check_outputs``.
+    offset : score table
+        Potentials of f_S on Z (zeros for a plain structural SVM).
+    C, epsilon : float
+        Trade-off of eq. (2) and the termination threshold epsilon_cp.
+    max_iter : int
+        Budget of cutting-plane iterations.
+    rng : numpy Generator
+        Draws the random initial y-bar of Algorithm 1.
+    """
+    start = time.perf_counter()
+    Psi_true = problem.joint_features(Z, Y)
+    offset_true = problem.scores(offset, Y)
+    g, b = _constraint(problem, Z, Y, Psi_true, offset, offset_true, problem.random_outputs(len(Z), rng))
+    G, bs = g[None, :], np.array([b])
+    gram = G @ G.T  # kept up to date with one matrix-vector product per new constraint
+    rows = []
+    converged = False
+    for _ in range(max_iter):
+        w, alpha = solve_working_set(G, bs, C, qp_options, gram=gram)
+        slack = max(0.0, float(np.max(bs - G @ w)))
+        objective = 0.5 * float(w @ w) + C * slack
+        potentials = offset + problem.potentials(Z, w)
+        g, b = _constraint(problem, Z, Y, Psi_true, offset, offset_true,
+                           problem.loss_augmented_argmax(potentials, Y))
+        violation = b - float(w @ g) - slack
+        rows.append((violation, len(G), objective, time.perf_counter() - start))
+        if violation <= epsilon:
+            converged = True
+            break
+        cross = G @ g
+        gram = np.block([[gram, cross[:, None]], [cross[None, :], np.array([[g @ g]])]])
+        G, bs = np.vstack([G, g]), np.append(bs, b)
+    if not converged:
+        warnings.warn(f"The cutting-plane algorithm stopped after max_iter={max_iter} iterations with "
+                      f"violation {violation:.3g} > epsilon={epsilon:g}; raise max_iter or epsilon.",
+                      ConvergenceWarning, stacklevel=3)
+    history = CuttingPlaneHistory(*(np.array(col) for col in zip(*rows)))
+    return CuttingPlaneResult(w, slack, objective, violation, alpha, len(rows), converged, history)
+
+
+def _check_common(estimator, X, Y, problem):
+    C = check_positive(estimator.C, "C", allow_zero=True)
+    epsilon = check_positive(estimator.epsilon, "epsilon")
+    max_iter = check_int(estimator.max_iter, "max_iter")
+    X = as_2d_float(X, "X (inputs)", min_samples=1)
+    Y = problem.check_outputs(Y)
+    if len(Y) != len(X):
+        raise ValueError(f"X has {len(X)} examples but y has {len(Y)} outputs; they must match.")
+    return X, Y, C, epsilon, max_iter
+
+
+class _CuttingPlaneModel(BaseEstimator):
+    """Fitted attributes and prediction shared by the two structural SVMs."""
+
+    def _store(self, result):
+        self.coef_ = result.coef
+        self.dual_coef_ = result.dual_coef
+        self.slack_ = result.slack
+        self.objective_ = result.objective
+        self.violation_ = result.violation
+        self.n_iter_ = result.n_iter
+        self.working_set_size_ = len(result.dual_coef)
+        self.converged_ = result.converged
+        self.history_ = result.history
+
+    def _own_potentials(self, X):
+        return self.problem_.potentials(self.problem_.embed(X), self.coef_)
+
+    def predict(self, X):
+        """argmax_y f(x, y) for every row of X."""
+        return self.problem_.predict(self.potentials(X))
+
+    def joint_score(self, X, Y):
+        """f(x_i, y_i) for every example (the model's score of the given outputs)."""
+        check_is_fitted(self, "coef_")
+        return self.problem_.scores(self.potentials(X), self.problem_.check_outputs(Y))
+
+    def score(self, X, Y):
+        """1 - mean structured loss: accuracy (0/1 loss) or 1 - Hamming loss."""
+        Y = self.problem_.check_outputs(Y)
+        return 1.0 - float(np.mean(self.problem_.loss(Y, self.predict(X))))
+
+
+class StructuredSVM(_CuttingPlaneModel):
+    """1-slack margin-rescaled structural SVM solved by cutting planes.
+
+    f(x, y) = w' Psi(x, y), with w from eq. (2) of domain-transfer-structured-output with
+    f_S = 0 (Tsochantaridis et al. 2004; the 1-slack form of Joachims et al. 2009), by
+    Algorithm 1 with the working-set QP solved by cvxopt.
+
+    Parameters
+    ----------
+    problem : StructuredProblem
+        The output structure, e.g. ``MulticlassProblem(10)`` or ``MultilabelProblem(4)``.
+    C : float, default 1.0
+        Trade-off between ||w||^2 and the average structured hinge loss (C = 0 gives w = 0).
+    epsilon : float, default 1e-3
+        Stop when the most violated constraint is violated by at most epsilon.
+    max_iter : int, default 1000
+        Budget of cutting-plane iterations (a ConvergenceWarning when it runs out).
+    random_state : int, default 0
+        Seed of the random initial y-bar.
+
+    Attributes
+    ----------
+    coef_ : w.  problem_ : the fitted problem (its embedding).  n_iter_, working_set_size_,
+    objective_ (1/2 ||w||^2 + C xi of the last working-set QP, a lower bound on the optimum of
+    eq. 2; the optimum is at most objective_ + C violation_), slack_ (xi), violation_ (of the
+    final most violated constraint), converged_, history_ (:class:`CuttingPlaneHistory`),
+    dual_coef_ (alpha).
+    """
+
+    def __init__(self, problem, C=1.0, epsilon=1e-3, max_iter=1000, random_state=0):
+        self.problem = problem
+        self.C = C
+        self.epsilon = epsilon
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Learn w from the examples (X, y); returns self."""
+        problem = fitted_problem(self.problem, as_2d_float(X, "X (inputs)"))
+        X, y, C, epsilon, max_iter = _check_common(self, X, y, problem)
+        Z = problem.embed(X)
+        offset = problem.potentials(Z, np.zeros(problem.n_joint_features(Z.shape[1])))
+        self.problem_ = problem
+        self._store(cutting_plane(problem, Z, y, offset, C, epsilon, max_iter,
+                                  np.random.default_rng(self.random_state)))
+        return self
+
+    def potentials(self, X):
+        """The score table of f(x, y) = w' Psi(x, y) (see covshift.transfer.problems)."""
+        check_is_fitted(self, "coef_")
+        return self._own_potentials(X)
+
+
+class DomainTransferSSVM(_CuttingPlaneModel):
+    """Domain transfer structured output learning: f_T = f_S + w' Psi, w by Algorithm 1.
+
+    Implements eqs. (1)-(6) and Algorithm 1 of domain-transfer-structured-output (Wang): the
+    source scores f_S(x_i, y) enter every constraint and the loss-augmented argmax; only the
+    delta w is learned, from the l labelled target examples.
+
+    Parameters
+    ----------
+    source_model : fitted structured predictor
+        Anything with ``potentials(X)`` returning its score table in the format of
+        ``problem`` (for example a :class:`StructuredSVM` fitted on the source domain).
+        It is used as is, never refitted. (``sklearn.base.clone`` would clone it unfitted; for
+        cross-validation tools wrap it in ``sklearn.frozen.FrozenEstimator``.)
+    problem : StructuredProblem
+        Output structure and the joint feature map Psi of the delta function.
+    C : float, default 1.0
+        Trade-off of eq. (2); C = 0 keeps the source model unchanged (w = 0).
+    epsilon : float, default 1e-3
+        epsilon_cp of Algorithm 1.
+    max_iter : int, default 1000
+        Budget of cutting-plane iterations.
+    random_state : int, default 0
+        Seed of the random initial y-bar.
+
+    Attributes
+    ----------
+    As :class:`StructuredSVM`; ``coef_`` is the delta w.
+    """
+
+    def __init__(self, source_model, problem, C=1.0, epsilon=1e-3, max_iter=1000, random_state=0):
+        self.source_model = source_model
+        self.problem = problem
+        self.C = C
+        self.epsilon = epsilon
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def _source_potentials(self, X, expected_shape):
+        if not hasattr(self.source_model, "potentials"):
+            raise ValueError("source_model must be a fitted structured predictor with a potentials(X) "
+                             f"method (e.g. a fitted StructuredSVM); got {type(self.source_model).__name__}.")
+        table = np.asarray(self.source_model.potentials(X), dtype=float)
+        if table.shape != expected_shape:
+            raise ValueError(f"source_model scores have shape {table.shape}, but the problem expects "
+                             f"{expected_shape}: the source model must solve the same output structure.")
+        if not np.all(np.isfinite(table)):
+            raise ValueError("source_model returned NaN or infinite scores on the target inputs.")
+        return table
+
+    def fit(self, X, y):
+        """Learn the delta w from the l labelled target examples (X, y); returns self."""
+        X = as_2d_float(X, "X (labelled target inputs)", min_samples=0)
+        if len(X) == 0:
+            raise ValueError("DomainTransferSSVM needs at least one labelled target example (l >= 1); "
+                             "got l = 0. Without target labels use the source model itself.")
+        problem = fitted_problem(self.problem, X)
+        X, y, C, epsilon, max_iter = _check_common(self, X, y, problem)
+        Z = problem.embed(X)
+        zeros = problem.potentials(Z, np.zeros(problem.n_joint_features(Z.shape[1])))
+        offset = self._source_potentials(X, zeros.shape)
+        self.problem_ = problem
+        self._store(cutting_plane(problem, Z, y, offset, C, epsilon, max_iter,
+                                  np.random.default_rng(self.random_state)))
+        return self
+
+    def potentials(self, X):
+        """Score table of f_T(x, y) = f_S(x, y) + w' Psi(x, y) (eq. 1)."""
+        check_is_fitted(self, "coef_")
+        X = as_2d_float(X, "X (inputs)")
+        own = self._own_potentials(X)
+        return self._source_potentials(X, own.shape) + own

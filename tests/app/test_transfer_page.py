@@ -1,0 +1,60 @@
+"""The Domain transfer page through streamlit.testing.v1.AppTest."""
+
+import pathlib
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+PRESET = "Domain transfer: digits with thicker, rotated strokes"
+
+
+def _run(**query):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    at.switch_page("pages/transfer.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def _metric(at, prefix):
+    return next(m.value for m in at.metric if m.label.startswith(prefix))
+
+
+def test_page_renders_figures_and_numbers():
+    at = _run()
+    assert at.title[0].value == "Domain transfer"
+    assert len(at.get("plotly_chart")) == 3  # curves, digit grid, cutting-plane progress
+    assert 0.0 <= float(_metric(at, "source only")) <= 1.0
+    assert int(_metric(at, "cutting-plane iterations")) >= 1
+    assert any(e.label == "The maths" for e in at.expander)
+
+
+def test_settings_come_from_the_url_and_move_the_numbers():
+    at = _run(dt_task="multilabel", dt_l="5", dt_C="1.0")
+    assert at.radio(key="w.dt_task").value == "multilabel"
+    assert at.slider(key="w.dt_l").value == 5
+    before = _metric(at, "domain transfer")
+    at.slider(key="w.dt_l").set_value(40).run()
+    assert not at.exception
+    assert _metric(at, "domain transfer") != before
+
+
+def test_lesson_preset_sets_the_page():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["dt_l"] = "3"
+    at.run()
+    next(b for b in at.sidebar.button if b.label == PRESET).click().run()
+    at.switch_page("pages/transfer.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.slider(key="w.dt_l").value == 10
+    assert at.selectbox(key="w.dt_shift").value == "thicken+rotate"
+
+
+def test_hand_edited_link_is_clamped_or_ignored_as_the_registry_says():
+    at = _run(dt_C="30", dt_l="500", dt_epsilon="0.5")
+    assert at.slider(key="w.dt_l").value == 50  # numbers are clamped into the slider's range
+    assert at.select_slider(key="w.dt_C").value == 30.0  # an offered option is kept
+    assert at.select_slider(key="w.dt_epsilon").value == 1e-3  # an option not offered is ignored
