@@ -60,11 +60,11 @@ for name, outcome in outcomes.items():
     row.update({"non-zeros": int(np.count_nonzero(est.alpha_)) if hasattr(est, "alpha_") else None,
                 "objective": getattr(est, "objective_", None), "ESS": ui.quiet(metrics.effective_sample_size, w),
                 "max weight": ui.quiet(metrics.max_weight, w),
-                "weight error (NMSE)": ui.quiet(catalog.weight_error, w, truth) if truth is not None else None})
+                "NMSE": ui.quiet(catalog.weight_error, w, truth) if truth is not None else None})
     rows.append(row)
 ui.show_table(rows, "estimator",
               formats={"choose sigma (s)": ".2f", "solve (s)": ".2f", "objective": ".6g", "ESS": ".0f", "max weight": ".2f",
-                       "final relative gap": ".1e", "weight error (NMSE)": ".3f", "sigma": ".3g"},
+                       "final relative gap": ".1e", "NMSE": ".3f", "sigma": ".3g"},
               help={"choose sigma (s)": "Time to choose the one sigma shared by the KLIEP family (once per view; "
                                         "0 when sigma is set by hand).",
                     "solve (s)": "Time of the fit with sigma fixed (other estimators: including their own width rule).",
@@ -80,7 +80,7 @@ ui.show_table(rows, "estimator",
                     "ESS": "Effective sample size (sum w)^2 / sum w^2: how many equally weighted training points "
                            "the weights are worth.",
                     "max weight": "Largest weight when the weights have mean 1.",
-                    "weight error (NMSE)": "Normalised mean squared error against the true ratio, on the mean-1 "
+                    "NMSE": "Normalised mean squared error against the true ratio, on the mean-1 "
                                            "scale: mean_i (w_i / mean(w) - t_i / mean(t))^2. 0 is perfect; 1 is an "
                                            "error as large as the weights themselves."})
 st.caption("One row per estimator; hover over a column header for its meaning. Blank cells do not apply "
