@@ -4,12 +4,24 @@ from numbers import Real
 
 import numpy as np
 
+#: Largest magnitude accepted in data. Squared distances sum d squares, so values near
+#: sqrt(float64 max) = 1.3e154 overflow; 1e100 leaves room for sums, products with kernel
+#: widths and every unit a real data set uses.
+MAX_ABS_VALUE = 1e100
+
 
 def as_2d_float(X, name="X", min_samples=1):
     """Return ``X`` as a finite 2-D float64 array, or raise ValueError.
 
-    A 1-D array is read as one feature per sample (shape ``(n, 1)``).
+    A 1-D array is read as one feature per sample (shape ``(n, 1)``). Booleans count as
+    0/1. Complex numbers, text, None and values beyond :data:`MAX_ABS_VALUE` are refused
+    with a message naming ``name`` (and the data scale).
     """
+    if X is None:
+        raise ValueError(f"{name} is None; pass an array of numbers.")
+    if np.iscomplexobj(X):
+        raise ValueError(f"{name} contains complex numbers; pass real numbers (e.g. the real part "
+                         "or the modulus, as you intend).")
     try:
         X = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -31,7 +43,20 @@ def as_2d_float(X, name="X", min_samples=1):
         raise ValueError(
             f"{name} contains {bad} NaN or infinite value(s); remove or impute them first."
         )
+    check_scale(X, name)
     return X
+
+
+def check_scale(X, name):
+    """ValueError if the magnitude of ``X`` exceeds :data:`MAX_ABS_VALUE` (squared distances
+    would overflow); the message gives the data scale and the way out (rescale)."""
+    largest = float(np.max(np.abs(X))) if X.size else 0.0
+    if largest > MAX_ABS_VALUE:
+        raise ValueError(
+            f"{name} has values up to {largest:.3g}, too large to compute with (data scale above "
+            f"{MAX_ABS_VALUE:.0e}: squared distances overflow). Rescale the data, e.g. divide by "
+            f"{10.0 ** np.floor(np.log10(largest)):.0e}.")
+    return largest
 
 
 def is_dask_array(X):
@@ -80,25 +105,75 @@ def check_features(X, n_features, name="X"):
     return X
 
 
+def _describe(value):
+    return f"{value!r} ({type(value).__name__})" if isinstance(value, (str, bool, complex)) or value is None \
+        else repr(value)
+
+
 def check_positive(value, name, allow_zero=False):
-    """Check that a scalar hyper-parameter is a finite positive number."""
-    if isinstance(value, bool) or not isinstance(value, Real) or not np.isfinite(value):
-        raise ValueError(f"{name} must be a finite number; got {value!r}.")
+    """Check that a scalar hyper-parameter is a finite positive number (not bool, text, complex)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real) or not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite number; got {_describe(value)}.")
     if value < 0 or (value == 0 and not allow_zero):
         bound = ">= 0" if allow_zero else "> 0"
         raise ValueError(f"{name} must be {bound}; got {value!r}.")
     return float(value)
 
 
+def check_open_interval(value, name, low, high):
+    """Check that a scalar lies strictly between ``low`` and ``high``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real) or not np.isfinite(value):
+        raise ValueError(f"{name} must be a number strictly between {low} and {high}; "
+                         f"got {_describe(value)}.")
+    if not low < value < high:
+        raise ValueError(f"{name} must lie strictly between {low} and {high}; got {value!r}.")
+    return float(value)
+
+
 def check_int(value, name, minimum=1):
     """Check that a count parameter is an integer >= ``minimum``."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}.")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {_describe(value)}.")
     return int(value)
 
 
 def check_choice(value, name, choices):
-    """Check that a string option is one of ``choices``."""
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {sorted(choices)}; got {value!r}.")
+    """Check that an option (a string, or a flag) is one of ``choices``."""
+    try:
+        known = value in choices
+    except TypeError:  # unhashable (a list, an array)
+        known = False
+    if not known:
+        raise ValueError(f"{name} must be one of {sorted(choices)}; got {_describe(value)}.")
     return value
+
+
+def check_random_state(value, name="random_state"):
+    """None, a non-negative integer or a numpy Generator (what numpy's default_rng accepts
+    and scikit-learn's conventions use); anything else is a ValueError naming the parameter."""
+    if value is None or isinstance(value, np.random.Generator):
+        return value
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"{name} must be None or an integer >= 0 (a seed); got {_describe(value)}.")
+    return int(value)
+
+
+def check_width(sigma, name, bounds):
+    """gamma = 1 / (2 sigma^2) for a library that takes gamma (scikit-learn), with sigma in
+    ``bounds`` so that gamma is a finite positive float; ValueError naming ``name`` otherwise."""
+    sigma = check_positive(sigma, name)
+    if not bounds[0] <= sigma <= bounds[1]:
+        raise ValueError(f"{name}={sigma:.3g} is outside [{bounds[0]:.0e}, {bounds[1]:.0e}]: its "
+                         "kernel gamma = 1 / (2 sigma^2) is not representable. Choose a width near "
+                         "the spacing of the data, or rescale the data (change its units) if its "
+                         "scale is that extreme.")
+    return 0.5 / sigma / sigma
+
+
+def check_finite(value, name):
+    """Check that a scalar parameter (a mean, a shift) is a finite real number."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real) or not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite number; got {_describe(value)}.")
+    if abs(value) > MAX_ABS_VALUE:
+        check_scale(np.array([value]), name)
+    return float(value)

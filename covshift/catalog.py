@@ -6,44 +6,91 @@ Streamlit pages only choose names and draw results (this module never imports st
 
 import io
 import time
-import warnings
+from numbers import Real
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import data as datasets
+from . import limits
+from ._validation import MAX_ABS_VALUE, check_positive
+from .exceptions import record_warnings
 from .model_selection import kliep_sigma
 from .regression import GPR, WKNN, TwinGP, rho_from_paper
 from .transfer import ResidualDeltaRegressor
 from .weights import AFWCS, FCFWCS, FWCS, KLIEP, KMM, PFWCS, EnsembleKMM, LogisticRatio, RuLSIF
 
+def _sizes(name, n_tr, n_te):
+    """Slider specs (default, min, max, step) of n_tr and n_te; the maxima follow the time
+    budget (:func:`covshift.limits.dataset_size_max`), the defaults never exceed them."""
+    top = limits.dataset_size_max(name)
+    return {"n_tr": (min(n_tr, top), limits.MIN_POINTS[0], top, 10),
+            "n_te": (min(n_te, top), limits.MIN_POINTS[1], top, 10)}
+
+
 #: Data sets and their adjustable parameters: name -> (label, {param: (default, min, max, step)}).
 DATASETS = {
     "sinc": ("Sinc shift (paper Fig. 2)", {
-        "n_tr": (500, 20, 3000, 10), "n_te": (300, 10, 3000, 10), "mean_tr": (0.5, -2.0, 2.0, 0.1),
+        **_sizes("sinc", 500, 300), "mean_tr": (0.5, -2.0, 2.0, 0.1),
         "std_tr": (0.5, 0.1, 2.0, 0.05), "mean_te": (0.0, -2.0, 2.0, 0.1), "std_te": (0.3, 0.1, 2.0, 0.05),
         "noise": (0.1, 0.0, 1.0, 0.01)}),
-    "s_shape": ("S-shape (Toy 1)", {"n_tr": (250, 20, 2000, 10), "n_te": (250, 10, 2000, 10),
+    "s_shape": ("S-shape (Toy 1)", {**_sizes("s_shape", 250, 250),
                                     "noise": (0.005, 0.0, 0.1, 0.005), "shift": (2.0, 0.0, 6.0, 0.5)}),
-    "double_s": ("Double S (Toy 2)", {"n_tr": (250, 20, 2000, 10), "n_te": (500, 10, 2000, 10),
+    "double_s": ("Double S (Toy 2)", {**_sizes("double_s", 250, 500),
                                       "noise": (0.005, 0.0, 0.1, 0.005), "shift": (2.0, 0.0, 6.0, 0.5)}),
     "circle": ("Circle (2 correlated outputs)", {
-        "n_tr": (300, 20, 2000, 10), "n_te": (200, 10, 2000, 10), "mean_tr": (0.0, -2.0, 2.0, 0.1),
+        **_sizes("circle", 300, 200), "mean_tr": (0.0, -2.0, 2.0, 0.1),
         "std_tr": (0.6, 0.1, 2.0, 0.05), "mean_te": (0.5, -2.0, 2.0, 0.1), "std_te": (0.3, 0.1, 2.0, 0.05),
         "noise": (0.03, 0.0, 0.5, 0.01)}),
-    "digits": ("Digits centre pixels (selection bias)", {"n_tr": (300, 50, 800, 10)}),
+    "digits": ("Digits centre pixels (selection bias)",
+               {"n_tr": (300, 50, limits.dataset_size_max("digits"), 10)}),
 }
 _GENERATORS = {"sinc": datasets.sinc_shift, "s_shape": datasets.s_shape, "double_s": datasets.double_s,
                "circle": datasets.circle_outputs, "digits": datasets.digits_center}
-MAX_CSV_ROWS = 5000
+#: Rows kept from an uploaded CSV when no methods are named (the fastest method's limit);
+#: use :func:`max_csv_rows` with the selected methods.
+MAX_CSV_ROWS = limits.max_points_for([])
+
+
+def size_limit(names, sigma=None):
+    """Largest n_tr and n_te the selected weight estimators and models all handle within the
+    time budget (the slowest decides): the app offers no larger size. ``sigma``: None for the
+    "auto" width, a number for a fixed one (faster for the KLIEP family). See :mod:`covshift.limits`."""
+    return limits.max_points_for(names, sigma)
+
+
+def max_csv_rows(names, sigma=None):
+    """Rows to keep from an uploaded CSV when these methods (weight estimators and regression
+    models, catalog names) will run on it: the slowest one decides (:func:`covshift.limits.max_csv_rows`).
+    Pass the result to :func:`read_csv` as ``max_rows``."""
+    return limits.max_csv_rows(names, sigma)
+
+
+def check_size(names, n_tr, n_te, sigma=None):
+    """ValueError naming the first method that would exceed the time budget at this size."""
+    for name in names:
+        limits.check_size(name, n_tr, n_te, sigma)
 
 
 def make_dataset(name, seed=0, **params):
     """Build a built-in data set by name with the given parameters."""
     if name not in _GENERATORS:
         raise ValueError(f"Unknown data set {name!r}; choose one of {sorted(_GENERATORS)}.")
-    ints = {k: int(v) for k, v in params.items() if k in ("n_tr", "n_te")}
-    return _GENERATORS[name](**{**params, **ints}, random_state=int(seed))
+    unknown = set(params) - set(DATASETS[name][1])
+    if unknown:
+        raise ValueError(f"Unknown parameter(s) {sorted(unknown)} of data set {name!r}; "
+                         f"it has {sorted(DATASETS[name][1])}.")
+    ints = {k: whole_number(v, k) for k, v in params.items() if k in ("n_tr", "n_te")}
+    return _GENERATORS[name](**{**params, **ints}, random_state=whole_number(seed, "seed"))
+
+
+def whole_number(value, name):
+    """An integer from an int or an integer-valued float (as read from a URL); ValueError
+    naming ``name`` for NaN, infinity, fractions, text or booleans."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real) or not np.isfinite(value) \
+            or float(value) != int(value):
+        raise ValueError(f"{name} must be a whole number; got {value!r}.")
+    return int(value)
 
 
 @dataclass
@@ -55,28 +102,87 @@ class CsvTable:
     notes: list = field(default_factory=list)
 
 
-def read_csv(raw, seed=0):
-    """Parse uploaded CSV bytes; keep numeric columns; ValueError with advice when unusable.
+#: Encodings tried in order: UTF-8 (a byte-order mark is removed) and Latin-1, which
+#: decodes any byte, so a file that is neither is read with visible mojibake, not refused.
+CSV_ENCODINGS = (("utf-8-sig", "UTF-8"), ("latin-1", "Latin-1"))
+#: Separators recognised, with the names used in messages.
+CSV_SEPARATORS = {",": "comma", ";": "semicolon", "\t": "tab", "|": "vertical bar"}
 
-    A file longer than MAX_CSV_ROWS is subsampled with ``seed`` (the app's seed).
-    """
+
+def _decode(raw):
+    """(text, encoding name) of CSV bytes; ValueError for binary files."""
+    if b"\x00" in raw[:4096]:
+        raise ValueError("This file is binary (it contains NUL bytes), not text: perhaps an Excel "
+                         "workbook. Save it as CSV (comma-separated values) and upload that.")
+    for codec, label in CSV_ENCODINGS:
+        try:
+            text = raw.decode(codec)
+        except UnicodeDecodeError:
+            continue
+        if raw.startswith(b"\xef\xbb\xbf"):
+            label = "UTF-8 with BOM"
+        return text, label
+    raise ValueError("This file is not text in UTF-8 or Latin-1.")  # pragma: no cover - latin-1 decodes all
+
+
+def _separator(text):
+    """The field separator: csv.Sniffer on the first lines, else the most frequent candidate
+    in the header, else a comma."""
+    import csv
+
+    sample = "\n".join(text.splitlines()[:50])
+    try:
+        return csv.Sniffer().sniff(sample, delimiters="".join(CSV_SEPARATORS)).delimiter
+    except csv.Error:
+        header = text.splitlines()[0] if text.strip() else ""
+        counts = {sep: header.count(sep) for sep in CSV_SEPARATORS}
+        best = max(counts, key=counts.get)
+        return best if counts[best] else ","
+
+
+def _parse(text, sep):
+    """DataFrame of the text, numeric where possible; for ';' files also tries a decimal comma."""
     import pandas as pd
 
-    if not raw:
+    frames = [pd.read_csv(io.StringIO(text), sep=sep)]
+    if sep == ";":
+        frames.append(pd.read_csv(io.StringIO(text), sep=sep, decimal=","))
+    numeric = [f.apply(pd.to_numeric, errors="coerce") for f in frames]
+    return max(numeric, key=lambda f: int(f.notna().to_numpy().sum()))
+
+
+def read_csv(raw, seed=0, max_rows=None):
+    """Parse uploaded CSV bytes; keep numeric columns; ValueError with advice when unusable.
+
+    The encoding (UTF-8, UTF-8 with BOM, Latin-1) and the separator (comma, semicolon, tab,
+    vertical bar) are detected and named in every message and in ``notes``. More than
+    ``max_rows`` complete rows (default :data:`MAX_CSV_ROWS`; see :func:`max_csv_rows`) are
+    subsampled at random, seeded by ``seed``.
+    """
+    if not raw or not raw.strip():
         raise ValueError("The file is empty. Upload a CSV with a header row and numeric columns.")
+    text, encoding = _decode(raw)
+    sep = _separator(text)
+    how = f"(read as {encoding} text with {CSV_SEPARATORS[sep]}-separated fields)"
     try:
-        frame = pd.read_csv(io.BytesIO(raw))
+        numeric = _parse(text, sep)
     except Exception as exc:  # pandas raises many kinds for malformed files
-        raise ValueError(f"This file could not be read as CSV ({type(exc).__name__}). "
-                         "Save it as comma-separated text with a header row.") from None
-    numeric = frame.apply(pd.to_numeric, errors="coerce")
+        raise ValueError(f"This file could not be read as CSV {how}: {type(exc).__name__}: "
+                         f"{str(exc).strip()[:200]}. Check that every row has the same number of "
+                         "fields and that there is one header row.") from None
+    notes = [] if (encoding, sep) == ("UTF-8", ",") else [f"Read as {encoding} with "
+                                                           f"{CSV_SEPARATORS[sep]}-separated fields."]
+    columns = [str(c) for c in numeric.columns]
+    if len(numeric) == 0:
+        raise ValueError(f"The file has a header row ({', '.join(columns[:8])}) but no data rows {how}. "
+                         "Add the data below the header.")
     keep = [c for c in numeric.columns if numeric[c].notna().mean() >= 0.5]
-    notes = []
     dropped = [str(c) for c in numeric.columns if c not in keep]
     if dropped:
         notes.append(f"Ignored non-numeric column(s): {', '.join(dropped[:8])}.")
     if len(keep) < 2:
-        raise ValueError("The CSV needs at least two numeric columns: one or more inputs and an output."
+        raise ValueError(f"The CSV needs at least two numeric columns (one or more inputs and an "
+                         f"output); found {len(keep)} {how}."
                          + (f" Mostly empty or non-numeric: {', '.join(dropped[:8])}." if dropped else ""))
     values = numeric[keep].to_numpy(dtype=float)
     finite = np.all(np.isfinite(values), axis=1)
@@ -85,10 +191,12 @@ def read_csv(raw, seed=0):
         values = values[finite]
     if len(values) < 10:
         raise ValueError(f"Only {len(values)} complete rows remain; at least 10 are needed.")
-    if len(values) > MAX_CSV_ROWS:
+    max_rows = MAX_CSV_ROWS if max_rows is None else int(max_rows)
+    if len(values) > max_rows:
         rng = np.random.default_rng(seed)
-        values = values[np.sort(rng.choice(len(values), MAX_CSV_ROWS, replace=False))]
-        notes.append(f"Used a random subset of {MAX_CSV_ROWS} rows (the app stays interactive).")
+        values = values[np.sort(rng.choice(len(values), max_rows, replace=False))]
+        notes.append(f"Used a random subset of {max_rows} of {int(finite.sum())} rows "
+                     f"(seed {seed}), the most the selected methods handle within the time budget.")
     return CsvTable([str(c) for c in keep], values, notes)
 
 
@@ -99,8 +207,18 @@ def csv_dataset(table, inputs, outputs, split_column=None, seed=0):
         raise ValueError("Choose at least one input column and one output column.")
     if set(inputs) & set(outputs) or (split_column and split_column in set(inputs) | set(outputs)):
         raise ValueError("A column can be an input, an output or the train/test column, not two of these.")
+    unknown = [c for c in [*inputs, *outputs] if c not in index]
+    if unknown:
+        raise ValueError(f"Unknown column(s) {', '.join(map(str, unknown))}; the file has "
+                         f"{', '.join(table.columns)}.")
     X = table.values[:, [index[c] for c in inputs]]
     Y = table.values[:, [index[c] for c in outputs]]
+    _check_columns(X, inputs, "input")
+    _check_columns(Y, outputs, "output")
+    constant = [c for c, column in zip(inputs, X.T) if np.ptp(column) == 0]
+    if constant:
+        raise ValueError(f"Input column(s) {', '.join(constant)} are constant (the same value in "
+                         "every row): they carry no information about the shift. Deselect them.")
     if split_column is None:
         return datasets.selection_bias(X, Y, random_state=seed, name="uploaded CSV (selection bias)")
     split = table.values[:, index[split_column]]
@@ -110,6 +228,16 @@ def csv_dataset(table, inputs, outputs, split_column=None, seed=0):
     if train.sum() < 5 or (~train).sum() < 2:
         raise ValueError("The train/test column leaves fewer than 5 training or 2 test rows.")
     return datasets.ShiftData(X[train], Y[train], X[~train], Y[~train], None, "uploaded CSV")
+
+
+def _check_columns(values, names, role):
+    """Refuse columns whose magnitude is too large to compute kernels with."""
+    big = [f"{c} (up to {np.max(np.abs(col)):.3g})" for c, col in zip(names, values.T)
+           if np.max(np.abs(col)) > MAX_ABS_VALUE]
+    if big:
+        raise ValueError(f"{role.capitalize()} column(s) {', '.join(big)} are too large to compute "
+                         f"with: squared distances between such values overflow. Values up to "
+                         f"{MAX_ABS_VALUE:.0e} are accepted; rescale the column (change its unit).")
 
 
 #: Weight estimators shown in the app. sigma=None means each method's own default choice.
@@ -123,7 +251,8 @@ def make_weight_estimator(name, sigma=None, max_iter=2000, tol=1e-5):
     """An estimator by name. sigma: number, or None for "auto" (KLIEP family: the shared
     :func:`covshift.model_selection.kliep_sigma`, see :func:`shared_kliep_sigma`; others: the
     median heuristic / their own cross-validation)."""
-    kliep_sigma = "auto" if sigma is None else float(sigma)
+    sigma = None if sigma is None else check_positive(sigma, "sigma (kernel width)")
+    kliep_sigma = "auto" if sigma is None else sigma
     fw = dict(sigma=kliep_sigma, tol=tol, max_iter=max_iter)
     factories = {
         "FCFWCS": lambda: FCFWCS(**fw), "PFWCS": lambda: PFWCS(**fw), "AFWCS": lambda: AFWCS(**fw),
@@ -148,9 +277,12 @@ class Outcome:
 
 
 def run_with_warnings(fn):
-    """Call fn(); return (result, seconds, [warning messages]) without printing the warnings."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    """Call fn(); return (result, seconds, [warning messages]) without printing the warnings.
+
+    Only the warnings raised by this call (this thread) are collected, so concurrent
+    sessions never see each other's warnings (:func:`covshift.exceptions.record_warnings`).
+    """
+    with record_warnings() as caught:
         start = time.perf_counter()
         result = fn()
         seconds = time.perf_counter() - start
@@ -224,9 +356,12 @@ def paper_tgp_defaults(data_name):
 
 
 def make_regressor(name, theta=0.9, gamma=1.5, rho_x=1.0, rho_y=0.5, lambda_x=1e-3, lambda_y=1e-3):
+    """A regression model by name (REGRESSORS) with the app's hyper-parameters."""
+    if name not in REGRESSORS:
+        raise ValueError(f"Unknown regression model {name!r}; choose one of {list(REGRESSORS)}.")
     base = name.replace("IW-", "")
     if base == "GPR":
-        return GPR(rho=rho_x, lam=max(lambda_x, 1e-6))
+        return GPR(rho=rho_x, lam=max(check_positive(lambda_x, "lambda_x"), 1e-6))
     if base == "WKNN":
         return WKNN(5)
     divergence = {"KLTGP": "kl", "IKLTGP": "ikl", "SMTGP": "sm"}[base]
@@ -262,8 +397,8 @@ def fit_predict(data, name, weights=None, **hyper):
 
 def labelled_test_points(n_te, n_labels, seed=0):
     """Mask of the test points whose labels :func:`few_labels_comparison` reveals (seeded)."""
-    rng = np.random.default_rng(seed)
-    n_labels = int(min(max(n_labels, 2), n_te - 2))
+    rng = np.random.default_rng(whole_number(seed, "seed"))
+    n_labels = int(min(max(whole_number(n_labels, "n_labels"), 2), n_te - 2))
     labelled = np.zeros(n_te, dtype=bool)
     labelled[rng.choice(n_te, n_labels, replace=False)] = True
     return labelled
@@ -274,6 +409,8 @@ def few_labels_comparison(data, weights, n_labels=10, seed=0, **hyper):
 
     ``n_labels`` test points are revealed (seeded); all three GPRs are scored on the rest.
     """
+    if len(data.X_te) < 4:
+        raise ValueError(f"The few-labels comparison needs at least 4 test points; there are {len(data.X_te)}.")
     labelled = labelled_test_points(len(data.X_te), n_labels, seed)
     X_eval, Y_eval = data.X_te[~labelled], data.Y_te[~labelled]
     base = make_regressor("GPR", **hyper)

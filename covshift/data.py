@@ -10,7 +10,7 @@ from typing import Callable, Optional
 import numpy as np
 from scipy import stats
 
-from ._validation import check_int, check_positive
+from ._validation import check_finite, check_int, check_positive, check_random_state
 
 
 @dataclass(frozen=True)
@@ -127,8 +127,10 @@ def sinc_shift(
     n_te = check_int(n_te, "n_te")
     for value, name in [(std_tr, "std_tr"), (std_te, "std_te")]:
         check_positive(value, name)
+    for value, name in [(mean_tr, "mean_tr"), (mean_te, "mean_te")]:
+        check_finite(value, name)
     check_positive(noise, "noise", allow_zero=True)
-    rng = np.random.default_rng(random_state)
+    rng = np.random.default_rng(check_random_state(random_state))
     x_tr = rng.normal(mean_tr, std_tr, size=(n_tr, 1))
     x_te = rng.normal(mean_te, std_te, size=(n_te, 1))
     y_tr = sinc_function(x_tr) + rng.normal(0.0, noise, size=(n_tr, 1))
@@ -182,7 +184,7 @@ def selection_bias(X, Y, scale=None, n_tr=None, random_state=0, name="selection 
         factor = _scale_to_expected_count(np.exp(-distance / s), n_tr)
     probability = _RadialSelection(center, s, factor)
 
-    rng = np.random.default_rng(random_state)
+    rng = np.random.default_rng(check_random_state(random_state))
     train, test, ratio = _input_selection(X, probability, rng)
     if train.sum() < 2 or test.sum() < 1:
         raise ValueError("The selection left fewer than 2 training or 1 test points; use more rows.")
@@ -225,7 +227,7 @@ def s_shape(n_tr=250, n_te=250, noise=0.005, shift=0.0, random_state=0):
     n_tr, n_te = check_int(n_tr, "n_tr", minimum=2), check_int(n_te, "n_te")
     check_positive(noise, "noise", allow_zero=True)
     check_positive(shift, "shift", allow_zero=True)
-    rng = np.random.default_rng(random_state)
+    rng = np.random.default_rng(check_random_state(random_state))
     y_tr = rng.uniform(0.0, 1.0, size=(n_tr, 1))
     y_te = np.linspace(0.0, 1.0, n_te + 2)[1:-1, None]
     return _shifted_split(_s_curve(y_tr, noise, rng), y_tr, _s_curve(y_te, noise, rng), y_te,
@@ -241,7 +243,7 @@ def double_s(n_tr=250, n_te=500, noise=0.005, shift=0.0, random_state=0):
     n_tr, n_te = check_int(n_tr, "n_tr", minimum=2), check_int(n_te, "n_te")
     check_positive(noise, "noise", allow_zero=True)
     check_positive(shift, "shift", allow_zero=True)
-    rng = np.random.default_rng(random_state)
+    rng = np.random.default_rng(check_random_state(random_state))
     y_tr = np.sort(rng.uniform(-1.0, 1.0, size=(2 * n_tr, 1)), axis=0)[::2]
     y_te = np.linspace(-1.0, 1.0, n_te + 2)[1:-1, None]
     return _shifted_split(_s_curve(y_tr, noise, rng), y_tr, _s_curve(y_te, noise, rng), y_te,
@@ -258,7 +260,11 @@ def circle_outputs(n_tr=300, n_te=200, noise=0.03, mean_tr=0.0, std_tr=0.6, mean
     """
     n_tr, n_te = check_int(n_tr, "n_tr"), check_int(n_te, "n_te")
     check_positive(noise, "noise", allow_zero=True)
-    rng = np.random.default_rng(random_state)
+    for value, name in [(mean_tr, "mean_tr"), (mean_te, "mean_te")]:
+        check_finite(value, name)
+    for value, name in [(std_tr, "std_tr"), (std_te, "std_te")]:
+        check_positive(value, name)
+    rng = np.random.default_rng(check_random_state(random_state))
     x_tr = rng.normal(mean_tr, std_tr, size=(n_tr, 1))
     x_te = rng.normal(mean_te, std_te, size=(n_te, 1))
 
@@ -288,7 +294,7 @@ def digits_center(shift="selection", n_tr=500, n_max=None, train_classes=(0, 1, 
     X = images[:, ~centre].reshape(len(images), -1)
     Y = images[:, centre].reshape(len(images), -1)
     labels = digits.target
-    rng = np.random.default_rng(random_state)
+    rng = np.random.default_rng(check_random_state(random_state))
     if n_max is not None:
         keep = rng.choice(len(X), size=min(check_int(n_max, "n_max", minimum=4), len(X)), replace=False)
         X, Y, labels = X[keep], Y[keep], labels[keep]

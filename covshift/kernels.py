@@ -51,11 +51,40 @@ def gaussian_kernel(A, B, sigma, row_scale=None):
             f"Kernel inputs need the same number of features; got {A.shape[1]} and {B.shape[1]}."
         )
     K = squared_distances(A, B)
-    K *= -1.0 / (2.0 * sigma**2)
+    scaled_exponent(K, sigma)
     if row_scale is not None:
         K += np.log(row_scale)[:, None]
     np.exp(K, out=K)
     return K
+
+
+#: Widths whose square (and its reciprocal) is a normal float64 with room to spare.
+_SAFE_WIDTH = (1e-100, 1e100)
+
+
+def scaled_exponent(d2, sigma):
+    """In place: d2 <- -d2 / (2 sigma^2), the Gaussian kernel exponent, for any sigma > 0.
+
+    For sigma in [1e-100, 1e100] one multiplication; outside, sigma**2 would underflow to 0
+    or overflow to inf (and 0 * inf = NaN at zero distance), so the exponent is formed as
+    -(sqrt(d2) / sigma)^2 / 2 instead: zero distances give 0 (k = 1) and the others
+    saturate at -inf (k = 0) or 0 (k = 1), as the kernel does in the limit.
+    """
+    with np.errstate(over="ignore", under="ignore"):
+        if _SAFE_WIDTH[0] <= sigma <= _SAFE_WIDTH[1]:
+            d2 *= -0.5 / (sigma * sigma)
+        else:
+            np.sqrt(d2, out=d2)
+            d2 /= sigma
+            np.square(d2, out=d2)
+            d2 *= -0.5
+    return d2
+
+
+def gaussian_from_squared_distances(d2, sigma):
+    """exp(-d2 / (2 sigma^2)) of an array of squared distances (a new array), safe for any sigma."""
+    out = np.array(d2, dtype=np.float64, copy=True)
+    return np.exp(scaled_exponent(out, float(sigma)), out=out)
 
 
 def kernel_column_means(A, B, sigma, block=1024):
@@ -85,12 +114,18 @@ def kernel_blocks(A, B, sigma, row_scale=None, block_bytes=BLOCK_BYTES):
         raise ValueError(
             f"Kernel inputs need the same number of features; got {A.shape[1]} and {B.shape[1]}."
         )
+    block = _block_length(len(A), block_bytes)
+    if not _SAFE_WIDTH[0] <= sigma <= _SAFE_WIDTH[1]:
+        # sigma**2 would under/overflow: the safe exponent of gaussian_kernel, block by block
+        for start in range(0, len(B), block):
+            columns = slice(start, min(start + block, len(B)))
+            yield columns, gaussian_kernel(A, B[columns], sigma, row_scale)
+        return
     scale = -0.5 / sigma**2
     log_c = np.zeros(len(A)) if row_scale is None else np.log(row_scale)
     row_term = (scale * np.einsum("ij,ij->i", A, A) + log_c)[:, None]
     col_term = scale * np.einsum("ij,ij->i", B, B)
     A_scaled = (-2.0 * scale) * A
-    block = _block_length(len(A), block_bytes)
     buffer = np.empty(len(A) * min(block, len(B)))
     for start in range(0, len(B), block):
         columns = slice(start, min(start + block, len(B)))

@@ -1,17 +1,35 @@
 """The numbers shown beside every plot: weight quality and regression error."""
 
+import warnings
+
 import numpy as np
 from scipy import stats
 
-from ._validation import as_2d_float
+from ._validation import as_2d_float, check_scale
+from .exceptions import NumericalWarning
 from .kernels import gaussian_kernel
 
 
 def _weights(w, name="weights"):
-    w = np.asarray(w, dtype=float).ravel()
+    if w is None or np.iscomplexobj(w):
+        raise ValueError(f"{name} must be an array of real numbers; got {type(w).__name__}.")
+    try:
+        w = np.asarray(w, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must contain numbers only.") from None
     if w.size == 0 or not np.all(np.isfinite(w)) or np.any(w < 0):
         raise ValueError(f"{name} must be a non-empty array of finite, non-negative numbers.")
     return w
+
+
+def _normalised(w, name):
+    """w / sum(w), computed as (w / max w) / sum(w / max w) so that huge weights (1e200)
+    cannot overflow the sum; ValueError when every weight is zero."""
+    top = w.max()
+    if top == 0:
+        raise ValueError(f"{name} are all zero: they cannot be normalised (no point has weight).")
+    scaled = w / top
+    return scaled / scaled.sum()
 
 
 def normalized_mse(w, true_w):
@@ -19,20 +37,26 @@ def normalized_mse(w, true_w):
     mean_i (w_i / sum w - t_i / sum t)^2, both weight vectors scaled to sum to 1."""
     w, t = _weights(w), _weights(true_w, "true weights")
     if len(w) != len(t):
-        raise ValueError("Estimated and true weights need the same length.")
-    return float(np.mean((w / w.sum() - t / t.sum()) ** 2))
+        raise ValueError(f"Estimated and true weights need the same length; got {len(w)} and {len(t)}.")
+    return float(np.mean((_normalised(w, "weights") - _normalised(t, "true weights")) ** 2))
 
 
 def effective_sample_size(w):
-    """(sum w)^2 / sum w^2: how many equally weighted points the weights are worth."""
+    """(sum w)^2 / sum w^2: how many equally weighted points the weights are worth
+    (scale-free: computed on w / max w, so huge weights cannot overflow)."""
     w = _weights(w)
-    return float(w.sum() ** 2 / np.sum(w**2)) if np.any(w > 0) else 0.0
+    if not np.any(w > 0):
+        return 0.0
+    scaled = w / w.max()
+    return float(scaled.sum() ** 2 / np.sum(scaled**2))
 
 
 def max_weight(w):
-    """Largest weight after normalising to mean 1."""
+    """Largest weight after normalising to mean 1 (max / mean, computed on w / max w)."""
     w = _weights(w)
-    return float(w.max() / w.mean()) if w.mean() > 0 else 0.0
+    if not np.any(w > 0):
+        return 0.0
+    return float(1.0 / np.mean(w / w.max()))
 
 
 def weighted_mmd2(X_tr, X_te, w, sigma):
@@ -42,8 +66,9 @@ def weighted_mmd2(X_tr, X_te, w, sigma):
     the weighted training sample matches the test sample in kernel mean.
     """
     X_tr, X_te = as_2d_float(X_tr, "X_tr"), as_2d_float(X_te, "X_te")
-    w = _weights(w)
-    a = w / w.sum()
+    a = _normalised(_weights(w), "weights")
+    if len(a) != len(X_tr):
+        raise ValueError(f"weights need one value per training point ({len(X_tr)}); got {len(a)}.")
     b = np.full(len(X_te), 1.0 / len(X_te))
     value = (a @ gaussian_kernel(X_tr, X_tr, sigma) @ a - 2 * a @ gaussian_kernel(X_tr, X_te, sigma) @ b
              + b @ gaussian_kernel(X_te, X_te, sigma) @ b)
@@ -88,13 +113,39 @@ def mean_euclidean_error(y_true, y_pred):
     return float(np.mean(euclidean_errors(y_true, y_pred)))
 
 
+def _errors(values, name):
+    """A finite 1-D float array of per-point errors, or ValueError naming it."""
+    if values is None or np.iscomplexobj(values):
+        raise ValueError(f"{name} must be an array of real numbers.")
+    try:
+        values = np.asarray(values, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must contain numbers only.") from None
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"{name} contains NaN or infinite values.")
+    check_scale(values, name)
+    return values
+
+
 def paired_ttest(errors_a, errors_b):
-    """Paired t-test of two models' per-point errors: (t statistic, two-sided p-value)."""
-    a, b = np.asarray(errors_a, float).ravel(), np.asarray(errors_b, float).ravel()
+    """Paired t-test of two models' per-point errors: (t statistic, two-sided p-value).
+
+    Identical errors give (0, 1). Differences that are all the same nonzero number have
+    zero spread, so t is unbounded: a NumericalWarning says so and t is returned as
+    +-1e300 with p = 0 (finite numbers for display).
+    """
+    a, b = _errors(errors_a, "errors_a"), _errors(errors_b, "errors_b")
     if a.shape != b.shape or a.size < 2:
-        raise ValueError("The paired t-test needs two error arrays of the same length >= 2.")
+        raise ValueError(f"The paired t-test needs two error arrays of the same length >= 2; "
+                         f"got {a.size} and {b.size}.")
+    difference = a - b
     if np.allclose(a, b):
         return 0.0, 1.0
+    if np.ptp(difference) <= 1e-12 * np.max(np.abs(difference)):
+        warnings.warn("The two error arrays differ by the same amount at every point: the "
+                      "differences have no spread, so the t statistic is unbounded (reported as "
+                      "+-1e300, p = 0).", NumericalWarning, stacklevel=2)
+        return float(np.sign(difference.mean()) * 1e300), 0.0
     result = stats.ttest_rel(a, b)
     return float(result.statistic), float(result.pvalue)
 
@@ -103,11 +154,16 @@ def certainty_error_correlation(certainty, errors):
     """Pearson correlation of the TGP certainty phi with the per-point error (and p-value).
 
     The SMTGP papers claim it is negative: more certain predictions are more accurate.
+    A constant certainty or error has no correlation: (0, 1).
     """
-    c, e = np.asarray(certainty, float).ravel(), np.asarray(errors, float).ravel()
-    if c.shape != e.shape or c.size < 3:
-        raise ValueError("Certainty and errors need the same length >= 3.")
+    c, e = _errors(certainty, "certainty"), _errors(errors, "errors")
+    if c.shape != e.shape:
+        raise ValueError(f"Certainty and errors need the same length; got {c.size} and {e.size}.")
+    if c.size < 3:
+        raise ValueError(f"The certainty-error correlation needs at least 3 test points; got {c.size}.")
     if np.ptp(c) == 0 or np.ptp(e) == 0:
         return 0.0, 1.0
+    # scale-free: standardise first so that huge values cannot overflow the sums of products
+    c, e = (c - c.mean()) / np.ptp(c), (e - e.mean()) / np.ptp(e)
     result = stats.pearsonr(c, e)
     return float(result.statistic), float(result.pvalue)

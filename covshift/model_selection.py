@@ -17,7 +17,8 @@ from sklearn.model_selection import KFold
 from sklearn.utils.validation import has_fit_parameter
 
 from ._validation import as_2d_float, check_choice, check_int, check_positive, check_train_test
-from .kernels import median_heuristic, squared_distances
+from .exceptions import quiet_warnings
+from .kernels import median_heuristic, scaled_exponent, squared_distances
 from .weights._kliep_problem import (MIN_DENSITY, MIN_MEAN_KERNEL, KliepProblem, choose_centers,
                                      covering_start)
 from .weights._line_search import log_objective
@@ -186,8 +187,8 @@ class _SharedKernels:
 
     def set_width(self, sigma):
         for d2, k in [(self.d2_te, self.k_te), (self.d2_tr, self.k_tr)]:
-            np.multiply(d2, -0.5 / sigma ** 2, out=k)
-            np.exp(k, out=k)
+            np.copyto(k, d2)
+            np.exp(scaled_exponent(k, sigma), out=k)  # safe for any sigma
 
     def problem(self, fit_te, fit_tr):
         """KLIEP problem on the fitting points: centres among fit_te, degenerate parts dropped.
@@ -294,8 +295,7 @@ def _warm_start(problem, rows, previous, kernels):
         full[previous[0]] = previous[1]
         mu = full[rows]
     if mu.sum() <= 0:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with quiet_warnings():  # thread-safe, unlike catch_warnings
             return covering_start(problem)
     mu /= mu.sum()
     uncovered = np.flatnonzero(mu @ problem.atoms <= MIN_DENSITY)

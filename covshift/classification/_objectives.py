@@ -70,6 +70,27 @@ def joint_objective(theta, F, G, y01, penalty_w, penalty_v, order=2):
 
     The mixed term makes J non-concave in general (Theorem 2).
 
+    Derivation from the paper's text (sections 4-5 and appendix A; the OCR of eqs. 7, 11, 12
+    and 23 is garbled). Bayes' rule with the selector sigma (1: training, 0: test) gives eq. 7,
+    p_te(x) / p_tr(x) = [p(sigma=1) / p(sigma=0)] (1 / p(sigma=1 | x) - 1). Eq. 11 is the
+    weighted likelihood of Manski and Lerman, prod_{i<=m} p(y_i | x_i; w)^{omega_i}, times the
+    selector likelihood over ALL inputs, prod_{i<=m} q_i prod_{i>m} (1 - q_i), times the priors
+    p(w) p(v) of eq. 15. Appendix A replaces p(sigma=1) / p(sigma=0) by its ML estimate m / n
+    and takes logs, which is eq. 24 above (the paper has no intercepts; here both models have a
+    free, unpenalised one). Hence the conventions checked in the tests: u > 0 means "looks like
+    training"; omega = (m / n) exp(-u); the classifier sum runs over the m training points, the
+    selector sums over the m + n training and test inputs; C_w and C_v are the prior variances.
+
+    The weights are NOT normalised, in the paper or here. With the true posterior q, eq. 7 gives
+    E_train[omega] = 1. At a maximum of J they are smaller on average: the classifier term
+    sum_i omega_i l_i is <= 0 (l_i <= 0), so dJ/du_i contains -omega_i l_i >= 0 and pushes every
+    training score u_i up (omega_i down), beyond the selector's own ML fit. This is the
+    paper's criterion (its disjoint-support discussion after eq. 12 is the extreme case: omega -> 0
+    and the prior alone decides w), not an implementation slip: even without any shift (m = n =
+    400, 2-D, C_w = C_v = 1) the mean weight is about 0.55 at the optimum (tested). A mean weight
+    c < 1 acts like a prior variance c C_w, so C_w must be tuned for this model on its own (as the
+    paper tunes it on a separate set), not copied from the iid classifier.
+
     Parameters
     ----------
     theta : ndarray

@@ -20,7 +20,9 @@ class IntegratedShiftClassifier(_LinearScoreClassifier):
     "Discriminative learning for differing training and test distributions"
     (discriminative-covariate-shift); the log-posterior is eq. 24, see
     :func:`covshift.classification._objectives.joint_objective`. Training points are weighted
-    by omega(x) = (m / n)(1 - q(x)) / q(x) (eq. 7), q(x) = p(sigma = 1 | x; v) the selector.
+    by omega(x) = (m / n)(1 - q(x)) / q(x) (eq. 7), q(x) = p(sigma = 1 | x; v) the selector. The
+    weights are not normalised and their mean is below 1 at the optimum (a property of eq. 24, see
+    joint_objective): tune C_w for this model rather than reuse the iid classifier's C.
 
     Solver (Theorem 1, eqs. 16-21): Newton steps on the joint parameters, started from the iid
     solution (w: kernel logistic regression; v: the selector trained alone to tell training from

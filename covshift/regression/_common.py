@@ -3,7 +3,7 @@
 import warnings
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from scipy.linalg import LinAlgError, cho_factor, cho_solve, lapack
 
 from .._validation import as_2d_float
 from ..exceptions import NumericalWarning
@@ -37,31 +37,67 @@ def check_sample_weight(sample_weight, n):
     return w
 
 
-def spd_inverse(A, name="kernel matrix"):
+#: Condition numbers above this leave fewer than about 4 of float64's 16 significant digits in
+#: the solution of the kernel system: predictions can be dominated by round-off.
+MAX_CONDITION = 1e12
+
+
+def condition_number(A, lower_factor):
+    """Estimated 1-norm condition number of SPD ``A`` from its lower Cholesky factor.
+
+    One matrix: LAPACK's dpocon estimate (Higham's method, O(n^2) after the factorisation).
+    A stack (..., n, n): (max_i L_ii / min_i L_ii)^2, a lower bound of the 2-norm condition
+    number of each matrix; the largest over the stack is returned.
+    """
+    if A.ndim == 2:
+        rcond, info = lapack.dpocon(lower_factor, float(np.max(np.sum(np.abs(A), axis=0))), uplo="L")
+        return np.inf if info != 0 or rcond <= 0 else 1.0 / rcond
+    diagonal = np.diagonal(lower_factor, axis1=-2, axis2=-1)
+    return float(np.max((diagonal.max(axis=-1) / diagonal.min(axis=-1)) ** 2))
+
+
+def spd_inverse(A, name="kernel matrix", parameter="lambda"):
     """Inverse of a symmetric positive definite matrix (or a stack of them) by Cholesky.
 
     If the factorisation fails (duplicate inputs with a tiny regulariser) an increasing
-    jitter is added to the diagonal, with a NumericalWarning.
+    jitter is added to the diagonal, with a NumericalWarning. If it succeeds but the
+    matrix is ill-conditioned (estimated condition number above :data:`MAX_CONDITION`,
+    :func:`condition_number`), a NumericalWarning names the condition number and the
+    regulariser ``parameter`` to increase.
     """
     n = A.shape[-1]
     scale = np.mean(np.diagonal(A, axis1=-2, axis2=-1))
     for jitter in [0.0, 1e-10, 1e-8, 1e-6, 1e-4]:
         try:
+            shifted = A + jitter * scale * np.eye(n)
             if A.ndim == 2:
-                factor = cho_factor(A + jitter * scale * np.eye(n), lower=True)
+                factor = cho_factor(shifted, lower=True)
                 inverse = cho_solve(factor, np.eye(n))
+                L = factor[0]
             else:
-                L = np.linalg.cholesky(A + jitter * scale * np.eye(n))
+                L = np.linalg.cholesky(shifted)
                 L_inv = np.linalg.inv(L)
                 inverse = np.swapaxes(L_inv, -1, -2) @ L_inv
         except (LinAlgError, np.linalg.LinAlgError):
             continue
+        if not np.all(np.isfinite(inverse)):
+            continue
         if jitter:
             warnings.warn(
-                f"The {name} is numerically singular (duplicate inputs or a tiny lambda); added "
+                f"The {name} is numerically singular (duplicate inputs or a tiny {parameter}); added "
                 f"{jitter:g} x its mean diagonal to make it invertible.",
                 NumericalWarning,
                 stacklevel=3,
             )
+        else:
+            condition = condition_number(shifted, L)
+            if condition > MAX_CONDITION:
+                warnings.warn(
+                    f"The {name} is ill-conditioned (condition number about {condition:.1e} > "
+                    f"{MAX_CONDITION:.0e}): the solution can be dominated by round-off. Increase "
+                    f"{parameter} or the kernel width.",
+                    NumericalWarning,
+                    stacklevel=3,
+                )
         return inverse
-    raise ValueError(f"The {name} could not be inverted even with jitter; increase lambda.")
+    raise ValueError(f"The {name} could not be inverted even with jitter; increase {parameter}.")

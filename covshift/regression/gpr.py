@@ -6,6 +6,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_features, check_positive
 from ..kernels import gaussian_kernel
+from ..limits import check_gpr_memory
 from ._common import check_sample_weight, check_xy, spd_inverse
 
 
@@ -38,13 +39,14 @@ class GPR(RegressorMixin, BaseEstimator):
         check_positive(self.lam, "lam (noise variance)")
         X, Y, self._y_1d = check_xy(X, Y)
         w = check_sample_weight(sample_weight, len(X))
+        check_gpr_memory(len(X))
         self.y_mean_ = Y.mean(axis=0) if self.normalize_y else np.zeros(Y.shape[1])
         std = Y.std(axis=0) if self.normalize_y else np.ones(Y.shape[1])
         self.y_std_ = np.where(std > 0, std, 1.0)
         s = np.sqrt(w)
         K = gaussian_kernel(X, X, self.rho)
         self.K_inv_ = spd_inverse(s[:, None] * K * s[None, :] + self.lam * np.eye(len(X)),
-                                  "GPR kernel matrix")
+                                  "GPR kernel matrix", "lam (noise variance)")
         self.dual_coef_ = self.K_inv_ @ (s[:, None] * (Y - self.y_mean_) / self.y_std_)
         self.X_train_, self.sqrt_weight_ = X, s
         self.n_features_in_ = X.shape[1]
@@ -54,6 +56,7 @@ class GPR(RegressorMixin, BaseEstimator):
         """Predictive mean (and standard deviation of the latent f per output)."""
         check_is_fitted(self, "dual_coef_")
         X = check_features(X, self.n_features_in_)
+        check_gpr_memory(len(self.X_train_), len(X))
         k = gaussian_kernel(X, self.X_train_, self.rho) * self.sqrt_weight_
         mean = k @ self.dual_coef_ * self.y_std_ + self.y_mean_
         if self._y_1d:

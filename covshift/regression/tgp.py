@@ -21,9 +21,10 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_choice, check_features, check_int, check_positive
+from .._validation import as_2d_float, check_choice, check_features, check_int, check_open_interval, check_positive
 from ..exceptions import ConvergenceWarning, NumericalWarning
-from ..kernels import gaussian_kernel, squared_distances
+from ..kernels import gaussian_from_squared_distances, gaussian_kernel, squared_distances
+from ..limits import check_twin_gp_memory
 from ._common import check_sample_weight, check_xy, spd_inverse
 
 #: Schur complements below this fraction of k(x, x) are clipped (they must be > 0).
@@ -69,6 +70,17 @@ class _Local:
                       pick(self.inv_xy, local), pick(self.quad_ikl, local), self.ax_xy[rows]
                       if self.ax_xy is not None else None,
                       self.ay_kx[rows] if self.ay_kx is not None else None)
+
+
+def _kernel_block(full, Z, idx, rho):
+    """Kernel among the points idx ((n,) or (M, K)): read from the stored N x N matrix, or
+    (knn, full is None) computed from Z[idx] so that no N x N matrix is ever built."""
+    if full is not None:
+        return full[idx[..., :, None], idx[..., None, :]]
+    P = Z[idx]
+    sq = np.einsum("...kd,...kd->...k", P, P)
+    d2 = sq[..., :, None] + sq[..., None, :] - 2.0 * np.einsum("...kd,...ld->...kl", P, P)
+    return gaussian_from_squared_distances(np.maximum(d2, 0.0), rho)
 
 
 def _apply(matrix, B):
@@ -144,8 +156,7 @@ class TwinGP(RegressorMixin, BaseEstimator):
     # ------------------------------------------------------------------ fit
     def _check_params(self):
         check_choice(self.divergence, "divergence", {"kl", "ikl", "sm"})
-        if isinstance(self.theta, bool) or not 0 < float(self.theta) < 1:
-            raise ValueError(f"theta must lie strictly between 0 and 1; got {self.theta!r}.")
+        check_open_interval(self.theta, "theta (Sharma-Mittal order)", 0, 1)
         check_positive(self.gamma, "gamma")
         for name in ["rho_x", "rho_y", "lambda_x", "lambda_y", "tol"]:
             check_positive(getattr(self, name), name)
@@ -158,11 +169,13 @@ class TwinGP(RegressorMixin, BaseEstimator):
         self._check_params()
         X, Y, self._y_1d = check_xy(X, Y)
         w = check_sample_weight(sample_weight, len(X))
+        check_twin_gp_memory(len(X), self.knn)
         self.X_train_, self.Y_train_, self.sqrt_weight_ = X, Y, np.sqrt(w)
         self.n_features_in_, self.n_outputs_ = X.shape[1], Y.shape[1]
-        self.Kx_ = gaussian_kernel(X, X, self.rho_x)  # unregularised Ktilde_X
-        self.Ky_ = gaussian_kernel(Y, Y, self.rho_y)
+        self.Kx_ = self.Ky_ = None  # with knn the local kernels are computed per test point
         if self.knn is None or self.knn >= len(X):
+            self.Kx_ = gaussian_kernel(X, X, self.rho_x)  # unregularised Ktilde_X
+            self.Ky_ = gaussian_kernel(Y, Y, self.rho_y)
             self._shared = self._weighted_inverses(np.arange(len(X)))
         else:
             self._shared = None
@@ -177,15 +190,15 @@ class TwinGP(RegressorMixin, BaseEstimator):
         s = self.sqrt_weight_[idx]
         outer = s[..., :, None] * s[..., None, :]
         eye = np.eye(idx.shape[-1])
-        Kx = outer * self.Kx_[idx[..., :, None], idx[..., None, :]]
-        Ky = outer * self.Ky_[idx[..., :, None], idx[..., None, :]]
-        inv_x = spd_inverse(Kx + self.lambda_x * eye, "input kernel matrix K_X")
-        inv_y = spd_inverse(Ky + self.lambda_y * eye, "output kernel matrix K_Y")
+        Kx = outer * _kernel_block(self.Kx_, self.X_train_, idx, self.rho_x)
+        Ky = outer * _kernel_block(self.Ky_, self.Y_train_, idx, self.rho_y)
+        inv_x = spd_inverse(Kx + self.lambda_x * eye, "input kernel matrix K_X", "lambda_x")
+        inv_y = spd_inverse(Ky + self.lambda_y * eye, "output kernel matrix K_Y", "lambda_y")
         inv_xy = quad = None
         if self.divergence == "sm":
             t = self.theta
             mix = (1 - t) * Kx + t * Ky + ((1 - t) * self.lambda_x + t * self.lambda_y) * eye
-            inv_xy = spd_inverse(mix, "mixed kernel matrix K_XY")
+            inv_xy = spd_inverse(mix, "mixed kernel matrix K_XY", "lambda_x and lambda_y")
         if self.divergence == "ikl":
             quad = inv_y @ (Kx + self.lambda_x * eye) @ inv_y
         return inv_x, inv_y, inv_xy, quad
@@ -205,6 +218,10 @@ class TwinGP(RegressorMixin, BaseEstimator):
         """
         check_is_fitted(self, "X_train_")
         X = check_features(X, self.n_features_in_)
+        check_twin_gp_memory(len(self.X_train_), self.knn, len(X))
+        if not isinstance(self.init, str) and np.size(as_2d_float(self.init, "init")) != len(X) * self.n_outputs_:
+            raise ValueError(f"init must be 'auto', 'ridge', 'kl' or an array of shape ({len(X)}, "
+                             f"{self.n_outputs_}) (one start per test point); got {np.shape(self.init)}.")
         local = self._local(X)
         Y0 = self._initial_outputs(X, local)
         self._clipped = 0
@@ -234,7 +251,7 @@ class TwinGP(RegressorMixin, BaseEstimator):
             inv_x, inv_y, inv_xy, quad = self._weighted_inverses(idx)
             s, Y = self.sqrt_weight_[idx], self.Y_train_[idx]
             d2 = np.sum((X[:, None, :] - self.X_train_[idx]) ** 2, axis=2)
-            kx = np.exp(-d2 / (2 * self.rho_x**2)) * s
+            kx = gaussian_from_squared_distances(d2, self.rho_x) * s
         ux = _apply(inv_x, kx)
         eta_x = self._clip_eta(1.0 + self.lambda_x - np.sum(kx * ux, axis=1))
         ax_xy = _apply(inv_xy, (1 - self.theta) * kx) if inv_xy is not None else None
@@ -286,7 +303,7 @@ class TwinGP(RegressorMixin, BaseEstimator):
             d2 = squared_distances(Yh, local.Y)
         else:
             d2 = np.sum((Yh[:, None, :] - local.Y) ** 2, axis=2)
-        return np.exp(-d2 / (2 * self.rho_y**2)) * local.s
+        return gaussian_from_squared_distances(d2, self.rho_y) * local.s
 
     def cost_and_gradient(self, Yh, local, divergence):
         """Cost of each test point and its gradient in y (M, dy); eqs. 5/6, 7/8, 16/17.
@@ -323,7 +340,7 @@ class TwinGP(RegressorMixin, BaseEstimator):
             weighted = c @ local.Y
         else:
             weighted = np.einsum("mk,mkd->md", c, local.Y)
-        return (weighted - c.sum(axis=1)[:, None] * Yh) / self.rho_y**2
+        return (weighted - c.sum(axis=1)[:, None] * Yh) / self.rho_y / self.rho_y  # no rho_y**2 overflow
 
     def sm_cost(self, J):
         """Eq. (10) from J = log eta_xy - theta log eta_y (the gamma = 1 limit for gamma = 1)."""

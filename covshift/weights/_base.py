@@ -4,7 +4,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_features, check_train_test
+from .._validation import check_features, check_random_state, check_train_test
 
 
 class WeightEstimator(BaseEstimator):
@@ -33,6 +33,7 @@ class WeightEstimator(BaseEstimator):
         -------
         self
         """
+        check_random_state(getattr(self, "random_state", None))
         X_tr, X_te = check_train_test(X_tr, X_te, allow_dask=self._accepts_dask)
         self.n_features_in_ = X_tr.shape[1]
         raw = np.asarray(self._fit(X_tr, X_te), dtype=float)

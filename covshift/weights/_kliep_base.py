@@ -9,8 +9,9 @@ from .._validation import check_int, check_positive
 from ..exceptions import NumericalWarning
 from .._validation import is_dask_array
 from ..kernels import kernel_vecmat, median_heuristic
+from ..limits import check_kliep_memory
 from ._base import WeightEstimator
-from ._kliep_problem import build_kliep_problem, choose_centers
+from ._kliep_problem import DENSE_ATOMS_BYTES, ROW_CACHE_BYTES, build_kliep_problem, choose_centers
 
 
 class KliepFamily(WeightEstimator):
@@ -46,8 +47,9 @@ class KliepFamily(WeightEstimator):
                 f"sigma={self.sigma!r} needs in-memory arrays; with dask arrays pass a number (for example "
                 "the sigma chosen by sigma='auto' on a subsample)."
             )
-        self.sigma_ = self._resolve_sigma(X_tr, X_te)
         n_centers = None if self.n_centers is None else check_int(self.n_centers, "n_centers")
+        check_kliep_memory(type(self).__name__, n_centers, len(X_te), DENSE_ATOMS_BYTES, ROW_CACHE_BYTES)
+        self.sigma_ = self._resolve_sigma(X_tr, X_te)
         centers = choose_centers(len(X_te), n_centers, self.random_state)
         problem = build_kliep_problem(X_tr, X_te, centers, self.sigma_)
         self.center_index_ = problem.center_index

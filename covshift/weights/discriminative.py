@@ -7,9 +7,13 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from .._validation import check_choice, check_int, check_positive
+from .._validation import check_choice, check_int, check_positive, check_width
 from ..kernels import median_heuristic
+from ..limits import check_feature_memory
 from ._base import WeightEstimator
+
+#: Widths whose scikit-learn gamma = 1 / (2 sigma^2) is a finite positive float64.
+_FINITE_GAMMA = (1e-100, 1e100)
 
 
 class LogisticRatio(WeightEstimator):
@@ -64,7 +68,9 @@ class LogisticRatio(WeightEstimator):
             self.sigma_ = (median_heuristic(X, random_state=self.random_state) if self.sigma is None
                            else check_positive(self.sigma, "sigma"))
             n_comp = min(check_int(self.n_components, "n_components"), len(X))
-            steps = [Nystroem(gamma=1.0 / (2 * self.sigma_**2), n_components=n_comp,
+            check_feature_memory("LogisticRatio", len(X), n_comp, 4, "n_components")
+            width_name = "sigma" if self.sigma is not None else "sigma (the median heuristic: data scale)"
+            steps = [Nystroem(gamma=check_width(self.sigma_, width_name, _FINITE_GAMMA), n_components=n_comp,
                               random_state=self.random_state), StandardScaler()]
         else:
             self.sigma_ = None

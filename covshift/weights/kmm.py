@@ -14,6 +14,7 @@ from sklearn.neighbors import NearestNeighbors
 from .._validation import check_choice, check_int, check_positive
 from ..exceptions import ConvergenceWarning, SolverError
 from ..kernels import gaussian_kernel, median_heuristic
+from ..limits import check_kmm_memory
 from ._base import WeightEstimator
 
 #: KMM builds an n_tr x n_tr QP; past this size it refuses and points to the ensembles.
@@ -42,6 +43,9 @@ def kmm_weights(X_tr, X_te, sigma, B=1000.0, eps=None):
 
     n_tr, n_te = len(X_tr), len(X_te)
     eps = (np.sqrt(n_tr) - 1) / np.sqrt(n_tr) if eps is None else eps
+    # sum b <= n_tr (1 + eps) makes any bound above n_tr (1 + eps) inactive: the same problem,
+    # without numbers like 1e100 that break cvxopt's scaling
+    B = min(B, n_tr * (1.0 + eps))
     K = gaussian_kernel(X_tr, X_tr, sigma)
     K[np.diag_indices(n_tr)] += 1e-8
     kappa = (n_tr / n_te) * gaussian_kernel(X_tr, X_te, sigma).sum(axis=1)
@@ -65,9 +69,12 @@ def kmm_weights(X_tr, X_te, sigma, B=1000.0, eps=None):
 
 class _KMMParams(WeightEstimator):
     def _check_common(self, X_tr, X_te):
-        check_positive(self.B, "B (upper bound of the weights)")
-        if self.eps is not None:
-            check_positive(self.eps, "eps", allow_zero=True)
+        if check_positive(self.B, "B (upper bound of the weights)") < 1:
+            raise ValueError(f"B (upper bound of the weights) must be >= 1: the weights have mean "
+                             f"about 1, so a bound below 1 leaves no solution; got {self.B!r}.")
+        if self.eps is not None and check_positive(self.eps, "eps", allow_zero=True) >= 1:
+            raise ValueError(f"eps (tolerance of the mean weight around 1) must lie in [0, 1); a "
+                             f"tolerance of 1 or more allows all-zero weights; got {self.eps!r}.")
         if self.sigma is None:
             return median_heuristic(np.vstack([X_tr, X_te]), random_state=self.random_state)
         return check_positive(self.sigma, "sigma (kernel width)")
@@ -111,6 +118,8 @@ class KMM(_KMMParams):
                 f"KMM solves a dense {len(X_tr)} x {len(X_tr)} quadratic program; above "
                 f"{MAX_KMM_TRAIN} training points it would need too much memory and time. "
                 "Use EnsembleKMM(strategy='vf') (VFKMM) instead.")
+        check_kmm_memory("KMM", len(X_tr), len(X_te), "Use EnsembleKMM(strategy='vf') (VFKMM), "
+                         "which solves many small problems on bootstrap samples.")
         self.sigma_ = self._check_common(X_tr, X_te)
         self.beta_ = kmm_weights(X_tr, X_te, self.sigma_, self.B, self.eps)
         return self.beta_
@@ -189,6 +198,9 @@ class EnsembleKMM(_KMMParams):
             m = max(2, n_tr // n_parts)
             s = int(np.ceil(np.log(self.eta) / (m * np.log(1.0 - 1.0 / n_tr)))) if n_tr > 1 else 1
             bags = [(rng.integers(0, n_tr, size=m), part) for part in test_parts for _ in range(s)]
+        largest = max(bags, key=lambda bag: len(bag[0]) ** 2 * 8 + len(bag[0]) * len(bag[1]))
+        check_kmm_memory(f"EnsembleKMM('{self.strategy}') bag", len(largest[0]), len(largest[1]),
+                         "Use strategy='vf' (VFKMM) or 'enstr' with a larger n_parts: smaller bags.")
         betas = Parallel(n_jobs=self.n_jobs)(
             delayed(kmm_weights)(X_tr[tr], X_te[te], self.sigma_, self.B, self.eps) for tr, te in bags)
         self.n_samples_ = len(bags)

@@ -8,6 +8,7 @@ import numpy as np
 from .._validation import check_int, check_positive
 from ..exceptions import NumericalWarning
 from ..kernels import gaussian_kernel, median_heuristic
+from ..limits import check_feature_memory
 from ._base import WeightEstimator
 from ._kliep_problem import choose_centers
 
@@ -52,6 +53,7 @@ class RuLSIF(WeightEstimator):
             raise ValueError(f"alpha must lie in [0, 1); got {self.alpha!r}.")
         centers = X_te[choose_centers(len(X_te), check_int(self.n_centers, "n_centers"),
                                       self.random_state)]
+        check_feature_memory("RuLSIF", max(len(X_tr), len(X_te)), len(centers), 12, "n_centers")
         median = median_heuristic(np.vstack([X_tr, X_te]), random_state=self.random_state)
         sigmas = _grid(self.sigma, median * np.array([0.25, 0.5, 1.0, 2.0]), "sigma")
         lams = _grid(self.lam, 10.0 ** np.arange(-3, 1), "lam")
@@ -91,8 +93,11 @@ class ULSIF(RuLSIF):
 
 
 def _grid(value, default, name):
-    grid = default if value is None else np.atleast_1d(np.asarray(value, dtype=float))
-    if grid.size == 0 or np.any(~np.isfinite(grid)) or np.any(grid <= 0):
+    try:
+        grid = default if value is None else np.atleast_1d(np.asarray(value, dtype=float))
+    except (TypeError, ValueError):
+        grid = np.array([np.nan])  # text, None inside a list, complex: refused below
+    if np.iscomplexobj(value) or grid.size == 0 or np.any(~np.isfinite(grid)) or np.any(grid <= 0):
         raise ValueError(f"{name} must be a positive number or a list of positive numbers.")
     return grid
 

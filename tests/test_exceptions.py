@@ -1,0 +1,83 @@
+"""Warnings stay with their call: capture is per thread (issue 9, item 4)."""
+
+import threading
+import warnings
+
+import numpy as np
+import pytest
+
+from covshift.catalog import run_with_warnings
+from covshift.exceptions import NumericalWarning, quiet_warnings, record_warnings
+from covshift.weights import FWCS, KLIEP
+
+
+def _in_threads(*functions):
+    """Run each function in its own thread, all started together; their results."""
+    barrier = threading.Barrier(len(functions))
+    results = [None] * len(functions)
+
+    def run(i):
+        def call():
+            barrier.wait(timeout=30)  # every thread is inside its capture before any fits
+            return functions[i]()
+        results[i] = run_with_warnings(call)[2]
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(functions))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    return results
+
+
+def test_two_threads_fitting_different_estimators_never_see_each_others_warnings():
+    rng = np.random.default_rng(0)
+    X_tr, X_te = rng.normal(size=(60, 1)), rng.normal(0.3, 0.5, size=(40, 1))
+    far = np.vstack([X_te, [[50.0]]])  # one test point outside the training support
+    for _ in range(3):
+        fw, kliep = _in_threads(lambda: FWCS(sigma=0.5, max_iter=1, tol=1e-12).fit(X_tr, X_te),
+                                lambda: KLIEP(sigma=0.5, n_centers=None).fit(X_tr, far))
+        assert any("FWCS stopped" in m for m in fw)
+        assert not any("centres" in m for m in fw)
+        assert any("1 of 41 Gaussian centres" in m for m in kliep)
+        assert not any("FWCS" in m for m in kliep)
+
+
+def _warn_same(text):
+    warnings.warn(text, NumericalWarning)  # one source location for every caller
+
+
+def test_the_same_warning_in_two_threads_reaches_both_recorders():
+    # a "default"/"once" filter would record the location as shown and drop the second one
+    for _ in range(3):
+        first, second = _in_threads(lambda: _warn_same("same text"), lambda: _warn_same("same text"))
+        assert first == ["same text"] and second == ["same text"]
+
+
+def test_warnings_outside_any_capture_are_not_recorded_and_quiet_is_per_thread():
+    entered, release = threading.Event(), threading.Event()
+
+    def quiet_thread():
+        with quiet_warnings():
+            entered.set()
+            release.wait(timeout=30)
+            _warn_same("discarded")
+
+    thread = threading.Thread(target=quiet_thread)
+    thread.start()
+    entered.wait(timeout=30)
+    with record_warnings() as caught:  # while the other thread is quiet
+        _warn_same("kept")
+    release.set()
+    thread.join(timeout=30)
+    assert [str(w.message) for w in caught] == ["kept"]
+    assert caught[0].category is NumericalWarning
+
+
+def test_recording_leaves_global_warning_state_as_it_was():
+    before = list(warnings.filters)
+    with record_warnings():
+        _warn_same("inside")
+    assert warnings.filters == before
+    with pytest.warns(NumericalWarning, match="after"):
+        _warn_same("after")

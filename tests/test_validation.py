@@ -1,0 +1,293 @@
+"""Numerical extremes and types (issue 9, item 5).
+
+Every public parameter and input either raises a ValueError that names it (and the data
+scale where scale is the cause), or returns finite results (warnings allowed). The
+hypothesis sweeps draw one extreme value at a time for one parameter of every public
+estimator, for the data, and for the metrics.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from covshift import data, metrics
+from covshift._validation import (MAX_ABS_VALUE, as_2d_float, check_finite, check_open_interval,
+                                  check_random_state)
+from covshift.exceptions import NumericalWarning
+from covshift.kernels import gaussian_kernel, scaled_exponent
+from covshift.regression import GPR, WKNN, TwinGP
+from covshift.weights import (AFWCS, FCFWCS, FWCS, KLIEP, KMM, PFWCS, ULSIF, EnsembleKMM,
+                              LogisticRatio, RuLSIF)
+
+RNG = np.random.default_rng(0)
+X_TR, X_TE = RNG.normal(0.3, 0.6, (30, 1)), RNG.normal(0.0, 0.4, (20, 1))
+Y_TR = np.sin(2 * X_TR[:, 0]) + 0.05 * RNG.normal(size=30)
+
+#: Small, fast versions of every public estimator (fixed sigma: no cross-validation).
+WEIGHTS = {
+    "KLIEP": lambda: KLIEP(sigma=0.5, max_iter=30),
+    "FWCS": lambda: FWCS(sigma=0.5, max_iter=50),
+    "AFWCS": lambda: AFWCS(sigma=0.5, max_iter=50),
+    "PFWCS": lambda: PFWCS(sigma=0.5, max_iter=50),
+    "FCFWCS": lambda: FCFWCS(sigma=0.5, max_iter=50),
+    "KMM": lambda: KMM(sigma=0.5),
+    "EnsembleKMM": lambda: EnsembleKMM("enstr", n_parts=3, sigma=0.5),
+    "LogisticRatio": lambda: LogisticRatio(sigma=0.5, n_components=20),
+    "RuLSIF": lambda: RuLSIF(sigma=0.5, lam=0.1, n_centers=20),
+    "ULSIF": lambda: ULSIF(sigma=0.5, lam=0.1, n_centers=20),
+}
+REGRESSORS = {
+    "GPR": lambda: GPR(rho=0.3, lam=0.01),
+    "WKNN": lambda: WKNN(5),
+    "TwinGP": lambda: TwinGP("sm", rho_x=0.3, rho_y=0.5, lambda_x=1e-3, lambda_y=1e-3, max_iter=20),
+    "TwinGP-kl-knn": lambda: TwinGP("kl", rho_x=0.3, rho_y=0.5, lambda_x=1e-3, lambda_y=1e-3,
+                                    max_iter=20, knn=10),
+}
+
+MAGNITUDES = st.sampled_from([1e-300, 1e-200, 1e-154, 1e-100, 1e-12, 1e-6, 0.5, 1.0, 3.0, 1e6, 1e12,
+                              1e100, 1e154, 1e200, 1e300])
+EXTREME_VALUES = st.one_of(
+    MAGNITUDES, MAGNITUDES.map(lambda v: -v),
+    st.sampled_from([0.0, 0, 1, 2, -1, 10**18, float("nan"), float("inf"), -float("inf"), True, False,
+                     None, "abc", "0.5", "", 1 + 2j, [1.0], (), np.float64(0.5), np.int64(3)]),
+)
+
+
+def _finite(value):
+    arrays = value if isinstance(value, tuple) else (value,)
+    return all(np.all(np.isfinite(np.asarray(a, dtype=float))) for a in arrays)
+
+
+def _run_quietly(fn):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn()
+
+
+def _fit_weights(est):
+    est = _run_quietly(lambda: est.fit(X_TR, X_TE))
+    assert _finite(est.weights_) and np.all(est.weights_ >= 0)
+    try:
+        predicted = _run_quietly(lambda: est.predict_weights(X_TE))
+    except NotImplementedError:  # KMM family: weights on the training points only
+        return
+    assert _finite(predicted)
+
+
+def _fit_regressor(model):
+    model = _run_quietly(lambda: model.fit(X_TR, Y_TR))
+    assert _finite(_run_quietly(lambda: model.predict(X_TE)))
+
+
+def _check(call, parameter):
+    """ValueError naming the parameter, or a finite result; any other exception fails."""
+    try:
+        call()
+    except ValueError as exc:
+        assert parameter.split("_")[0].lower() in str(exc).lower(), (parameter, str(exc))
+
+
+def _parameters(factory):
+    params = factory().get_params()
+    return sorted(params)
+
+
+@pytest.mark.parametrize("name", sorted(WEIGHTS))
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data_=st.data())
+def test_every_weight_estimator_parameter_at_extremes(name, data_):
+    factory = WEIGHTS[name]
+    parameter = data_.draw(st.sampled_from(_parameters(factory)), label="parameter")
+    value = data_.draw(EXTREME_VALUES, label="value")
+    if parameter in ("max_iter", "max_inner") and isinstance(value, int) and value > 10**4:
+        value = 10**4  # a huge iteration budget is valid input, just slow: bounded by tol
+    if parameter == "n_jobs":
+        return  # joblib's own parameter
+    est = factory().set_params(**{parameter: value})
+    _check(lambda: _fit_weights(est), parameter)
+
+
+@pytest.mark.parametrize("name", sorted(REGRESSORS))
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data_=st.data())
+def test_every_regressor_parameter_at_extremes(name, data_):
+    factory = REGRESSORS[name]
+    parameter = data_.draw(st.sampled_from(_parameters(factory)), label="parameter")
+    value = data_.draw(EXTREME_VALUES, label="value")
+    if parameter == "max_iter" and isinstance(value, int) and value > 10**3:
+        value = 10**3
+    model = factory().set_params(**{parameter: value})
+    _check(lambda: _fit_regressor(model), parameter)
+
+
+DATA_SCALES = st.sampled_from([1e-300, 1e-154, 1e-50, 1e-8, 1.0, 1e8, 1e50, 1e99, 1e101, 1e154, 1e300])
+
+
+@pytest.mark.parametrize("name", sorted(WEIGHTS))
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scale=DATA_SCALES)
+def test_weight_estimators_on_data_at_any_scale(name, scale):
+    est = WEIGHTS[name]()
+    if scale > MAX_ABS_VALUE:
+        with pytest.raises(ValueError, match="too large to compute with.*Rescale"):
+            est.fit(X_TR * scale, X_TE * scale)
+    else:
+        _check(lambda: _run_quietly(lambda: est.fit(X_TR * scale, X_TE * scale)), "sigma")
+        if hasattr(est, "weights_"):
+            assert _finite(est.weights_)
+
+
+@pytest.mark.parametrize("name", sorted(REGRESSORS))
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scale=DATA_SCALES, outputs=st.booleans())
+def test_regressors_on_data_at_any_scale(name, scale, outputs):
+    model = REGRESSORS[name]()
+    X, Y = (X_TR, Y_TR * scale) if outputs else (X_TR * scale, Y_TR)
+    X_new = X_TE if outputs else X_TE * scale
+    if scale > MAX_ABS_VALUE:
+        with pytest.raises(ValueError, match=r"has values up to .* too large"):
+            model.fit(X, Y)
+        return
+    fitted = _run_quietly(lambda: model.fit(X, Y))
+    assert _finite(_run_quietly(lambda: fitted.predict(X_new)))
+
+
+@pytest.mark.parametrize("bad,message", [
+    (None, "is None"), (np.array([[1 + 2j], [1.0]]), "complex"), ([["a"], ["b"]], "numbers only"),
+    ([[1e154], [0.0]], r"values up to 1e\+154"), ([[np.nan]], "NaN"),
+])
+def test_bad_inputs_name_the_argument(bad, message):
+    for est in [FCFWCS(sigma=0.5), KMM(sigma=0.5)]:
+        with pytest.raises(ValueError, match=message) as info:
+            est.fit(bad, X_TE)
+        assert "X_tr" in str(info.value)
+    with pytest.raises(ValueError, match=message):
+        GPR().fit(X_TR, bad if bad is not None else None)
+
+
+def test_boolean_inputs_count_as_zero_one():
+    np.testing.assert_array_equal(as_2d_float([True, False]), [[1.0], [0.0]])
+
+
+@pytest.mark.parametrize("value", ["abc", -1, 1.5, True, [1]])
+def test_random_state_must_be_a_seed(value):
+    with pytest.raises(ValueError, match="random_state"):
+        FCFWCS(sigma=0.5, random_state=value).fit(X_TR, X_TE)
+    with pytest.raises(ValueError, match="random_state"):
+        data.sinc_shift(random_state=value)
+    assert check_random_state(np.int64(3)) == 3 and check_random_state(None) is None
+
+
+def test_twin_gp_theta_as_text_is_a_value_error():
+    with pytest.raises(ValueError, match=r"theta .*'0.5' \(str\)"):
+        TwinGP(theta="0.5").fit(X_TR, Y_TR)
+    assert check_open_interval(np.float32(0.5), "theta", 0, 1) == 0.5
+    with pytest.raises(ValueError, match="mean_tr"):
+        check_finite("1", "mean_tr")
+
+
+# ------------------------------------------------------------------ the kernel exponent
+@pytest.mark.parametrize("sigma", [1e-300, 1e-200, 1e-101, 1e101, 1e200, 1e300])
+def test_kernel_at_extreme_widths_is_the_limit_kernel(sigma):
+    A = np.array([[0.0], [1.0], [2.0]])
+    K = gaussian_kernel(A, A, sigma)
+    expected = np.eye(3) if sigma < 1 else np.ones((3, 3))
+    np.testing.assert_array_equal(K, expected)
+
+
+@settings(max_examples=50, deadline=None)
+@given(d2=st.floats(0, 1e6), sigma=st.floats(1e-3, 1e3))
+def test_safe_exponent_matches_the_formula(d2, sigma):
+    direct = np.array([-d2 / (2 * sigma**2)])
+    np.testing.assert_allclose(scaled_exponent(np.array([d2]), sigma), direct, rtol=1e-12)
+    # the path used outside [1e-100, 1e100] gives the same numbers where both apply
+    path = -(np.sqrt(d2) / sigma) ** 2 / 2
+    np.testing.assert_allclose(path, direct[0], rtol=1e-12, atol=1e-300)
+
+
+# ------------------------------------------------------------------ ill-conditioning
+def test_gpr_with_a_tiny_lambda_warns_about_conditioning():
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-1, 1, (300, 1))
+    y = np.sin(3 * X[:, 0]) + 0.1 * rng.normal(size=300)
+    with pytest.warns(NumericalWarning, match=r"ill-conditioned \(condition number about .*lam"):
+        GPR(rho=0.3, lam=1e-12).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NumericalWarning)
+        GPR(rho=0.3, lam=1e-2).fit(X, y)  # well conditioned: silent
+
+
+def test_twin_gp_with_tiny_lambdas_warns_about_conditioning():
+    rng = np.random.default_rng(2)
+    X = rng.uniform(-1, 1, (200, 1))
+    y = np.sin(3 * X[:, 0])
+    with pytest.warns(NumericalWarning, match="lambda"):
+        TwinGP("kl", rho_x=0.5, rho_y=0.5, lambda_x=1e-13, lambda_y=1e-13).fit(X, y)
+
+
+def test_condition_estimate_matches_numpy():
+    from scipy.linalg import cho_factor
+
+    from covshift.regression._common import condition_number
+
+    A = gaussian_kernel(np.linspace(0, 1, 40)[:, None], np.linspace(0, 1, 40)[:, None], 0.2) + 1e-6 * np.eye(40)
+    estimate = condition_number(A, cho_factor(A, lower=True)[0])
+    exact = np.linalg.cond(A, 1)
+    assert exact / 10 <= estimate <= exact * 10
+
+
+# ------------------------------------------------------------------ metrics
+WEIGHT_VALUES = st.lists(st.one_of(MAGNITUDES, st.just(0.0)), min_size=1, max_size=6)
+
+
+@settings(max_examples=100, deadline=None)
+@given(w=WEIGHT_VALUES, t=WEIGHT_VALUES)
+def test_weight_metrics_are_finite_or_value_errors(w, t):
+    for fn, args in [(metrics.effective_sample_size, (w,)), (metrics.max_weight, (w,)),
+                     (metrics.normalized_mse, (w, w[::-1])), (metrics.normalized_mse, (w, t))]:
+        try:
+            value = fn(*args)
+        except ValueError as exc:
+            assert "weights" in str(exc)
+            continue
+        assert np.isfinite(value)
+
+
+@settings(max_examples=100, deadline=None)
+@given(a=st.lists(st.one_of(MAGNITUDES, MAGNITUDES.map(lambda v: -v)), min_size=0, max_size=6),
+       shift=st.sampled_from([0.0, 1.0, 1e-300, 1e300]))
+def test_error_metrics_are_finite_or_value_errors(a, shift):
+    b = [x + shift for x in a]
+    for fn, args, names in [(metrics.paired_ttest, (a, b), ("errors", "t-test")),
+                            (metrics.certainty_error_correlation, (a, b), ("certainty", "errors")),
+                            (metrics.mae, (a, b), ("y_true", "y_pred", "sample")),
+                            (metrics.rmse, (a, b), ("y_true", "y_pred", "sample")),
+                            (metrics.r2, (a, b), ("y_true", "y_pred", "sample"))]:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", NumericalWarning)
+                value = fn(*args)
+        except ValueError as exc:
+            assert any(n in str(exc) for n in names), str(exc)
+            continue
+        assert _finite(value), (fn.__name__, a, b, value)
+
+
+def test_the_metric_cases_of_the_issue():
+    with pytest.raises(ValueError, match="all zero"):
+        metrics.normalized_mse([0.0, 0.0], [1.0, 2.0])
+    assert metrics.effective_sample_size([1e200, 1e200]) == pytest.approx(2.0)
+    assert metrics.paired_ttest([0.1, 0.2, 0.3], [0.1, 0.2, 0.3]) == (0.0, 1.0)
+    with pytest.warns(NumericalWarning, match="no spread"):
+        t, p = metrics.paired_ttest([1.0, 2.0, 3.0], [0.5, 1.5, 2.5])
+    assert t == 1e300 and p == 0.0
+    with pytest.raises(ValueError, match="at least 3 test points; got 2"):
+        metrics.certainty_error_correlation([0.1, 0.2], [1.0, 2.0])
+
+
+def test_extreme_data_scale_is_named_when_sigma_was_not_set():
+    with pytest.raises(ValueError, match="median heuristic: data scale.*rescale the data"):
+        LogisticRatio().fit(X_TR * 1e-154, X_TE * 1e-154)
