@@ -435,6 +435,7 @@ def open_lesson(title):
 
 def active_lesson():
     """The lesson whose settings (except the seed) the current settings match, or None."""
+    get("seed")  # a page run without app.py recovers here (see get)
     current = st.session_state.settings
     for lesson in lessons.LESSONS.values():
         if all(current.get(k) == v for k, v in lesson.settings.items() if k != "seed"):
