@@ -402,7 +402,8 @@ def replay_figure(spec, name, sigma):
 
 # ----------------------------------------------------------- regression
 def hyper():
-    return {k: float(get(k)) for k in ["theta", "gamma", "rho_x", "rho_y", "lambda_x", "lambda_y"]}
+    numbers = {k: float(get(k)) for k in ["theta", "gamma", "rho_x", "rho_y", "lambda_x", "lambda_y"]}
+    return {**numbers, "tgp_start": get("tgp_start")}
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

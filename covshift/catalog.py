@@ -355,8 +355,17 @@ def paper_tgp_defaults(data_name):
     return None
 
 
-def make_regressor(name, theta=0.9, gamma=1.5, rho_x=1.0, rho_y=0.5, lambda_x=1e-3, lambda_y=1e-3):
-    """A regression model by name (REGRESSORS) with the app's hyper-parameters."""
+#: Starts of the Twin GPs offered by the app: the original one, and kernel ridge.
+TGP_STARTS = {"linear": "auto", "ridge": "ridge"}
+
+
+def make_regressor(name, theta=0.9, gamma=1.5, rho_x=1.0, rho_y=0.5, lambda_x=1e-3, lambda_y=1e-3,
+                   tgp_start="linear"):
+    """A regression model by name (REGRESSORS) with the app's hyper-parameters.
+
+    ``tgp_start`` "linear" is the original start of the Twin GPs (affine least squares, and
+    the chain linear -> KLTGP -> SMTGP for SMTGP); "ridge" starts every Twin GP from kernel ridge.
+    """
     if name not in REGRESSORS:
         raise ValueError(f"Unknown regression model {name!r}; choose one of {list(REGRESSORS)}.")
     base = name.replace("IW-", "")
@@ -365,8 +374,10 @@ def make_regressor(name, theta=0.9, gamma=1.5, rho_x=1.0, rho_y=0.5, lambda_x=1e
     if base == "WKNN":
         return WKNN(5)
     divergence = {"KLTGP": "kl", "IKLTGP": "ikl", "SMTGP": "sm"}[base]
+    if tgp_start not in TGP_STARTS:
+        raise ValueError(f"tgp_start must be one of {list(TGP_STARTS)}; got {tgp_start!r}.")
     return TwinGP(divergence, theta=theta, gamma=gamma, rho_x=rho_x, rho_y=rho_y,
-                  lambda_x=lambda_x, lambda_y=lambda_y)
+                  lambda_x=lambda_x, lambda_y=lambda_y, init=TGP_STARTS[tgp_start])
 
 
 def fit_predict(data, name, weights=None, **hyper):

@@ -49,6 +49,11 @@ with st.expander("Hyper-parameters (kernels exp(-||a-b||^2 / (2 rho^2)) with lam
                   format="%.2e", help="Noise variance added to the input kernel (GPR and Twin GPs).")
         ui.widget(st.number_input, "lambda_y (output regulariser)", "lambda_y",
                   format="%.2e", help="Regulariser of the Twin GPs' output kernel.")
+    ui.widget(st.radio, "Twin-GP start", "tgp_start", horizontal=True,
+              format_func={"linear": "linear least squares (original TGP code; SMTGP from KLTGP)",
+                           "ridge": "kernel ridge"}.get,
+              help="The Twin-GP costs have several local minima at every test point; the prediction is "
+                   "the one reached from this start.")
 if not models:
     st.info("Choose at least one model.")
     st.stop()
@@ -80,6 +85,10 @@ ui.show_table(rows, "model", formats={"MAE": ".4f", "RMSE": ".4f", "R^2": ".3f",
                                        "a small p-value says the difference is unlikely to be chance.",
                     "seconds": "Wall time of fit and prediction."})
 st.caption(f"Lowest mean Euclidean error: **{best}**. The p-values compare each model with it, point by point.")
+if any(catalog.REGRESSORS.get(n) is not None and "TGP" in n for n in results):
+    st.caption("A Twin GP predicts the local minimum of its cost reached from its start (see *Twin-GP start* "
+               "under Hyper-parameters). From the original linear start it can stay on a wrong branch where "
+               "the data are far from linear, as on Sinc; the kernel-ridge start avoids that there.")
 ui.claims("regression.table")
 
 fits = {n: o.model for n, o in results.items()}

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from covshift import catalog
+from covshift import catalog, metrics, settings
 from covshift.model_selection import kliep_sigma
 
 
@@ -163,3 +163,21 @@ def test_kliep_family_fitted_with_the_shared_sigma_uses_it(name, paper_data):
     shared = catalog.shared_kliep_sigma(paper_data)
     outcome = catalog.fit_weights(paper_data, name, shared.sigma)
     assert outcome.model.sigma_ == shared.sigma
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_regression_page_caption_on_the_twin_gp_start_holds_on_sinc(seed):
+    """pages/regression.py says the linear start can trap a Twin GP on Sinc and kernel ridge avoids it."""
+    defaults = settings.defaults()
+    hyper = {k: defaults[k] for k in ["theta", "gamma", "rho_x", "rho_y", "lambda_x", "lambda_y"]}
+    data = catalog.make_dataset("sinc", seed=seed)
+    for name in ["KLTGP", "SMTGP"]:
+        mae = {start: metrics.mae(data.Y_te, catalog.fit_predict(data, name, None, tgp_start=start,
+                                                                  **hyper).model["mean"])
+               for start in catalog.TGP_STARTS}
+        assert mae["ridge"] < 0.5 * mae["linear"], (name, mae)
+
+
+def test_unknown_twin_gp_start_is_refused_by_name():
+    with pytest.raises(ValueError, match="tgp_start"):
+        catalog.make_regressor("SMTGP", tgp_start="zero")
