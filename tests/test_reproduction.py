@@ -137,3 +137,24 @@ def test_figures_draw_every_kind_of_row(results):
 def test_verdict_marks_do_not_rely_on_colour():
     icons = [icon for icon, _ in plots.VERDICT_MARKS.values()]
     assert len(set(icons)) == 3 and set(plots.VERDICT_MARKS) == set(R.VERDICTS)
+
+
+def test_classification_row_compares_integrated_with_the_best_two_stage_method_on_average():
+    judge = R.ROWS["dcs.fig3.breast_cancer"].judge
+    values = {"integrated": np.array([0.2, 0.1]), "two-stage LogisticRatio": np.array([0.1, 0.0]),
+              "two-stage FCFWCS": np.array([0.15, -0.3]), "two-stage KMM": np.array([-0.5, 0.0])}
+    verdict, reason = judge(values)
+    assert verdict == "not comparable" and reason.startswith("direction holds")
+    assert "best two-stage (two-stage LogisticRatio)" in reason and "2/2 seeds" in reason
+    values["two-stage KMM"] = np.array([0.3, 0.3])
+    assert judge(values)[1].startswith("direction fails")
+
+
+def test_transfer_row_needs_transfer_above_both_baselines():
+    judge = R.ROWS["dtso.digits.l10"].judge
+    values = {"domain transfer": np.array([0.5, 0.45]), "source only": np.array([0.2, 0.2]),
+              "target only": np.array([0.4, 0.5])}
+    verdict, reason = judge(values)
+    assert verdict == "not comparable" and reason.startswith("direction holds") and "1/2 seeds" in reason
+    values["target only"] = np.array([0.6, 0.5])
+    assert judge(values)[1].startswith("direction fails")
