@@ -33,8 +33,8 @@ PAPERS = {
     "sharma-mittal-tgp": "Generalized Twin Gaussian Processes using Sharma-Mittal divergence",
     "fw-covariate-shift-iw-smtgp": "Frank-Wolfe covariate shift and importance-weighted SMTGP",
     "sampling-based-kmm": "Sampling-based kernel mean matching",
-    "discriminative-covariate-shift": "Discriminative learning under covariate shift "
-                                      "(Bickel, Brückner and Scheffer, 2009)",
+    "discriminative-covariate-shift": "Discriminative learning for differing training and test "
+                                      "distributions (Bickel, Brückner and Scheffer, ICML 2007)",
     "domain-transfer-structured-output": "Domain transfer structured output learning (Jim Jing-Yan Wang)",
 }
 VERDICTS = ("reproduced", "not reproduced", "not comparable")

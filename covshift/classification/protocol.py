@@ -1,4 +1,4 @@
-"""The Fig. 3 protocol of discriminative-covariate-shift (Bickel, Brueckner and Scheffer 2009) on
+"""The Fig. 3 protocol of discriminative-covariate-shift (Bickel, Brueckner and Scheffer, ICML 2007) on
 one bundled task and seed, shared by ``bench/classification.py`` and the reproduction rows.
 
 The selection of :func:`covshift.data.classification_task` gives a training set and a test pool; a
