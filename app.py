@@ -14,6 +14,7 @@ page = st.navigation([
     st.Page("pages/classification.py", title="Classification under shift", icon=":material/call_split:"),
     st.Page("pages/transfer.py", title="Domain transfer", icon=":material/swap_horiz:"),
     st.Page("pages/scaling.py", title="Scaling", icon=":material/timer:"),
+    st.Page("pages/reproduction.py", title="Reproduction", icon=":material/fact_check:"),
     st.Page("pages/theory.py", title="About & theory", icon=":material/menu_book:"),
 ])
 ui.sidebar()

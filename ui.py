@@ -13,7 +13,7 @@ import math
 
 import streamlit as st
 
-from covshift import catalog, settings
+from covshift import catalog, lessons, plots, settings
 
 DEFAULTS = settings.defaults()
 _NUMERIC_WIDGETS = (st.slider, st.number_input)
@@ -184,10 +184,32 @@ def page_failed(exc):
 
 def chart(title, make_figure, *args, key=None, where=None, **kwargs):
     """Draw ``make_figure(*args, **kwargs)`` (a covshift.plots function) with a unique key,
-    or a message if the figure cannot be drawn from these data."""
+    or a message if the figure cannot be drawn from these data. With the sidebar's
+    presentation switch on, fonts, lines and markers are enlarged (covshift.plots.presentation)."""
     figure = guard(title, make_figure, *args, **kwargs)
     if figure is not None:
+        if get("presentation"):
+            figure = plots.presentation(figure)
         (where or st).plotly_chart(figure, width="stretch", key=key)
+
+
+def show_table(rows, index, formats=None, help=None):
+    """A table with blank empty cells, numbers formatted per column and a tooltip per header.
+
+    rows: list of dicts; formats: {column: format spec}; help: {column: tooltip}. The values
+    stay numbers (sortable, readable by tests); only their display is formatted.
+    """
+    import functools as _functools
+
+    import pandas as pd
+
+    formats, help = formats or {}, help or {}
+    frame = pd.DataFrame(rows).set_index(index)
+    shown = frame.style.format({c: _functools.partial(plots.format_number, spec=formats.get(c, ".3g"))
+                                for c in frame.columns})
+    config = {c: st.column_config.Column(c, help=help.get(c)) for c in frame.columns}
+    st.dataframe(shown, width="stretch", column_config=config)
+    return frame
 
 
 def quiet(fn, *args):
@@ -208,8 +230,9 @@ def show_warnings(name, messages):
         st.warning(f"{name}: {message}")
 
 
-def run_each(names, fn, doing, done):
-    """fn(name) for every name under one progress status; failures and warnings are shown.
+def run_each(names, fn, doing, done, hide=None):
+    """fn(name) for every name under one progress status; failures and warnings are shown
+    (except those for which ``hide(name, message)`` is true: the page reports them itself).
 
     Returns {name: catalog.Outcome} for the names that succeeded.
     """
@@ -222,7 +245,7 @@ def run_each(names, fn, doing, done):
                 outcomes[name] = outcome
         status.update(label=done, state="complete")
     for name, outcome in outcomes.items():
-        show_warnings(name, outcome.warnings)
+        show_warnings(name, [m for m in outcome.warnings if hide is None or not hide(name, m)])
     return outcomes
 
 
@@ -242,17 +265,18 @@ def csv_bytes():
     return st.session_state.get("csv_bytes")
 
 
-def data_spec():
+def data_spec(dataset=None):
     """The small, hashable description of the current data (the cache key).
 
     For a CSV it holds the digest of the file's bytes (None when this session has no file),
     the column choices and the seed (which also seeds the subsample of a large file).
+    ``dataset`` forces a built-in data set with its current parameters (Home always uses sinc).
     """
-    if get("source") == "csv":
+    if dataset is None and get("source") == "csv":
         raw = csv_bytes()
         return ("csv", digest(raw) if raw is not None else None,
                 json.dumps([get("csv_inputs"), get("csv_outputs"), get("csv_split")]), int(get("seed")))
-    name = get("dataset")
+    name = dataset or get("dataset")
     params = tuple((p, get(f"{name}.{p}")) for p in catalog.DATASETS[name][1])
     return ("built-in", name, params, int(get("seed")))
 
@@ -347,6 +371,22 @@ def weights(name, spec=None):
     return _weights(spec, name, _sigma_for(spec, name, sigma_setting()))
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def weighting_effect(spec, weight_name, sigma, width, lambda_x, grid_range):
+    """catalog.weighting_effect on the data of ``spec`` (Home's Why-weights figure)."""
+    import numpy as np
+
+    grid = np.linspace(*grid_range, 300)[:, None]
+    estimated = _weights(spec, weight_name, _sigma_for(spec, weight_name, sigma)).model.weights_
+    return catalog.weighting_effect(load_data(spec), estimated, width, lambda_x, grid)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def weighting_by_width(spec, weight_name, sigma, widths, lambda_x):
+    estimated = _weights(spec, weight_name, _sigma_for(spec, weight_name, sigma)).model.weights_
+    return catalog.weighting_by_width(load_data(spec), estimated, widths, lambda_x)
+
+
 @st.cache_resource(show_spinner=False, max_entries=16)
 def replay_figure(spec, name, sigma):
     """The animated replay of a fitted Frank-Wolfe run, built once from its history (no re-solve).
@@ -378,18 +418,71 @@ def prediction(name):
                        tuple(sorted(hyper().items())))
 
 
+def open_lesson(title):
+    """Every setting back to its default, then the lesson's settings; then its page.
+
+    Starting from the defaults makes a lesson self-contained: clicking it after any other
+    lesson gives the same view, URL and numbers as clicking it in a fresh session. Called
+    from the script (not a button callback, where st.switch_page is not allowed) before the
+    setting widgets of this run are drawn.
+    """
+    lesson = lessons.LESSONS[title]
+    presentation = get("presentation")
+    reset()
+    apply({**lesson.settings, "presentation": presentation})
+    st.switch_page(lesson.page, query_params=st.query_params.to_dict())
+
+
+def active_lesson():
+    """The lesson whose settings (except the seed) the current settings match, or None."""
+    get("seed")  # a page run without app.py recovers here (see get)
+    current = st.session_state.settings
+    for lesson in lessons.LESSONS.values():
+        if all(current.get(k) == v for k, v in lesson.settings.items() if k != "seed"):
+            return lesson
+    return None
+
+
+def claims(figure):
+    """Show the active lesson's claims about ``figure`` (each checked by tests/test_lessons.py),
+    then an anchor the browser test scrolls to."""
+    lesson = active_lesson()
+    texts = lesson.claims_for(figure) if lesson is not None else []
+    if texts:
+        st.success(f"**{lesson.title}** (checked on seeds 0-2):\n" + "\n".join(f"- {t}" for t in texts),
+                   icon=":material/check_circle:")
+    st.markdown(f'<span id="view-{figure.replace(".", "-")}"></span>', unsafe_allow_html=True)
+
+
+def lesson_banner():
+    """Under a page title: which lesson the current settings are, if any."""
+    lesson = active_lesson()
+    if lesson is not None:
+        st.info(f"**Lesson: {lesson.title}.** {lesson.summary} Its claims are the green boxes beside the figures.",
+                icon=":material/school:")
+
+
 def sidebar():
-    """Shared sidebar: data set, seed, presets, reset."""
+    """Shared sidebar: lessons, data set, seed, presentation switch, reset."""
     with st.sidebar:
+        st.header("Lessons")
+        for title, lesson in lessons.LESSONS.items():
+            if st.button(title, key=f"lesson.{lesson.key}", width="stretch", help=lesson.summary):
+                open_lesson(title)
         st.header("Data")
         widget(st.radio, "Source", "source", horizontal=True,
                help="Upload a CSV on the Data & shift page.")
         widget(st.selectbox, "Built-in data set", "dataset", format_func=lambda n: catalog.DATASETS[n][0])
-        widget(st.number_input, "Seed", "seed")
-        st.header("Presets")
-        for label, preset in catalog.PRESETS.items():
-            changes = {"source": "built-in", **preset, **(catalog.paper_tgp_defaults(preset.get("dataset")) or {})}
-            st.button(label, key=f"preset.{label}", width="stretch", on_click=apply, args=(changes,))
+        widget(st.number_input, "Seed", "seed",
+               help="Draws new random data with the same settings; lesson claims are checked on seeds 0-2.")
+        widget(st.toggle, "Presentation (projector)", "presentation",
+               help="Larger fonts, thicker lines and bigger markers in every figure.")
+        if catalog.PRESETS:
+            st.header("More presets")
+            for label, preset in catalog.PRESETS.items():
+                changes = {"source": "built-in", **preset,
+                           **(catalog.paper_tgp_defaults(preset.get("dataset")) or {})}
+                st.button(label, key=f"preset.{label}", width="stretch", on_click=apply, args=(changes,))
         st.button("Reset to defaults", key="reset", width="stretch", on_click=reset)
         st.caption("Every setting is in the page address: copy the link to share exactly this view "
                    "(an uploaded CSV has to be uploaded again).")

@@ -395,6 +395,15 @@ def fit_predict(data, name, weights=None, **hyper):
     return Outcome(result, seconds, messages)
 
 
+def labelled_test_points(n_te, n_labels, seed=0):
+    """Mask of the test points whose labels :func:`few_labels_comparison` reveals (seeded)."""
+    rng = np.random.default_rng(whole_number(seed, "seed"))
+    n_labels = int(min(max(whole_number(n_labels, "n_labels"), 2), n_te - 2))
+    labelled = np.zeros(n_te, dtype=bool)
+    labelled[rng.choice(n_te, n_labels, replace=False)] = True
+    return labelled
+
+
 def few_labels_comparison(data, weights, n_labels=10, seed=0, **hyper):
     """No adaptation vs importance weighting vs delta adaptation with a few target labels.
 
@@ -402,10 +411,7 @@ def few_labels_comparison(data, weights, n_labels=10, seed=0, **hyper):
     """
     if len(data.X_te) < 4:
         raise ValueError(f"The few-labels comparison needs at least 4 test points; there are {len(data.X_te)}.")
-    rng = np.random.default_rng(whole_number(seed, "seed"))
-    n_labels = int(min(max(whole_number(n_labels, "n_labels"), 2), len(data.X_te) - 2))
-    labelled = np.zeros(len(data.X_te), dtype=bool)
-    labelled[rng.choice(len(data.X_te), n_labels, replace=False)] = True
+    labelled = labelled_test_points(len(data.X_te), n_labels, seed)
     X_eval, Y_eval = data.X_te[~labelled], data.Y_te[~labelled]
     base = make_regressor("GPR", **hyper)
     preds = {
@@ -418,17 +424,69 @@ def few_labels_comparison(data, weights, n_labels=10, seed=0, **hyper):
     return X_eval, Y_eval, {k: np.asarray(v).reshape(len(X_eval), -1) for k, v in preds.items()}
 
 
-#: Presets of the home page: settings the app applies at once.
-PRESETS = {
-    "Paper Fig. 2 (sinc shift)": {"dataset": "sinc", "estimators": ["KLIEP", "FWCS", "AFWCS", "PFWCS"],
-                                  "sigma_mode": "manual", "sigma": 0.3},
-    "S-shape Toy 1": {"dataset": "s_shape", "estimators": ["FCFWCS"], "sigma_mode": "auto",
-                      "models": ["GPR", "KLTGP", "SMTGP", "IW-SMTGP"]},
-    "Double S Toy 2": {"dataset": "double_s", "estimators": ["FCFWCS"], "sigma_mode": "auto",
-                       "models": ["GPR", "KLTGP", "IKLTGP", "SMTGP"]},
-    "Digits centre pixels under selection bias": {"dataset": "digits", "estimators": ["FCFWCS", "LogisticRatio"],
-                                                  "sigma_mode": "auto", "models": ["GPR", "KLTGP", "IW-KLTGP"]},
-}
+def weighting_effect(data, estimated_weights, width, lambda_x=1e-3, grid=None):
+    """A GPR of input width ``width`` fitted without weights, with the true ratio and with
+    ``estimated_weights`` (the Why-weights lesson).
+
+    Returns {label: (test MAE, predictions on ``grid`` or None)}; the true-ratio fit is left
+    out when the data set's ratio is unknown.
+    """
+    from .metrics import mae
+
+    fits = {"no weights": None, "true weights": data.true_weights, "estimated weights": estimated_weights}
+    result = {}
+    for label, w in fits.items():
+        if label == "true weights" and w is None:
+            continue
+        model = make_regressor("GPR", rho_x=width, lambda_x=lambda_x).fit(data.X_tr, data.Y_tr, sample_weight=w)
+        pred = np.asarray(model.predict(data.X_te)).reshape(len(data.X_te), -1)
+        on_grid = None if grid is None else np.asarray(model.predict(grid)).reshape(len(grid), -1)
+        result[label] = (mae(data.Y_te, pred), on_grid)
+    return result
+
+
+def weighting_by_width(data, estimated_weights, widths, lambda_x=1e-3):
+    """Test MAE of :func:`weighting_effect` for several widths: {width: {label: MAE}}."""
+    return {float(width): {label: value[0] for label, value in
+                           weighting_effect(data, estimated_weights, width, lambda_x).items()}
+            for width in widths}
+
+
+def relative_gaps(history):
+    """Duality gap relative to the objective, |<g_t, d_t^FW>| / |F(mu_t)|: the quantity the
+    Frank-Wolfe solvers compare with their tolerance ``tol``."""
+    return np.asarray(history.gap, dtype=float) / np.maximum(np.abs(np.asarray(history.objective, float)), 1e-300)
+
+
+def first_at_gap(history, level):
+    """(iteration, active atoms) at the first Frank-Wolfe iterate whose relative duality gap is
+    <= ``level``; (None, None) when the run never got there.
+
+    Row t of the history holds the gap at mu_t and the active-set size after the step
+    from mu_t, so the iterate mu_t has ``active_size[t - 1]`` atoms (one at the start).
+    """
+    reached = np.flatnonzero(relative_gaps(history) <= level)
+    if reached.size == 0:
+        return None, None
+    t = int(reached[0])
+    return t, (1 if t == 0 else int(history.active_size[t - 1]))
+
+
+def weight_error(weights, true_weights):
+    """NMSE of the weights on a readable scale: mean_i (w_i / mean(w) - t_i / mean(t))^2.
+
+    This is :func:`covshift.metrics.normalized_mse` (both vectors scaled to sum 1) times n^2,
+    i.e. the mean squared error of weights rescaled to mean 1: 0 is perfect, 1 is an error as
+    large as the weights themselves.
+    """
+    from .metrics import normalized_mse
+
+    return normalized_mse(weights, true_weights) * len(np.ravel(weights)) ** 2
+
+
+#: Presets of the pages that have no lesson yet (classification, domain transfer); the
+#: lessons of the other pages, with checked claims, are in :mod:`covshift.lessons`.
+PRESETS = {}
 
 
 # ------------------------------------------- classification under covariate shift (issue 14)

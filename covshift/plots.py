@@ -1,9 +1,13 @@
 """Figures of the app: pure functions, results in, plotly ``go.Figure`` out.
 
-Colours are defined once here (colour-blind-safe: Okabe-Ito and Paul Tol's "muted"
-palettes) so every page draws a method in the same colour.
+Every method has one style here, reused by every figure: a colour (Okabe-Ito and Paul
+Tol's colour-blind-safe palettes), a marker symbol and a line dash, so methods stay
+distinguishable in grey-scale and for colour-blind readers. Figures are sized for a
+projector at 1280 x 800 (base font 15 px, legends below the plot so they never cover the
+title); :func:`presentation` enlarges fonts, lines and markers further.
 """
 
+import copy
 import base64
 
 import numpy as np
@@ -12,31 +16,130 @@ from plotly.subplots import make_subplots
 from scipy.stats import gaussian_kde
 
 TRAIN, TEST, TRUTH = "#0072B2", "#D55E00", "#000000"
-METHOD_COLORS = {
-    "KLIEP": "#999999", "FWCS": "#E69F00", "AFWCS": "#56B4E9", "PFWCS": "#009E73",
-    "FCFWCS": "#CC79A7", "KMM": "#332288", "ENSKMM": "#88CCEE", "ENSTRKMM": "#44AA99",
-    "VFKMM": "#117733", "EVFKMM": "#999933", "LogisticRatio": "#DDCC77", "RuLSIF": "#CC6677",
-    "uLSIF": "#882255", "GPR": "#999999", "WKNN": "#E69F00", "KLTGP": "#56B4E9",
-    "IKLTGP": "#F0E442", "SMTGP": "#009E73", "IW-GPR": "#332288", "IW-KLTGP": "#0072B2",
-    "IW-SMTGP": "#CC79A7", "no adaptation": "#999999", "importance weighting": "#009E73",
-    "delta adaptation": "#CC79A7",
+#: name -> (colour, marker symbol, line dash).
+METHOD_STYLES = {
+    "KLIEP": ("#999999", "circle", "solid"), "FWCS": ("#E69F00", "square", "dot"),
+    "AFWCS": ("#56B4E9", "triangle-up", "dash"), "PFWCS": ("#009E73", "diamond", "longdash"),
+    "FCFWCS": ("#CC79A7", "star", "solid"), "KMM": ("#332288", "circle", "dash"),
+    "ENSKMM": ("#88CCEE", "square", "dot"), "ENSTRKMM": ("#44AA99", "triangle-down", "dashdot"),
+    "VFKMM": ("#117733", "cross", "longdash"), "EVFKMM": ("#999933", "x", "longdashdot"),
+    "LogisticRatio": ("#DDCC77", "hexagon", "dash"), "RuLSIF": ("#CC6677", "pentagon", "dot"),
+    "uLSIF": ("#882255", "hourglass", "dashdot"),
+    "GPR": ("#999999", "circle", "dash"), "WKNN": ("#E69F00", "square", "dot"),
+    "KLTGP": ("#56B4E9", "triangle-up", "dashdot"), "IKLTGP": ("#F0E442", "triangle-down", "longdash"),
+    "SMTGP": ("#009E73", "diamond", "solid"), "IW-GPR": ("#332288", "circle-open", "dot"),
+    "IW-KLTGP": ("#0072B2", "triangle-up-open", "longdashdot"), "IW-SMTGP": ("#CC79A7", "star", "solid"),
+    "no adaptation": ("#999999", "circle", "dash"), "importance weighting": ("#009E73", "diamond", "solid"),
+    "delta adaptation": ("#CC79A7", "star", "dot"),
+    "no weights": ("#999999", "circle", "dash"), "true weights": ("#000000", "x", "dot"),
+    "estimated weights": ("#CC79A7", "star", "solid"),
 }
-STEP_MARKERS = {"drop": ("x", "#D55E00"), "swap": ("diamond", "#0072B2")}
-_LAYOUT = dict(template="plotly_white", margin=dict(l=50, r=20, t=100, b=45),
-               title=dict(y=0.98, yanchor="top"),
-               legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
+STEP_MARKERS = {"drop": "x-thin-open", "swap": "diamond-open"}
+BASE_FONT, TITLE_FONT = 15, 19
+_LAYOUT = dict(template="plotly_white", font=dict(size=BASE_FONT),
+               margin=dict(l=70, r=30, t=70, b=40),
+               title=dict(y=0.97, yanchor="top", x=0.01, font=dict(size=TITLE_FONT)),
+               legend=dict(orientation="h", yanchor="top", y=-0.2, x=0, font=dict(size=BASE_FONT)))
+_HEIGHT = 430
 
 
 def color(name):
     """The colour of a method (grey for unknown names)."""
-    return METHOD_COLORS.get(name, "#777777")
+    return style(name)["color"]
+
+
+#: name -> colour, for every method with a style and for pages that add their own names.
+METHOD_COLORS = {name: colour for name, (colour, _, _) in METHOD_STYLES.items()}
+
+
+def style(name):
+    """{'color', 'symbol', 'dash'} of a method: the same in every figure."""
+    colour, symbol, dash = METHOD_STYLES.get(name, (METHOD_COLORS.get(name, "#777777"), "circle", "solid"))
+    return {"color": colour, "symbol": symbol, "dash": dash}
+
+
+def _line(name, width=3):
+    s = style(name)
+    return dict(color=s["color"], dash=s["dash"], width=width)
+
+
+def _marker(name, size=8, **extra):
+    s = style(name)
+    return dict(color=s["color"], symbol=s["symbol"], size=size, **extra)
+
+
+def _clean_log_axis(axis, decades=None):
+    """Major ticks only (one per decade, every second one beyond 6 decades) with 10^k labels,
+    no "5 6 7 8 9" minor labels."""
+    axis.update(dtick=2 if decades and decades > 6 else 1, exponentformat="power", minor=dict(showgrid=False))
+
+
+def _decades(values):
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values) & (values > 0)]
+    return float(np.log10(values.max() / values.min())) if values.size else 0.0
+
+
+def _finish(fig, height=_HEIGHT, legend_rows=1):
+    """Common layout; the legend sits below the x-axis title, with room for ``legend_rows``."""
+    fig.update_layout(**_LAYOUT)
+    fig.update_layout(height=height + 30 * legend_rows,
+                      margin=dict(b=80 + 30 * legend_rows))
+    fig.update_xaxes(title_standoff=8)
+    # explicit sizes: Streamlit's chart theme would otherwise shrink tick labels to 12 px
+    fig.update_xaxes(tickfont_size=BASE_FONT, title_font_size=BASE_FONT + 1)
+    fig.update_yaxes(tickfont_size=BASE_FONT, title_font_size=BASE_FONT + 1)
+    for axis in [fig.layout[a] for a in fig.layout if a.startswith(("xaxis", "yaxis"))]:
+        if axis.type == "log":
+            _clean_log_axis(axis)
+    return fig
 
 
 def _figure(title, x_title, y_title, **layout):
     fig = go.Figure()
-    fig.update_layout(xaxis_title=x_title, yaxis_title=y_title, **_LAYOUT)
-    fig.update_layout(title_text=title, **layout)
+    fig.update_layout(**_LAYOUT)
+    fig.update_layout(xaxis_title=x_title, yaxis_title=y_title, title_text=title, **layout)
     return fig
+
+
+def presentation(fig):
+    """A copy of ``fig`` for a projector: larger fonts, thicker lines, bigger markers."""
+    fig = copy.deepcopy(fig)
+    scale = 1.35
+    fig.update_layout(font=dict(size=round(BASE_FONT * scale)), title_font=dict(size=round(TITLE_FONT * scale)),
+                      legend_font=dict(size=round(BASE_FONT * scale)))
+    for trace in fig.data:
+        line = getattr(trace, "line", None)
+        if line is not None and line.width is not None:
+            line.width = line.width * 1.6
+        marker = getattr(trace, "marker", None)
+        if marker is not None and getattr(marker, "size", None) is not None and np.isscalar(marker.size):
+            marker.size = marker.size * 1.4
+    for annotation in fig.layout.annotations:
+        annotation.font.size = round(BASE_FONT * scale)
+    return fig
+
+
+def coinciding(curves, tolerance=1e-3, log=False):
+    """Groups of curve names whose curves coincide on screen (max difference below
+    ``tolerance`` times the plotted range), so a caption can say so. ``log``: compare the
+    curves as drawn on a log axis (log10 of the values)."""
+    names = list(curves)
+    values = [np.asarray(curves[n], dtype=float).ravel() for n in names]
+    if log:
+        values = [np.log10(np.maximum(v, 1e-300)) for v in values]
+    span = max((np.nanmax(v) - np.nanmin(v) for v in values if v.size), default=0.0) or 1.0
+    groups, used = [], set()
+    for i, a in enumerate(names):
+        if a in used:
+            continue
+        group = [a] + [b for j, b in enumerate(names[i + 1:], start=i + 1) if b not in used
+                       and values[j].shape == values[i].shape
+                       and np.nanmax(np.abs(values[j] - values[i])) <= tolerance * span]
+        if len(group) > 1:
+            groups.append(group)
+            used.update(group)
+    return groups
 
 
 def first_component(X_tr, X_te):
@@ -64,51 +167,99 @@ def input_densities(X_tr, X_te, weights=None):
     grid = np.linspace(lo - pad, hi + pad, 300)
     fig = _figure("Input densities: training vs test", label, "density")
     fig.add_scatter(x=grid, y=_density(a, grid), name="p_tr (training)", line=dict(color=TRAIN, width=3))
-    fig.add_scatter(x=grid, y=_density(b, grid), name="p_te (test)", line=dict(color=TEST, width=3))
+    fig.add_scatter(x=grid, y=_density(b, grid), name="p_te (test)", line=dict(color=TEST, width=3, dash="dash"))
     if weights is not None and np.sum(weights) > 0:
         fig.add_scatter(x=grid, y=_density(a, grid, weights), name="w-weighted training",
-                        line=dict(color=TRAIN, width=2, dash="dash"))
-    return fig
+                        line=dict(color=TRAIN, width=3, dash="dot"))
+    return _finish(fig)
 
 
 def data_scatter(X_tr, Y_tr, X_te, Y_te, output=0):
     """The data: one output against the (first component of the) input."""
     a, b, label = first_component(X_tr, X_te)
-    fig = _figure("The data", label, f"y[{output}]")
+    fig = _figure("The data", label, f"y{output}")
     fig.add_scatter(x=a, y=Y_tr[:, output], mode="markers", name="training",
-                    marker=dict(color=TRAIN, size=5, opacity=0.6))
+                    marker=dict(color=TRAIN, size=7, opacity=0.6))
     fig.add_scatter(x=b, y=Y_te[:, output], mode="markers", name="test",
-                    marker=dict(color=TEST, size=5, opacity=0.6, symbol="triangle-up"))
-    return fig
+                    marker=dict(color=TEST, size=7, opacity=0.6, symbol="triangle-up"))
+    return _finish(fig)
 
 
-def shift_overview(X_tr, Y_tr, X_te, Y_te, grid, fit, fit_name="straight line fitted on training"):
-    """Home picture: densities of x (top) and a fit learned on training data failing on test."""
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.35, 0.65], vertical_spacing=0.06)
+def output_plane(Y_tr, Y_te, predictions=None, heading="Outputs: y1 against y0"):
+    """Two-output data drawn in the output plane (the Circle data as a circle), with
+    each model's predictions for the test points."""
+    fig = _figure(heading, "y0", "y1")
+    fig.add_scatter(x=Y_tr[:, 0], y=Y_tr[:, 1], mode="markers", name="training",
+                    marker=dict(color=TRAIN, size=6, opacity=0.5))
+    fig.add_scatter(x=Y_te[:, 0], y=Y_te[:, 1], mode="markers", name="test truth",
+                    marker=dict(color=TEST, size=7, opacity=0.6, symbol="triangle-up"))
+    for name, pred in (predictions or {}).items():
+        fig.add_scatter(x=pred[:, 0], y=pred[:, 1], mode="markers", name=name, marker=_marker(name, 8, opacity=0.8))
+    fig.update_yaxes(scaleanchor="x", scaleratio=1)
+    return _finish(fig, legend_rows=1 + len(predictions or {}) // 4)
+
+
+def shift_overview(X_tr, Y_tr, X_te, Y_te, grid, fits, heading="Covariate shift: same p(y|x), different p(x)",
+                   focus=None):
+    """Home picture: densities of x (top) and fits learned on the training data (bottom).
+
+    ``fits`` maps a label ("no weights", "true weights", ...) to predictions on ``grid``;
+    ``focus`` = (lo, hi) zooms both panels on that x range (the test region), with the
+    y-axis fitted to the points and curves inside it, so differences between fits show.
+    """
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.3, 0.7], vertical_spacing=0.05)
     g = grid[:, 0]
     fig.add_scatter(x=g, y=_density(X_tr[:, 0], g), name="p_tr(x)", line=dict(color=TRAIN, width=3), row=1, col=1)
-    fig.add_scatter(x=g, y=_density(X_te[:, 0], g), name="p_te(x)", line=dict(color=TEST, width=3), row=1, col=1)
+    fig.add_scatter(x=g, y=_density(X_te[:, 0], g), name="p_te(x)", line=dict(color=TEST, width=3, dash="dash"),
+                    row=1, col=1)
     fig.add_scatter(x=X_tr[:, 0], y=Y_tr[:, 0], mode="markers", name="training points",
-                    marker=dict(color=TRAIN, size=4, opacity=0.5), row=2, col=1)
+                    marker=dict(color=TRAIN, size=5, opacity=0.45), row=2, col=1)
     fig.add_scatter(x=X_te[:, 0], y=Y_te[:, 0], mode="markers", name="test points",
-                    marker=dict(color=TEST, size=5, symbol="triangle-up", opacity=0.7), row=2, col=1)
-    fig.add_scatter(x=g, y=fit, name=fit_name, line=dict(color=TRUTH, width=2, dash="dash"), row=2, col=1)
-    fig.update_layout(**_LAYOUT, height=560)
-    fig.update_layout(title_text="Covariate shift: same p(y|x), different p(x)")
+                    marker=dict(color=TEST, size=7, symbol="triangle-up", opacity=0.7), row=2, col=1)
+    for label, values in fits.items():
+        fig.add_scatter(x=g, y=np.ravel(values), name=f"fit: {label}", line=_line(label, 4), row=2, col=1)
+    fig.update_layout(title_text=heading)
     fig.update_yaxes(title_text="density", row=1, col=1)
     fig.update_yaxes(title_text="y", row=2, col=1)
     fig.update_xaxes(title_text="x", row=2, col=1)
+    if focus is not None:
+        lo, hi = focus
+        inside = [Y_te[(X_te[:, 0] >= lo) & (X_te[:, 0] <= hi), 0], Y_tr[(X_tr[:, 0] >= lo) & (X_tr[:, 0] <= hi), 0]]
+        inside += [np.ravel(v)[(g >= lo) & (g <= hi)] for v in fits.values()]
+        values = np.concatenate([v for v in inside if v.size])
+        pad = 0.08 * (values.max() - values.min() or 1.0)
+        fig.update_xaxes(range=[lo, hi])
+        fig.update_yaxes(range=[values.min() - pad, values.max() + pad], row=2, col=1)
+    return _finish(fig, height=480, legend_rows=2)
+
+
+def error_by_width(table, chosen=None):
+    """Test MAE against the model's input width, with and without weights.
+
+    ``table`` = {width: {label: MAE}} (catalog.weighting_by_width).
+    """
+    widths = sorted(table)
+    fig = _figure("Test error vs model flexibility", "input width rho_x (small = flexible, large = smooth)",
+                  "test MAE", xaxis_type="log")
+    for label in table[widths[0]]:
+        fig.add_scatter(x=widths, y=[table[w][label] for w in widths], mode="lines+markers", name=label,
+                        line=_line(label), marker=_marker(label, 10))
+    if chosen is not None:
+        fig.add_vline(x=chosen, line=dict(color="#555555", width=2, dash="dot"))
+    fig = _finish(fig)
+    fig.update_xaxes(dtick=None, tickvals=[0.1, 0.2, 0.5, 1, 2, 5], ticktext=["0.1", "0.2", "0.5", "1", "2", "5"])
     return fig
 
 
-def weights_vs_truth(grid, curves, truth=None, title="Learned importance w(x)"):
+def weights_vs_truth(grid, curves, truth=None, heading="Learned importance w(x)"):
     """1-D inputs: each estimator's w(x) on a grid, against the true ratio where known."""
-    fig = _figure(title, "x", "w(x) = p_te(x) / p_tr(x)")
+    fig = _figure(heading, "x", "w(x) = p_te(x) / p_tr(x)")
     if truth is not None:
-        fig.add_scatter(x=grid, y=truth, name="true ratio", line=dict(color=TRUTH, width=3, dash="dot"))
+        fig.add_scatter(x=grid, y=truth, name="true ratio", line=dict(color=TRUTH, width=4, dash="dot"))
     for name, w in curves.items():
-        fig.add_scatter(x=grid, y=w, name=name, line=dict(color=color(name), width=2))
-    return fig
+        fig.add_scatter(x=grid, y=w, name=name, mode="lines+markers", line=_line(name),
+                        marker=_marker(name, 9, maxdisplayed=12))
+    return _finish(fig, legend_rows=1 + len(curves) // 5)
 
 
 def weights_on_points(x, weights, truth=None):
@@ -116,17 +267,17 @@ def weights_on_points(x, weights, truth=None):
     fig = _figure("Weights of the training points", "x", "w")
     if truth is not None:
         order = np.argsort(x)
-        fig.add_scatter(x=x[order], y=truth[order], name="true ratio", line=dict(color=TRUTH, dash="dot"))
+        fig.add_scatter(x=x[order], y=truth[order], name="true ratio", line=dict(color=TRUTH, width=4, dash="dot"))
     for name, w in weights.items():
-        fig.add_scatter(x=x, y=w, mode="markers", name=name, marker=dict(color=color(name), size=5))
-    return fig
+        fig.add_scatter(x=x, y=w, mode="markers", name=name, marker=_marker(name, 7, opacity=0.7))
+    return _finish(fig, legend_rows=1 + len(weights) // 5)
 
 
 def weight_histogram(weights):
     fig = _figure("Distribution of the weights (mean 1)", "w", "training points", barmode="overlay")
     for name, w in weights.items():
         fig.add_histogram(x=w, name=name, opacity=0.6, marker_color=color(name), nbinsx=40)
-    return fig
+    return _finish(fig, legend_rows=1 + len(weights) // 5)
 
 
 def alpha_stems(alphas):
@@ -134,46 +285,57 @@ def alpha_stems(alphas):
     names = list(alphas)
     titles = [f"{n}: {int(np.count_nonzero(alphas[n][1]))} non-zero" for n in names]
     fig = make_subplots(rows=max(len(names), 1), cols=1, shared_xaxes=True, subplot_titles=titles,
-                        vertical_spacing=0.08)
+                        vertical_spacing=0.12)
     for row, name in enumerate(names, start=1):
         pos, alpha = alphas[name]
         xs = np.repeat(pos, 3).astype(float)
         ys = np.column_stack([np.zeros_like(alpha), alpha, np.full_like(alpha, np.nan)]).ravel()
         xs[2::3] = np.nan
-        fig.add_scatter(x=xs, y=ys, mode="lines", line=dict(color=color(name), width=1), showlegend=False,
+        fig.add_scatter(x=xs, y=ys, mode="lines", line=dict(color=color(name), width=2), showlegend=False,
                         row=row, col=1)
         nz = alpha > 0
-        fig.add_scatter(x=pos[nz], y=alpha[nz], mode="markers", marker=dict(color=color(name), size=6),
+        fig.add_scatter(x=pos[nz], y=alpha[nz], mode="markers", marker=_marker(name, 10),
                         name=name, row=row, col=1)
-    fig.update_layout(**_LAYOUT)
-    fig.update_layout(title_text="Sparsity of alpha (paper Fig. 2e)", height=max(300, 190 * len(names)),
-                      showlegend=False)
+    fig.update_layout(title_text="Sparsity of alpha (paper Fig. 2e)", showlegend=False)
     fig.update_xaxes(title_text="centre (test point index)", row=len(names), col=1)
+    fig = _finish(fig, height=max(320, 170 * len(names) + 80), legend_rows=0)
+    fig.update_annotations(font_size=BASE_FONT)
     return fig
 
 
 def duality_gaps(histories, x_axis="iteration"):
-    """Duality gap <g, d_FW> on a log axis, drop and swap steps marked (paper Fig. 2f)."""
-    label = "iteration" if x_axis == "iteration" else "seconds"
-    fig = _figure("Frank-Wolfe duality gap (paper Fig. 2f)", label, "duality gap", yaxis_type="log")
+    """Relative duality gap |<g, d_FW>| / |F| on log-log axes, drop and swap steps marked
+    (paper Fig. 2f). The log x-axis (iteration + 1) keeps a 12-step run as visible as a
+    2000-step one."""
+    label = "iteration + 1 (log scale)" if x_axis == "iteration" else "seconds (log scale)"
+    fig = _figure("Frank-Wolfe relative duality gap (paper Fig. 2f)", label, "relative duality gap",
+                  yaxis_type="log", xaxis_type="log")
+    gaps = []
     for name, hist in histories.items():
-        x = np.arange(len(hist)) if x_axis == "iteration" else hist.elapsed
-        gap = np.maximum(hist.gap, 1e-16)
-        fig.add_scatter(x=x, y=gap, name=name, line=dict(color=color(name), width=2))
-        for kind, (symbol, mark_color) in STEP_MARKERS.items():
+        x = np.arange(1, len(hist) + 1) if x_axis == "iteration" else np.maximum(hist.elapsed, 1e-5)
+        gap = np.maximum(np.asarray(hist.gap) / np.maximum(np.abs(hist.objective), 1e-300), 1e-16)
+        gaps.append(gap)
+        fig.add_scatter(x=x, y=gap, name=name, mode="lines", line=_line(name), legendgroup=name)
+        for kind, symbol in STEP_MARKERS.items():
             at = hist.step_kind == kind
             if at.any():
                 fig.add_scatter(x=x[at], y=gap[at], mode="markers", name=f"{name}: {kind} steps",
-                                marker=dict(symbol=symbol, color=mark_color, size=7))
+                                legendgroup=name, showlegend=False,
+                                marker=dict(symbol=symbol, color=color(name), size=11, line=dict(width=2)))
+    for kind, symbol in STEP_MARKERS.items():  # one legend entry per step kind, in each solver's colour
+        fig.add_scatter(x=[None], y=[None], mode="markers", name=f"{kind} step",
+                        marker=dict(symbol=symbol, color="#444444", size=11, line=dict(width=2)))
+    fig = _finish(fig, legend_rows=2)
+    _clean_log_axis(fig.layout.yaxis, _decades(np.concatenate(gaps)) if gaps else None)
     return fig
 
 
 def active_set_sizes(histories):
-    fig = _figure("Active-set size |S_t|", "iteration", "active atoms")
+    fig = _figure("Active-set size |S_t|", "iteration + 1 (log scale)", "active atoms", xaxis_type="log")
     for name, hist in histories.items():
-        fig.add_scatter(x=np.arange(len(hist)), y=hist.active_size, name=name,
-                        line=dict(color=color(name), width=2, shape="hv"))
-    return fig
+        fig.add_scatter(x=np.arange(1, len(hist) + 1), y=hist.active_size, name=name,
+                        line=dict(**_line(name), shape="hv"))
+    return _finish(fig)
 
 
 def inner_iterations(histories):
@@ -183,7 +345,7 @@ def inner_iterations(histories):
     for name, hist in histories.items():
         fig.add_bar(x=np.arange(len(hist) - 1), y=hist.inner_iterations[:-1], name=name,
                     marker_color=color(name))
-    return fig
+    return _finish(fig)
 
 
 def _typed(values):
@@ -312,25 +474,30 @@ def replay_animation(frames, positions, name, grid=None, truth=None, x_title=Non
 
 def cv_curve(cv_results):
     """Likelihood cross-validation curve of sigma (held-out log-likelihood)."""
-    fig = _figure("Choosing sigma by likelihood cross-validation", "sigma", "held-out log-likelihood",
+    fig = _figure("Choosing sigma by likelihood cross-validation", "sigma (log scale)", "held-out log-likelihood",
                   xaxis_type="log")
     sigma = np.asarray(cv_results["sigma"])
     mean = np.asarray(cv_results["mean_log_likelihood"], dtype=float)
     std = np.asarray(cv_results["std_log_likelihood"], dtype=float)
     finite = np.isfinite(mean)
     fig.add_scatter(x=sigma[finite], y=mean[finite], mode="lines+markers", name="mean over folds",
-                    error_y=dict(type="data", array=np.nan_to_num(std[finite])), line=dict(color=TRAIN))
-    fig.add_vline(x=cv_results["best_sigma"], line=dict(color=TEST, dash="dash"),
+                    error_y=dict(type="data", array=np.nan_to_num(std[finite])), line=dict(color=TRAIN, width=3))
+    fig.add_vline(x=cv_results["best_sigma"], line=dict(color=TEST, dash="dash", width=3),
                   annotation_text="chosen")
-    return fig
+    return _finish(fig)
 
 
-def regression_fits(x, y_true, fits, output=0):
-    """Predictions on the test inputs: GPR with a 2-std band, TGPs coloured by certainty phi."""
+def regression_fits(x, y_true, fits, output=0, labelled=None, heading="Predictions on the test inputs"):
+    """Predictions on the test inputs: GPR with a 2-std band, TGPs coloured by certainty phi
+    (colour scale stretched over the observed range of phi). ``labelled`` = (x, y) of the
+    revealed target labels, drawn as large black rings."""
     order = np.argsort(x)
-    fig = _figure("Predictions on the test inputs", "x", f"y[{output}]")
+    fig = _figure(heading, "x", f"y{output}")
     fig.add_scatter(x=x, y=y_true[:, output], mode="markers", name="test truth",
-                    marker=dict(color="#BBBBBB", size=5))
+                    marker=dict(color="#BBBBBB", size=6))
+    phis = [f["certainty"] for f in fits.values() if f.get("certainty") is not None]
+    lo = min(float(np.min(p)) for p in phis) if phis else 0.0
+    hi = max(float(np.max(p)) for p in phis) if phis else 1.0
     for name, fit in fits.items():
         mean = fit["mean"][:, output]
         if fit.get("std") is not None:
@@ -341,34 +508,39 @@ def regression_fits(x, y_true, fits, output=0):
                             hoverinfo="skip")
         if fit.get("certainty") is not None:
             fig.add_scatter(x=x, y=mean, mode="markers", name=f"{name} (colour: certainty phi)",
-                            marker=dict(color=fit["certainty"], colorscale="Viridis", cmin=0, cmax=1,
-                                        size=6, symbol="circle-open", line=dict(width=2),
-                                        colorbar=dict(title="phi", len=0.6)))
+                            marker=dict(color=fit["certainty"], colorscale="Viridis", cmin=lo, cmax=hi if hi > lo else lo + 1e-9,
+                                        size=9, symbol=style(name)["symbol"], line=dict(width=1, color=color(name)),
+                                        colorbar=dict(title="phi", len=0.7, x=1.02)))
         else:
-            fig.add_scatter(x=x[order], y=mean[order], name=name, line=dict(color=color(name), width=2))
-    return fig
+            fig.add_scatter(x=x[order], y=mean[order], name=name, mode="lines", line=_line(name, 4))
+    if labelled is not None:
+        fig.add_scatter(x=labelled[0], y=labelled[1][:, output], mode="markers", name="labelled target points",
+                        marker=dict(color="#000000", size=14, symbol="circle-open", line=dict(width=3)))
+    return _finish(fig, legend_rows=1 + len(fits) // 3)
 
 
 def error_vs_certainty(errors, certainty, name):
-    fig = _figure(f"{name}: error vs certainty phi", "certainty phi", "Euclidean error")
-    fig.add_scatter(x=certainty, y=errors, mode="markers", marker=dict(color=color(name), size=5, opacity=0.6),
-                    name=name)
+    fig = _figure(f"{name}: error vs certainty", "certainty phi", "Euclidean error")
+    fig.add_scatter(x=certainty, y=errors, mode="markers", marker=_marker(name, 8, opacity=0.6), name=name)
+    fig = _finish(fig, height=400, legend_rows=0)
+    fig.update_layout(showlegend=False)
     return fig
 
 
 def predicted_vs_true(y_true, predictions, max_outputs=4):
     """Per output: predicted against true values (the diagonal is perfect)."""
     d = min(y_true.shape[1], max_outputs)
-    fig = make_subplots(rows=1, cols=d, subplot_titles=[f"output {k}" for k in range(d)])
+    fig = make_subplots(rows=1, cols=d, subplot_titles=[f"output y{k}" for k in range(d)])
     lo, hi = float(np.min(y_true)), float(np.max(y_true))
     for k in range(d):
         fig.add_scatter(x=[lo, hi], y=[lo, hi], mode="lines", line=dict(color="#BBBBBB", dash="dot"),
                         showlegend=False, row=1, col=k + 1)
         for name, pred in predictions.items():
             fig.add_scatter(x=y_true[:, k], y=pred[:, k], mode="markers", name=name, showlegend=k == 0,
-                            marker=dict(color=color(name), size=4, opacity=0.6), row=1, col=k + 1)
-    fig.update_layout(**_LAYOUT)
-    fig.update_layout(title_text="Predicted vs true, per output", height=400)
+                            marker=_marker(name, 7, opacity=0.6), row=1, col=k + 1)
+    fig.update_layout(title_text="Predicted vs true, per output")
+    fig = _finish(fig, height=420, legend_rows=1 + len(predictions) // 4)
+    fig.update_annotations(font_size=BASE_FONT)
     return fig
 
 
@@ -391,7 +563,8 @@ def digits_grid(X, Y_true, predictions, n_images=6):
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False, scaleanchor=None)
     fig.update_layout(title="Digits: true and reconstructed centre pixels", template="plotly_white",
-                      height=120 * len(rows) + 60, margin=dict(l=20, r=90, t=50, b=10))
+                      font=dict(size=BASE_FONT), height=120 * len(rows) + 60, margin=dict(l=20, r=120, t=50, b=10))
+    fig.update_annotations(font_size=BASE_FONT)
     return fig
 
 
@@ -400,7 +573,95 @@ def scaling(results):
     fig = _figure("Run time vs sample size (paper Fig. 2g)", "n_tr = n_te", "seconds",
                   xaxis_type="log", yaxis_type="log")
     for name, (sizes, seconds) in results.items():
-        fig.add_scatter(x=sizes, y=seconds, mode="lines+markers", name=name, line=dict(color=color(name)))
+        fig.add_scatter(x=sizes, y=seconds, mode="lines+markers", name=name, line=_line(name),
+                        marker=_marker(name, 9))
+    return _finish(fig)
+
+
+def format_p(p):
+    """A p-value for people: 2 significant digits, or "< 1e-4"."""
+    if p is None or not np.isfinite(p):
+        return ""
+    return "< 1e-4" if p < 1e-4 else f"{p:.2g}"
+
+
+def format_number(value, spec=".3g"):
+    """A table cell: blank for missing values, else ``format(value, spec)``."""
+    if value is None or (isinstance(value, float) and not np.isfinite(value)):
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, str):
+        return value
+    return format(value, spec)
+
+
+# ---------------------------------------------------------------- Reproduction page (issue 13)
+#: Verdict -> (icon, word): shapes that differ without colour (colour-blind safe).
+VERDICT_MARKS = {"reproduced": ("✔", "reproduced"), "not reproduced": ("✘", "not reproduced"),
+                 "not comparable": ("≈", "not comparable")}
+
+
+_SERIES_COLORS = ["#E69F00", "#56B4E9", "#CC79A7", "#0072B2"]
+
+
+def _is_seconds(name):
+    return name.endswith(" s") or name.endswith("(s)")
+
+
+def reproduction_bars(metrics, paper_values=None, title=""):
+    """Ours (mean +- sd over seeds, bars) beside the paper's numbers (open diamonds) per metric.
+
+    ``metrics``: {name: {"mean", "sd", ...}} as in assets/reproduction.json; timing metrics
+    (names ending in " s") are left out, they have their own units. A log axis is used when
+    the values span more than two decades.
+    """
+    paper_values = paper_values or {}
+    names = [n for n, m in metrics.items() if not _is_seconds(n) and m.get("mean") is not None]
+    means = [metrics[n]["mean"] for n in names]
+    fig = _figure(title, "", "value (mean ± sd over seeds)")
+    fig.add_bar(x=names, y=means, error_y=dict(type="data", array=[metrics[n]["sd"] for n in names]),
+                name="ours", marker_color=TRAIN)
+    shown = [n for n in names if n in paper_values and paper_values[n] is not None]
+    if shown:
+        fig.add_scatter(x=shown, y=[paper_values[n] for n in shown], mode="markers", name="paper",
+                        marker=dict(symbol="diamond-open", size=13, color=TEST, line=dict(width=2)))
+    positive = [m for m in means if m > 0] + [paper_values[n] for n in shown]
+    if len(positive) == len(means) + len(shown) and positive and max(positive) / min(positive) > 100:
+        fig.update_yaxes(type="log")
+    return fig
+
+
+def reproduction_curve(metrics, title="", y_title="error"):
+    """Error against the training-set size with +- sd bands, from metrics named
+    "<model> @ n_tr=<n>" (FW paper Fig. 3 style)."""
+    series = {}
+    for name, m in metrics.items():
+        if " @ n_tr=" not in name or m.get("mean") is None:
+            continue
+        model, n = name.split(" @ n_tr=")
+        series.setdefault(model, []).append((int(n), m["mean"], m["sd"]))
+    fig = _figure(title, "training points n_tr", y_title)
+    dashes = ["solid", "dash", "dot", "dashdot"]
+    for i, (model, points) in enumerate(series.items()):
+        n, mean, sd = (np.asarray(v, float) for v in zip(*sorted(points)))
+        c = METHOD_COLORS.get(model, _SERIES_COLORS[i % len(_SERIES_COLORS)])
+        fig.add_scatter(x=np.r_[n, n[::-1]], y=np.r_[mean + sd, (mean - sd)[::-1]], fill="toself",
+                        fillcolor=c, opacity=0.15, line=dict(width=0), showlegend=False, hoverinfo="skip")
+        fig.add_scatter(x=n, y=mean, mode="lines+markers", name=model,
+                        line=dict(color=c, dash=dashes[i % len(dashes)]))
+    return fig
+
+
+def reproduction_gaps(trace, title="Relative duality gap per iteration (seed 0)"):
+    """Relative duality gap against the iteration, log-log, one line per solver (FW paper Fig. 2f)."""
+    fig = _figure(title, "iteration", "gap / |F|")
+    dashes = ["solid", "dash", "dot", "dashdot"]
+    for i, (name, curve) in enumerate(trace.items()):
+        fig.add_scatter(x=np.asarray(curve["iteration"]) + 1, y=curve["value"], mode="lines", name=name,
+                        line=dict(color=color(name), dash=dashes[i % len(dashes)]))
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log")
     return fig
 
 

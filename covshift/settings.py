@@ -205,6 +205,9 @@ SETTINGS = {
     "plot_output": Int(0, 0, 63),
     "few_labels": Bool(False),
     "n_labels": Int(10, 2, 50),
+    # Home (the Why-weights lesson) and the sidebar
+    "home_width": Float(2.0, 0.1, 3.0, 0.05),
+    "presentation": Bool(False),
     # Scaling page
     "scaling_estimators": Multi(("KLIEP", "PFWCS", "FCFWCS"), tuple(catalog.WEIGHT_ESTIMATORS)),
     "scaling_sizes": Multi((100, 200, 500, 1000), (100, 200, 500, 1000, 2000)),

@@ -9,7 +9,19 @@ from covshift import catalog, plots
 st.title("Data & shift")
 st.markdown("Choose the data and how the training inputs are shifted from the test inputs. "
             "The densities show the shift; where the densities are known, the true importance "
-            "w(x) = p_te(x) / p_tr(x) is drawn too.")
+            "$w(x) = p_{te}(x) / p_{tr}(x)$ is drawn too.")
+
+HELP = {
+    "n_tr": "Number of training points (inputs with labels).",
+    "n_te": "Number of test points (the inputs the model must predict).",
+    "mean_tr": "Centre of the training inputs' Gaussian density.",
+    "std_tr": "Spread of the training inputs.",
+    "mean_te": "Centre of the test inputs' Gaussian density: move it away from the training centre to shift.",
+    "std_te": "Spread of the test inputs; narrower than training makes large importance weights.",
+    "noise": "Standard deviation of the noise added to the outputs.",
+    "shift": "Strength of the selection bias: training points are kept with probability exp(-shift * "
+             "(x - min) / range), so larger values keep fewer points at large x. 0 = no shift.",
+}
 
 if ui.get("source") == "built-in":
     name = ui.get("dataset")
@@ -18,7 +30,8 @@ if ui.get("source") == "built-in":
     cols = st.columns(4)
     for i, param in enumerate(params):
         with cols[i % 4]:
-            ui.widget(st.slider, param, f"{name}.{param}")  # range and step from covshift.settings
+            ui.widget(st.slider, param, f"{name}.{param}",  # range and step from covshift.settings
+                      help=HELP.get(param, "Training images are chosen by the selection-bias sampler."))
 else:
     upload = st.file_uploader("Upload a CSV (header row, numeric columns)", type=["csv"], key="csv_upload")
     if upload is not None:
@@ -57,16 +70,26 @@ c2.metric("test points", len(data.X_te))
 c3.metric("inputs / outputs", f"{data.X_tr.shape[1]} / {data.Y_tr.shape[1]}")
 
 left, right = st.columns(2)
-ui.chart("Input densities", plots.input_densities, data.X_tr, data.X_te, data.true_weights,
-         key="data.densities", where=left)
-ui.chart("Data", plots.data_scatter, data.X_tr, data.Y_tr, data.X_te, data.Y_te, key="data.scatter", where=right)
+ui.chart("input densities", plots.input_densities, data.X_tr, data.X_te, data.true_weights, key="data.input_densities", where=left)
+left.caption("Kernel density estimates of the training (blue) and test (orange, dashed) inputs"
+             + ("; dotted: the training density re-weighted by the true ratio, which should lie on the test one."
+                if data.true_weights is not None else ".") + (" With several inputs, x is their first principal "
+                                                             "component." if data.X_tr.shape[1] > 1 else ""))
+ui.chart("data scatter", plots.data_scatter, data.X_tr, data.Y_tr, data.X_te, data.Y_te, key="data.data_scatter", where=right)
+right.caption("Training and test points: the output y0 against the input. Where there are test points but few "
+              "training points, a model has to extrapolate.")
+if data.Y_tr.shape[1] == 2:
+    ui.chart("output plane", plots.output_plane, data.Y_tr, data.Y_te, key="data.output_plane")
+    st.caption("The two outputs of every point drawn as y1 against y0: the Circle data lie on the unit circle, "
+               "a structure a model that predicts the outputs separately does not know.")
 if data.density_ratio is not None and data.X_tr.shape[1] == 1:
     x = data.X_tr[:, 0]
     grid = np.linspace(x.min(), x.max(), 300)
-    st.plotly_chart(plots.weights_vs_truth(grid, {}, data.density_ratio(grid[:, None]),
-                                           title="True importance w(x)"), width="stretch")
+    ui.chart("weights vs truth", plots.weights_vs_truth, grid, {}, data.density_ratio(grid[:, None]), heading="True importance w(x)", key="data.weights_vs_truth")
+    st.caption("The true ratio w(x) = p_te(x) / p_tr(x): training points where it is large stand for many test "
+               "points, those where it is near 0 for none.")
 elif data.density_ratio is None:
-    st.caption("The true ratio of this data set is not known; NMSE is not available.")
+    st.caption("The true ratio of this data set is not known; the weight error (NMSE) is not available.")
 
 buffer = io.StringIO()
 table = np.column_stack([

@@ -2,37 +2,71 @@ import numpy as np
 import streamlit as st
 
 import ui
-from covshift import plots
-from covshift.data import sinc_shift
+from covshift import lessons, plots
 
 st.title("Covariate shift, step by step")
+ui.lesson_banner()
 st.markdown(
-    "Training inputs come from **p_tr(x)**, test inputs from **p_te(x)**, and the relation "
-    "**p(y|x)** is the same for both. A model fitted where the training data are dense can be "
-    "wrong where the test data are: below, a straight line fitted to the training points misses "
-    "the test region. Re-weighting each training point by the **importance** "
-    "w(x) = p_te(x) / p_tr(x) makes the training loss an unbiased estimate of the test loss.")
+    "Training inputs come from a density $p_{tr}(x)$, test inputs from another, $p_{te}(x)$, while the "
+    "relation $p(y \\mid x)$ stays the same. A model fitted where the training points are dense can then "
+    "be wrong where the test points are. Re-weighting each training point by its **importance** "
+    "$w(x) = p_{te}(x) / p_{tr}(x)$ makes the training loss an estimate of the test loss.")
 
-data = sinc_shift(random_state=int(ui.get("seed")))
-grid = np.linspace(-1.2, 2.2, 300)[:, None]
-line = np.polyfit(data.X_tr[:, 0], data.Y_tr[:, 0], 1)
-st.plotly_chart(plots.shift_overview(data.X_tr, data.Y_tr, data.X_te, data.Y_te, grid,
-                                     np.polyval(line, grid[:, 0])), width="stretch")
+WIDTHS = (0.1, 0.3, 1.0, 2.0, 3.0)
+spec = ui.data_spec("sinc")
+data = ui.guard("Data", ui.load_data, spec)
+if data is None:
+    st.stop()
+weight_name, sigma = ui.get("weights_for_models"), ui.sigma_setting()
+width = ui.widget(st.slider, "Model width rho_x: small = flexible, large = smooth (misspecified)", "home_width",
+                  0.1, 3.0, step=0.05,
+                  help="Input width of the Gaussian-process model fitted below. At 2 the model is too smooth "
+                       "for the sinc curve (misspecified); at 0.3 it can follow the curve everywhere.")
+lo, hi = float(min(data.X_tr.min(), data.X_te.min())), float(max(data.X_tr.max(), data.X_te.max()))
+effect = ui.guard("Fits", ui.weighting_effect, spec, weight_name, sigma, float(width), float(ui.get("lambda_x")),
+                  (lo, hi))
+if effect is None:
+    st.stop()
+grid = np.linspace(lo, hi, 300)[:, None]
+ui.chart("shift overview", plots.shift_overview, data.X_tr, data.Y_tr, data.X_te, data.Y_te, grid, {label: pred for label, (_, pred) in effect.items()},
+    heading=f"A GP of width {width:g} fitted to the training points, with and without weights",
+    focus=(float(data.X_te.min()) - 0.3, float(data.X_te.max()) + 0.5), key="home.shift_overview")
+maes = {label: value for label, (value, _) in effect.items()}
+st.caption(
+    "Top: the training density (blue) and the test density (orange, dashed), zoomed on the test region. Bottom: "
+    f"the data and three fits of the same model: unweighted, weighted by the true ratio, weighted by {weight_name}'s "
+    "estimate. "
+    "Look at the test region (orange triangles): "
+    + ", ".join(f"{label} MAE {value:.3f}" for label, value in maes.items()) + ".")
+ui.claims("home.fit")
 
-st.subheader("How to use the app")
-st.markdown(
-    "1. **Data & shift**: pick a data set (or upload a CSV) and set the shift.\n"
-    "2. **Importance weights**: estimate w(x) with KLIEP, its Frank-Wolfe solvers, KMM, a "
-    "logistic classifier or RuLSIF; watch the duality gap and replay the solver step by step.\n"
-    "3. **Structured regression**: compare GPR and Twin GPs with and without the weights.\n"
-    "4. **Scaling** and **About & theory** explain the speed and the equations.\n\n"
-    "The presets in the sidebar set everything up for a lesson; every setting is kept in the "
-    "address bar, so a copied link reproduces the view.")
-st.subheader("Presets")
-cols = st.columns(2)
-for i, (label, note) in enumerate([
-        ("Paper Fig. 2 (sinc shift)", "KLIEP, FWCS, AFWCS, PFWCS on the paper's data: sparsity and duality gaps."),
-        ("S-shape Toy 1", "Multi-valued S curve: Twin GPs beat GPR."),
-        ("Double S Toy 2", "Two S curves: SMTGP vs KLTGP vs IKLTGP."),
-        ("Digits centre pixels under selection bias", "Reconstruct the centre of 8x8 digits.")]):
-    cols[i % 2].markdown(f"**{label}**: {note}")
+st.subheader("When do weights matter?")
+table = ui.guard("Widths", ui.weighting_by_width, spec, weight_name, sigma, WIDTHS, float(ui.get("lambda_x")))
+if table is not None:
+    ui.chart("error by width", plots.error_by_width, table, chosen=float(width), key="home.error_by_width")
+    st.caption(
+        "Test error of the same model for every width, without and with weights (dotted line: the slider). "
+        "A flexible model (small width) fits the curve everywhere, so the weights change little; a smooth "
+        "model must compromise, and the weights move the compromise to the test region (Shimodaira, 2000).")
+    ui.claims("home.width")
+
+with st.expander("The maths"):
+    st.markdown("For any loss $\\ell$, the test risk is a weighted training risk:")
+    st.latex(r"\mathbb{E}_{x \sim p_{te}}\,[\ell(x, y)] = \mathbb{E}_{x \sim p_{tr}}\,[w(x)\,\ell(x, y)],"
+             r"\qquad w(x) = \frac{p_{te}(x)}{p_{tr}(x)}")
+    st.markdown(
+        "- $p_{tr}(x)$, $p_{te}(x)$: densities of the training and of the test inputs.\n"
+        "- $\\ell(x, y)$: the loss of the model on the point $(x, y)$, e.g. the squared error.\n"
+        "- $w(x)$: the importance of a training point: how much more likely it is under the test density.\n\n"
+        "The weighted GP gives training point $i$ the noise variance $\\lambda / w_i$: points with a large "
+        "weight are fitted closely, points with a small weight are nearly ignored. The GP's kernel is "
+        "$k(a, b) = \\exp(-\\lVert a - b \\rVert^2 / (2 \\rho_x^2))$, where $\\rho_x$ is the width on the slider.")
+
+st.subheader("Lessons")
+st.markdown("Each lesson sets every setting it needs and opens its page; the sentences in green boxes beside "
+            "the figures are its claims, each checked on seeds 0-2 by `tests/test_lessons.py`.")
+for title, lesson in lessons.LESSONS.items():
+    left, right = st.columns([1, 4])
+    if left.button(title, key=f"home.lesson.{lesson.key}", width="stretch"):
+        ui.open_lesson(title)
+    right.markdown(lesson.summary)

@@ -1,20 +1,20 @@
+import io
+
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 import ui
 from covshift import catalog, metrics, plots
 
 st.title("Structured regression")
+ui.lesson_banner()
 st.markdown(
-    "Gaussian process regression predicts each output separately. **Twin GPs** predict all "
-    "outputs together by making the GP over outputs agree with the GP over inputs (KL, the "
-    "SMTGP paper's eq. 7 \"inverse KL\", which is not the exact inverse KL, or Sharma-Mittal "
-    "divergence). The **IW-** models weight each training point by its "
-    "importance: a point of weight w behaves as if its noise were lambda / w. SMTGP predictions "
-    "come with a **certainty** phi in (0, 1] (SMTGP paper eq. 17); the papers report that it "
-    "correlates negatively with the error. For KLTGP and IKLTGP the certainty shown is this "
-    "app's analogue (agreement of the input and output predictive variances), not a paper quantity.")
+    "**Gaussian process regression (GPR)** predicts each output separately. **Twin GPs** predict all outputs "
+    "together: they choose the output whose similarities to the training outputs best match the input's "
+    "similarities to the training inputs (KL divergence: KLTGP; the SMTGP paper's eq. 7 \"inverse KL\", which is "
+    "not the exact inverse KL: IKLTGP; Sharma-Mittal divergence: SMTGP). The **IW-** models weight each training "
+    "point by its importance $w(x)$. SMTGP predictions come with a **certainty** $\\phi \\in (0, 1]$ (SMTGP "
+    "paper eq. 17); for KLTGP and IKLTGP the certainty shown is this app's analogue, not a paper quantity.")
 
 data = ui.current_data()
 if data is None:
@@ -25,22 +25,30 @@ with c1:
     models = ui.widget(st.multiselect, "Models", "models", list(catalog.REGRESSORS),
                        format_func=catalog.model_label)
 with c2:
-    ui.widget(st.selectbox, "Weights for the IW- models", "weights_for_models", catalog.WEIGHT_ESTIMATORS)
-with st.expander("Hyper-parameters (kernels exp(-||a-b||^2 / (2 rho^2)) + lambda on the diagonal)"):
+    ui.widget(st.selectbox, "Weights for the IW- models", "weights_for_models", catalog.WEIGHT_ESTIMATORS,
+              help="The importance-weight estimator whose weights the IW- models use (its sigma rule is set on "
+                   "the Importance weights page).")
+with st.expander("Hyper-parameters (kernels exp(-||a-b||^2 / (2 rho^2)) with lambda added on the diagonal)"):
     paper = catalog.paper_tgp_defaults(ui.data_name())
     if paper:
         st.button("Use the paper's values for this data set", key="paper_values", on_click=ui.apply,
                   args=(paper,))
     h1, h2, h3 = st.columns(3)
     with h1:
-        ui.widget(st.slider, "theta (SM order)", "theta")  # ranges from covshift.settings
-        ui.widget(st.slider, "gamma (SM degree)", "gamma")
+        ui.widget(st.slider, "theta (Sharma-Mittal order)", "theta",
+                  help="SMTGP only: theta -> 1 approaches the KL divergence (KLTGP).")
+        ui.widget(st.slider, "gamma (Sharma-Mittal degree)", "gamma",
+                  help="SMTGP only: gamma -> theta gives the Renyi divergence, gamma -> 1 the Tsallis one.")
     with h2:
-        ui.widget(st.number_input, "rho_x (input width)", "rho_x", format="%.4f")
-        ui.widget(st.number_input, "rho_y (output width)", "rho_y", format="%.4f")
+        ui.widget(st.number_input, "rho_x (input width)", "rho_x",
+                  format="%.4f", help="Input kernel width: small = flexible, large = smooth.")
+        ui.widget(st.number_input, "rho_y (output width)", "rho_y",
+                  format="%.4f", help="Output kernel width of the Twin GPs.")
     with h3:
-        ui.widget(st.number_input, "lambda_x", "lambda_x", format="%.2e")
-        ui.widget(st.number_input, "lambda_y", "lambda_y", format="%.2e")
+        ui.widget(st.number_input, "lambda_x (input regulariser)", "lambda_x",
+                  format="%.2e", help="Noise variance added to the input kernel (GPR and Twin GPs).")
+        ui.widget(st.number_input, "lambda_y (output regulariser)", "lambda_y",
+                  format="%.2e", help="Regulariser of the Twin GPs' output kernel.")
 if not models:
     st.info("Choose at least one model.")
     st.stop()
@@ -57,25 +65,48 @@ for name, outcome in results.items():
     rows.append({"model": name, "MAE": metrics.mae(Y, pred), "RMSE": float(np.mean(metrics.rmse(Y, pred))),
                  "R^2": float(np.mean(metrics.r2(Y, pred))), "mean Euclidean error": float(errors[name].mean()),
                  "seconds": outcome.seconds})
-table = pd.DataFrame(rows).set_index("model")
-best = ui.quiet(table["mean Euclidean error"].idxmin)  # None when no model gave finite errors
-table["paired t-test vs best (p)"] = [ui.quiet(lambda: metrics.paired_ttest(errors[n], errors[best])[1])
-                                      if n != best else None
-                                      for n in table.index]
-st.dataframe(table, width="stretch")
-st.caption(f"Lowest error: {best}. A small p-value says the difference to it is unlikely to be chance.")
+finite = [n for n in errors if np.isfinite(errors[n].mean())]
+best = min(finite, key=lambda n: errors[n].mean()) if finite else None  # None: no model gave finite errors
+for row in rows:
+    test = ui.quiet(metrics.paired_ttest, errors[row["model"]], errors[best]) if best and row["model"] != best else None
+    row["p-value vs best"] = plots.format_p(test[1]) if test else ""
+ui.show_table(rows, "model", formats={"MAE": ".4f", "RMSE": ".4f", "R^2": ".3f", "mean Euclidean error": ".4f",
+                                      "seconds": ".2f"},
+              help={"MAE": "Mean absolute error over all test points and outputs.",
+                    "RMSE": "Root mean squared error, averaged over the outputs.",
+                    "R^2": "Coefficient of determination: 1 is perfect, 0 is no better than the mean, < 0 is worse.",
+                    "mean Euclidean error": "Mean over test points of ||prediction - truth|| over all outputs.",
+                    "p-value vs best": "Paired t-test of this model's per-point errors against the best model's: "
+                                       "a small p-value says the difference is unlikely to be chance.",
+                    "seconds": "Wall time of fit and prediction."})
+st.caption(f"Lowest mean Euclidean error: **{best}**. The p-values compare each model with it, point by point.")
+ui.claims("regression.table")
 
 fits = {n: o.model for n, o in results.items()}
 if data.X_te.shape[1] == 1:
     output = 0
     if Y.shape[1] > 1:
-        output = ui.widget(st.selectbox, "Output to plot", "plot_output", list(range(Y.shape[1])))
-    st.plotly_chart(plots.regression_fits(data.X_te[:, 0], Y, fits, output), width="stretch")
-if Y.shape[1] > 1 and Y.shape[1] != 16:
-    st.plotly_chart(plots.predicted_vs_true(Y, {n: f["mean"] for n, f in fits.items()}), width="stretch")
+        output = ui.widget(st.selectbox, "Output to plot", "plot_output", list(range(Y.shape[1])),
+                           format_func=lambda k: f"y{k}")
+    ui.chart("regression fits", plots.regression_fits, data.X_te[:, 0], Y, fits, output, key="regression.regression_fits")
+    same = plots.coinciding({n: f["mean"][:, output] for n, f in fits.items()})
+    st.caption("Grey dots: the true test outputs. Lines: GPR-type predictions (grey band: 2 standard deviations); "
+               "markers: Twin GP predictions, coloured by their certainty phi (colour scale spans the observed "
+               "range). Where the truth has several branches, see which branch each model follows."
+               + "".join(f" The predictions of {' and '.join(g)} coincide." for g in same))
+    ui.claims("regression.fits")
+if Y.shape[1] == 2:
+    ui.chart("output plane", plots.output_plane, data.Y_tr, Y, {n: f["mean"] for n, f in fits.items()},
+                                heading="Outputs drawn as y1 against y0", key="regression.output_plane")
+    st.caption("The two outputs of each point drawn as one point of the plane (the Circle data lie on the unit "
+               "circle). A structured model keeps its predictions on the circle; averaging pulls them inside.")
+elif Y.shape[1] > 2 and Y.shape[1] != 16:
+    ui.chart("predicted vs true", plots.predicted_vs_true, Y, {n: f["mean"] for n, f in fits.items()}, key="regression.predicted_vs_true")
+    st.caption("Predicted against true value per output: perfect predictions lie on the dotted diagonal.")
 if Y.shape[1] == 16 and data.X_te.shape[1] == 48:
-    st.plotly_chart(plots.digits_grid(data.X_te, Y, {n: f["mean"] for n, f in fits.items()}),
-                    width="stretch")
+    ui.chart("digits grid", plots.digits_grid, data.X_te, Y, {n: f["mean"] for n, f in fits.items()}, key="regression.digits_grid")
+    st.caption("Top row: true digits. Below: the same digits with the 4x4 centre predicted by each model from the "
+               "48 outer pixels.")
 
 with_certainty = {n: f for n, f in fits.items() if f["certainty"] is not None}
 if with_certainty:
@@ -83,14 +114,48 @@ if with_certainty:
     cols = st.columns(min(len(with_certainty), 3))
     for i, (name, fit) in enumerate(with_certainty.items()):
         r_p = ui.quiet(metrics.certainty_error_correlation, fit["certainty"], errors[name])
-        ui.chart(f"{name}: certainty and error", plots.error_vs_certainty, errors[name], fit["certainty"], name,
-                 key=f"regression.certainty.{name}", where=cols[i % len(cols)])
-        cols[i % len(cols)].caption(f"Pearson r = {r_p[0]:.2f} (p = {r_p[1]:.2g})" if r_p else
-                                    "Pearson r needs at least 3 test points with finite values.")
+        ui.chart("error vs certainty", plots.error_vs_certainty, errors[name], fit["certainty"], name, key=f"regression.certainty.{name}", where=cols[i % len(cols)])
+        if r_p is None:
+            cols[i % len(cols)].caption("Pearson r needs at least 3 test points with finite values.")
+            continue
+        r, p = r_p
+        cols[i % len(cols)].caption(f"Pearson r = {r:.2f} (p {'= ' if p >= 1e-4 else ''}{plots.format_p(p)}). "
+                                    + ("Negative: lower certainty goes with larger errors here." if r < 0 and p < 0.01
+                                       else "No clear negative relation here."))
+    st.caption("Each point is a test point: its certainty phi against its error. If certainty were a reliable "
+               "warning, the cloud would fall from left to right.")
+    ui.claims("regression.certainty")
+
+header = ([f"x{i}" for i in range(data.X_te.shape[1])] + [f"y{k}_true" for k in range(Y.shape[1])]
+          + [f"{n}_y{k}" for n in fits for k in range(Y.shape[1])])
+buffer = io.StringIO()
+np.savetxt(buffer, np.column_stack([data.X_te, Y] + [f["mean"] for f in fits.values()]), delimiter=",",
+           header=",".join(header), comments="", fmt="%.6g")
+st.download_button("Download the predictions (one row per test point) as CSV", buffer.getvalue(),
+                   file_name="covshift_predictions.csv", mime="text/csv")
+
+with st.expander("The maths"):
+    st.markdown("GPR predicts each output $d$ with the kernel weights of the training inputs; the IW- form gives "
+                "training point $i$ the noise variance $\\lambda_x / w_i$:")
+    st.latex(r"\hat y_d(x) = k_x^\top \big(W^{1/2} K_X W^{1/2} + \lambda_x I\big)^{-1} W^{1/2} y_d")
+    st.markdown("Twin GPs choose the output $y$ that makes the joint kernels of inputs and outputs agree; "
+                "SMTGP minimises the Sharma-Mittal divergence between the two Gaussians:")
+    st.latex(r"\hat y = \arg\min_y \frac{1}{\gamma - 1}\Big[\eta_y^{\frac{\theta(1-\gamma)}{2(1-\theta)}}\,"
+             r"\eta_{xy}^{-\frac{1-\gamma}{2(1-\theta)}} - 1\Big], \qquad "
+             r"\phi(x, y) = \frac{\eta_x^{1-\theta}\,\eta_y^{\theta}}{\eta_{xy}}")
+    st.markdown(
+        "- $K_X$: kernel matrix of the training inputs, $k_x$: kernel values between $x$ and them; "
+        "$W = \\mathrm{diag}(w_i)$ the importance weights; $\\lambda_x$ the input regulariser.\n"
+        "- $\\eta_x$, $\\eta_y$: the variances left in the new input and the candidate output after conditioning on "
+        "the training inputs (resp. outputs), i.e. Schur complements of the joint kernel matrices.\n"
+        "- $\\eta_{xy}$: the corresponding joint term that couples input and output similarities.\n"
+        "- $\\theta$ (order) and $\\gamma$ (degree): the Sharma-Mittal parameters; $\\theta, \\gamma \\to 1$ gives KL.\n"
+        "- $\\phi$: the certainty of a prediction, between 0 and 1.")
 
 st.subheader("A few target labels")
 if ui.widget(st.toggle, "Compare no adaptation, importance weighting and delta adaptation", "few_labels"):
-    n_labels = ui.widget(st.slider, "labelled test points", "n_labels")
+    n_labels = ui.widget(st.slider, "labelled test points", "n_labels",
+                         help="How many test points reveal their label to the delta adaptation.")
     weights = ui.guard("Weights", ui.weights, ui.get("weights_for_models"))
     if weights is not None:
         outcome = ui.guard("Few labels", catalog.few_labels_comparison, data, weights.model.weights_,
@@ -98,8 +163,15 @@ if ui.widget(st.toggle, "Compare no adaptation, importance weighting and delta a
                            lambda_x=float(ui.get("lambda_x")))
         if outcome is not None:
             X_eval, Y_eval, preds = outcome
-            st.dataframe(pd.DataFrame({"MAE": {n: metrics.mae(Y_eval, p) for n, p in preds.items()}}),
-                         width="stretch")
+            ui.show_table([{"method": n, "MAE on the unlabelled test points": metrics.mae(Y_eval, p)}
+                           for n, p in preds.items()], "method",
+                          formats={"MAE on the unlabelled test points": ".4f"})
             if X_eval.shape[1] == 1:
-                st.plotly_chart(plots.regression_fits(X_eval[:, 0], Y_eval, {n: {"mean": p} for n, p in preds.items()}),
-                                width="stretch")
+                labelled = catalog.labelled_test_points(len(data.X_te), n_labels, int(ui.get("seed")))
+                ui.chart("regression fits", plots.regression_fits, X_eval[:, 0], Y_eval, {n: {"mean": p} for n, p in preds.items()},
+                                               labelled=(data.X_te[labelled, 0], data.Y_te[labelled]),
+                                               heading="A few target labels: three GPs", key="regression.regression_fits.2")
+                st.caption("No adaptation fits the training data as they are; importance weighting re-weights them "
+                           "(no target labels needed); delta adaptation adds a correction fitted to the labelled "
+                           "test points (black rings). Errors are measured on the other test points.")
+            ui.claims("regression.few_labels")

@@ -1,16 +1,18 @@
+import io
+
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 import ui
-from covshift import catalog, metrics, plots
+from covshift import catalog, lessons, metrics, plots
 
 st.title("Importance weights")
+ui.lesson_banner()
 st.markdown(
-    "Each estimator learns w(x) = p_te(x) / p_tr(x) from the inputs alone. KLIEP maximises the "
-    "test log-likelihood of p_te = w p_tr; its Frank-Wolfe solvers add one Gaussian atom per "
-    "step, so their mixing coefficients alpha stay sparse, and the **duality gap** certifies how "
-    "far from the optimum they are. **FCFWCS** (fully corrective) is the fast exact choice.")
+    "Each estimator learns $w(x) = p_{te}(x) / p_{tr}(x)$ from the inputs alone. **KLIEP** maximises the "
+    "test log-likelihood of $p_{te} = w\\,p_{tr}$; its **Frank-Wolfe** solvers add one Gaussian bump (an *atom*) "
+    "per step, so few coefficients are non-zero, and the **duality gap** bounds how far they are from the optimum. "
+    "**KMM** matches kernel means, **LogisticRatio** asks a classifier, **RuLSIF** fits the ratio by least squares.")
 
 data = ui.current_data()
 if data is None:
@@ -22,15 +24,22 @@ with c1:
 with c2:
     mode = ui.widget(st.radio, "Kernel width sigma", "sigma_mode", ["auto", "manual"],
                      help="auto: likelihood cross-validation (KLIEP family), median heuristic (KMM), "
-                          "their own CV (RuLSIF).")
+                          "their own CV (RuLSIF). manual: one sigma for every estimator (the same problem).")
 with c3:
     if mode == "manual":
-        ui.widget(st.slider, "sigma", "sigma")
+        ui.widget(st.slider, "sigma", "sigma",
+                  help="Width of the Gaussian kernel exp(-||a-b||^2 / (2 sigma^2)) shared by all estimators.")
 if not chosen:
     st.info("Choose at least one estimator.")
     st.stop()
 
-outcomes = ui.run_each(chosen, ui.weights, "Estimating the weights", "Weights ready")
+
+def _budget_warning(name, message):
+    """Frank-Wolfe solvers stopped at their budget: the table reports it (final gap), no warning box."""
+    return name in catalog.FRANK_WOLFE and "stopped after" in message
+
+
+outcomes = ui.run_each(chosen, ui.weights, "Estimating the weights", "Weights ready", hide=_budget_warning)
 if not outcomes:
     st.stop()
 
@@ -39,24 +48,48 @@ truth = data.true_weights
 rows = []
 for name, outcome in outcomes.items():
     est, w = outcome.model, outcome.model.weights_
-    rows.append({
-        "estimator": name,
-        "choose sigma (s)": shared.seconds if shared and name in catalog.KLIEP_FAMILY else None,
-        "solve (s)": outcome.seconds, "iterations": getattr(est, "n_iter_", None),
-        "non-zeros": int(np.count_nonzero(est.alpha_)) if hasattr(est, "alpha_") else None,
-        "objective": getattr(est, "objective_", None), "ESS": ui.quiet(metrics.effective_sample_size, w),
-        "max weight": ui.quiet(metrics.max_weight, w),
-        "NMSE": ui.quiet(metrics.normalized_mse, w, truth) if truth is not None else None,
-        "sigma": getattr(est, "sigma_", None)})
-st.dataframe(pd.DataFrame(rows).set_index("estimator"), width="stretch",
-             column_config={"NMSE": st.column_config.NumberColumn(format="%.2e"),
-                            "objective": st.column_config.NumberColumn(format="%.4f"),
-                            "choose sigma (s)": st.column_config.NumberColumn(format="%.3f"),
-                            "solve (s)": st.column_config.NumberColumn(format="%.3f")})
+    history = getattr(est, "history_", None) if name in catalog.FRANK_WOLFE else None
+    row = {"estimator": name,
+           "choose sigma (s)": shared.seconds if shared and name in catalog.KLIEP_FAMILY else None,
+           "solve (s)": outcome.seconds, "sigma": getattr(est, "sigma_", None),
+           "iterations": getattr(est, "n_iter_", None),
+           "converged": getattr(est, "converged_", None) if name in catalog.KLIEP_FAMILY else None,
+           "final relative gap": catalog.relative_gaps(history)[-1] if history is not None else None}
+    for level in lessons.EQUAL_GAPS:
+        row[f"atoms at gap {level:g}"] = catalog.first_at_gap(history, level)[1] if history is not None else None
+    row.update({"non-zeros": int(np.count_nonzero(est.alpha_)) if hasattr(est, "alpha_") else None,
+                "objective": getattr(est, "objective_", None), "ESS": ui.quiet(metrics.effective_sample_size, w),
+                "max weight": ui.quiet(metrics.max_weight, w),
+                "NMSE": ui.quiet(catalog.weight_error, w, truth) if truth is not None else None})
+    rows.append(row)
+ui.show_table(rows, "estimator",
+              formats={"choose sigma (s)": ".2f", "solve (s)": ".2f", "objective": ".6g", "ESS": ".0f", "max weight": ".2f",
+                       "final relative gap": ".1e", "NMSE": ".3f", "sigma": ".3g"},
+              help={"choose sigma (s)": "Time to choose the one sigma shared by the KLIEP family (once per view; "
+                                        "0 when sigma is set by hand).",
+                    "solve (s)": "Time of the fit with sigma fixed (other estimators: including their own width rule).",
+                    "converged": "Did the solver reach its tolerance (relative duality gap <= 1e-5) within 2000 "
+                                 "iterations?",
+                    "final relative gap": "Duality gap / objective at the returned solution: an upper bound on how "
+                                          "far (relatively) the objective is from the optimum.",
+                    **{f"atoms at gap {level:g}": f"Non-zero alpha when the solver first reached relative gap "
+                                                  f"{level:g} (blank: never within its budget). Sparsity compared "
+                                                  "at equal accuracy." for level in lessons.EQUAL_GAPS},
+                    "non-zeros": "Non-zero mixing coefficients alpha (Gaussian atoms) in the returned solution.",
+                    "objective": "KLIEP objective: sum of log w over the test points (higher is better).",
+                    "ESS": "Effective sample size (sum w)^2 / sum w^2: how many equally weighted training points "
+                           "the weights are worth.",
+                    "max weight": "Largest weight when the weights have mean 1.",
+                    "NMSE": "Normalised mean squared error against the true ratio, on the mean-1 "
+                                           "scale: mean_i (w_i / mean(w) - t_i / mean(t))^2. 0 is perfect; 1 is an "
+                                           "error as large as the weights themselves."})
+st.caption("One row per estimator; hover over a column header for its meaning. Blank cells do not apply "
+           "(e.g. iterations of a closed-form estimator)."
+           + (f" sigma = {shared.sigma:.3g} chosen by {shared.rule_label} for all KLIEP-family solvers"
+              + (f" (once, {shared.seconds:.2f} s)." if shared.rule != "manual" else ".") if shared else ""))
 if shared:
-    st.caption(f"sigma = {shared.sigma:.3g} chosen by {shared.rule_label} for all KLIEP-family solvers"
-               + (f" (once, {shared.seconds:.2f} s)." if shared.rule != "manual" else "."))
     ui.show_warnings("sigma", shared.warnings)
+ui.claims("weights.table")
 
 if data.X_tr.shape[1] == 1:
     x = data.X_tr[:, 0]
@@ -69,27 +102,46 @@ if data.X_tr.shape[1] == 1:
             on_points[name] = outcome.model.weights_
     true_curve = data.density_ratio(grid[:, None]) if data.density_ratio is not None else None
     if curves:
-        st.plotly_chart(plots.weights_vs_truth(grid, curves, true_curve), width="stretch")
+        ui.chart("weights vs truth", plots.weights_vs_truth, grid, curves, true_curve, key="weights.weights_vs_truth")
+        same = plots.coinciding(curves)
+        st.caption("Each estimator's w(x) on a grid of x" + (", the dotted black line the true ratio" if
+                   true_curve is not None else "") + ". Where w(x) > 1 the test density is the larger one."
+                   + "".join(f" The curves of {' and '.join(g)} coincide: only the last one drawn is visible."
+                             for g in same))
     if on_points:
-        st.plotly_chart(plots.weights_on_points(x, on_points, truth), width="stretch")
+        ui.chart("weights on points", plots.weights_on_points, x, on_points, truth, key="weights.weights_on_points")
+        st.caption("Estimators that only weight the training points themselves (KMM and its ensembles): one "
+                   "marker per training point.")
+    ui.claims("weights.curves")
 else:
     left, right = st.columns(2)
-    left.plotly_chart(plots.weight_histogram({n: o.model.weights_ for n, o in outcomes.items()}),
-                      width="stretch")
+    ui.chart("weight histogram", plots.weight_histogram, {n: o.model.weights_ for n, o in outcomes.items()}, key="weights.weight_histogram", where=left)
+    left.caption("How the weights are spread; a long tail means a few points dominate the weighted fit.")
     first = next(iter(outcomes))
-    ui.chart("Input densities", plots.input_densities, data.X_tr, data.X_te, outcomes[first].model.weights_,
-             key="weights.densities", where=right)
-    right.caption(f"Dashed: the training density re-weighted by {first}; it should move onto the test density.")
+    ui.chart("input densities", plots.input_densities, data.X_tr, data.X_te, outcomes[first].model.weights_, key="weights.input_densities", where=right)
+    right.caption(f"Dotted: the training density re-weighted by {first}; it should move onto the test density.")
+    ui.claims("weights.curves")
+
+table = np.column_stack([data.X_tr, truth if truth is not None else np.full(len(data.X_tr), np.nan)]
+                        + [o.model.weights_ for o in outcomes.values()])
+header = [f"x{i}" for i in range(data.X_tr.shape[1])] + ["true_ratio"] + list(outcomes)
+buffer = io.StringIO()
+np.savetxt(buffer, table, delimiter=",", header=",".join(header), comments="", fmt="%.6g")
+st.download_button("Download the weights (one row per training point) as CSV", buffer.getvalue(),
+                   file_name="covshift_weights.csv", mime="text/csv")
 
 if shared and shared.cv_results is not None and "mean_log_likelihood" in shared.cv_results:
     with st.expander("KLIEP family: how sigma was chosen"):
         ui.chart("How sigma was chosen", plots.cv_curve, shared.cv_results, key="weights.cv.shared")
+        st.caption("Held-out log-likelihood of the test points for each candidate sigma (mean and spread "
+                   "over folds); the chosen sigma is marked.")
 
 kliep_family = {n: o.model for n, o in outcomes.items() if n in catalog.KLIEP_FAMILY}
 if kliep_family:
     st.subheader("Sparsity of alpha")
-    st.plotly_chart(plots.alpha_stems({n: (m.center_index_, m.alpha_) for n, m in kliep_family.items()}),
-                    width="stretch")
+    ui.chart("alpha stems", plots.alpha_stems, {n: (m.center_index_, m.alpha_) for n, m in kliep_family.items()}, key="weights.alpha_stems")
+    st.caption("One stem per Gaussian atom kept: its height is the mixing coefficient alpha, its position the "
+               "test point it is centred on. Fewer stems = a sparser, cheaper w(x).")
 
 histories = {n: o.model.history_ for n, o in outcomes.items() if n in catalog.FRANK_WOLFE
              and o.model.history_ is not None}
@@ -97,10 +149,40 @@ if histories:
     st.subheader("Frank-Wolfe: duality gap, active set, steps")
     axis = ui.widget(st.radio, "x axis", "gap_axis", ["iteration", "seconds"], horizontal=True)
     left, right = st.columns(2)
-    left.plotly_chart(plots.duality_gaps(histories, axis), width="stretch")
-    right.plotly_chart(plots.active_set_sizes(histories), width="stretch")
+    ui.chart("duality gaps", plots.duality_gaps, histories, axis, key="weights.duality_gaps", where=left)
+    ui.chart("active set sizes", plots.active_set_sizes, histories, key="weights.active_set_sizes", where=right)
+    same = plots.coinciding({n: catalog.relative_gaps(h) for n, h in histories.items()}, log=True)
+    st.caption("Left: the relative duality gap of every iterate (both axes logarithmic, so a 12-step run is as "
+               "visible as a 2000-step one); open crosses mark drop steps (an atom leaves), open diamonds swap "
+               "steps. Right: how many atoms are active."
+               + "".join(f" The gap curves of {' and '.join(g)} coincide." for g in same))
+    ui.claims("weights.gap")
     if "FCFWCS" in histories:
-        st.plotly_chart(plots.inner_iterations({"FCFWCS": histories["FCFWCS"]}), width="stretch")
+        ui.chart("inner iterations", plots.inner_iterations, {"FCFWCS": histories["FCFWCS"]}, key="weights.inner_iterations")
+        st.caption("FCFWCS re-optimises all active atoms after each new one (corrective Newton steps): "
+                   "more work per step, far fewer steps.")
+    with st.expander("The maths"):
+        st.markdown("KLIEP models the importance as a mixture of Gaussian atoms centred on test points and "
+                    "maximises the test log-likelihood:")
+        st.latex(r"\hat w(x) = \sum_{l=1}^{b} \alpha_l\, \kappa_l(x), \quad "
+                 r"\kappa_l(x) = \exp\!\Big(-\frac{\lVert x - c_l \rVert^2}{2\sigma^2}\Big), \qquad "
+                 r"\max_{\alpha \ge 0} F(\alpha) = \sum_{j=1}^{n_{te}} \log \hat w(x^{te}_j)"
+                 r"\ \ \text{s.t.}\ \ \frac{1}{n_{tr}} \sum_{i=1}^{n_{tr}} \hat w(x^{tr}_i) = 1")
+        st.latex(r"\alpha_l = \beta_l\, \mu_l, \quad \beta_l = \frac{n_{tr}}{\sum_i \kappa_l(x^{tr}_i)}, "
+                 r"\quad \mu \in \Delta = \{\mu \ge 0, \textstyle\sum_l \mu_l = 1\}, \qquad "
+                 r"\mathrm{gap}_t = \max_l \nabla F(\mu_t)_l - \langle \nabla F(\mu_t), \mu_t \rangle "
+                 r"\ \ge\ F(\mu^*) - F(\mu_t)")
+        st.markdown(
+            "- $c_l$: the centre of atom $l$ (a test point); $b$ atoms in all; $\\sigma$: the kernel width.\n"
+            "- $\\alpha_l$: mixing coefficient of atom $l$; $\\beta_l$ rescales it so that the constraint "
+            "becomes the simplex $\\Delta$ of weights $\\mu$ that sum to one.\n"
+            "- $\\nabla F(\\mu_t)$: the gradient at iterate $t$. A Frank-Wolfe step moves towards the atom "
+            "with the largest gradient entry (FWCS), away from the worst active atom (AFWCS), from the worst to "
+            "the best (PFWCS, pairwise), or re-optimises all active atoms (FCFWCS, fully corrective).\n"
+            "- $\\mathrm{gap}_t$: the Frank-Wolfe duality gap; it bounds the distance to the optimum "
+            "$F(\\mu^*)$, so a small gap *certifies* the solution. The table divides it by $|F|$.\n"
+            "- A *drop* step removes an atom (its weight reaches 0); a *swap* step moves all of one atom's "
+            "weight to another.")
 
     st.subheader("Replay a run step by step")
     name = ui.widget(st.selectbox, "Solver", "replay", list(histories))

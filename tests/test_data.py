@@ -83,3 +83,61 @@ def test_selection_bias_with_target_training_size():
     w = data.true_weights
     np.testing.assert_allclose(np.average(np.linalg.norm(data.X_tr, axis=1), weights=w),
                                np.linalg.norm(data.X_te, axis=1).mean(), rtol=0.05)
+
+
+# ---------------------------------------------------------------- arm_pose (issue 13)
+from covshift.data import arm_forward, arm_pose  # noqa: E402
+
+
+def test_arm_pose_is_seeded_and_shaped():
+    data = arm_pose(n_tr=120, n_te=80, n_distractors=4, random_state=5)
+    assert data.X_tr.shape == (120, 6) and data.X_te.shape == (80, 6)
+    assert data.Y_tr.shape == (120, 2) and data.Y_te.shape == (80, 2)
+    again = arm_pose(n_tr=120, n_te=80, n_distractors=4, random_state=5)
+    np.testing.assert_array_equal(data.X_tr, again.X_tr)
+    np.testing.assert_array_equal(data.Y_te, again.Y_te)
+    assert not np.array_equal(data.X_tr, arm_pose(n_tr=120, n_te=80, n_distractors=4, random_state=6).X_tr)
+
+
+def test_arm_pose_inputs_are_the_noisy_hand_and_outputs_are_multi_valued():
+    data = arm_pose(n_tr=400, n_te=400, noise=0.02, random_state=1)
+    residual = data.X_tr[:, :2] - arm_forward(data.Y_tr)
+    assert 0.01 < residual.std() < 0.03
+    # elbow up and elbow down both occur, and the inverse kinematics have two branches:
+    # mirroring the elbow about the shoulder-hand line reaches the same hand.
+    assert 0.3 < np.mean(data.Y_tr[:, 1] > 0) < 0.7
+    hand = arm_forward(data.Y_tr)
+    direction = np.arctan2(hand[:, 1], hand[:, 0])
+    mirrored = np.column_stack([2 * direction - data.Y_tr[:, 0], -data.Y_tr[:, 1]])
+    np.testing.assert_allclose(arm_forward(mirrored), hand, atol=1e-12)
+
+
+def test_arm_pose_shift_moves_the_workspace():
+    shifted = arm_pose(n_tr=500, n_te=500, shift=3.0, random_state=2)
+    assert shifted.X_tr[:, 0].mean() < -0.3 < 0.3 < shifted.X_te[:, 0].mean()
+    none = arm_pose(n_tr=50, n_te=50, shift=0.0)
+    np.testing.assert_allclose(none.true_weights, 1.0)
+
+
+@pytest.mark.parametrize("shift", [1.0, 3.0])
+def test_arm_pose_true_ratio_integrates_to_one(shift):
+    """E_tr[w] = 1 and E_te[1 / w] = 1 by Monte Carlo on large seeded samples (4 standard errors)."""
+    data = arm_pose(n_tr=60000, n_te=60000, shift=shift, n_distractors=0, random_state=11)
+    for values in [data.density_ratio(data.X_tr), 1.0 / data.density_ratio(data.X_te)]:
+        assert abs(values.mean() - 1.0) < 4 * values.std() / np.sqrt(len(values))
+
+
+def test_arm_pose_ratio_is_the_selection_ratio():
+    data = arm_pose(n_tr=30, n_te=30, shift=2.0, noise=0.0)
+    x1 = data.X_tr[:, 0]
+    q = 0.05 + 0.9 / (1 + np.exp(2.0 * x1))
+    Z = 0.5  # the pool is symmetric in x_1 and q(-x) = 1 - q(x)
+    np.testing.assert_allclose(data.true_weights, Z * (1 - q) / ((1 - Z) * q), rtol=1e-10)
+
+
+@pytest.mark.parametrize("kwargs", [{"n_tr": 1}, {"n_te": 0}, {"noise": -0.1}, {"shift": -1.0},
+                                    {"n_distractors": -1}])
+def test_arm_pose_rejects_bad_parameters(kwargs):
+    name = next(iter(kwargs))
+    with pytest.raises(ValueError, match=name):
+        arm_pose(**kwargs)

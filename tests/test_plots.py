@@ -26,6 +26,7 @@ def test_weight_figures():
     assert gap.layout.yaxis.type == "log"
     kinds = {t.name for t in gap.data}
     assert "PFWCS" in kinds and any("drop" in k or "swap" in k for k in kinds)
+    assert gap.layout.xaxis.type == "log"  # a 12-step run stays visible next to a 2000-step one
     stems = plots.alpha_stems({"PFWCS": (est.center_index_, est.alpha_)})
     assert f"{np.count_nonzero(est.alpha_)} non-zero" in stems.layout.annotations[0].text
     assert len(plots.active_set_sizes({"PFWCS": est.history_}).data) == 1
@@ -41,6 +42,13 @@ def test_data_and_regression_figures():
             "SMTGP": {"mean": data.Y_te, "std": None, "certainty": np.linspace(0.1, 1, 40)}}
     fig = plots.regression_fits(data.X_te[:, 0], data.Y_te, fits)
     assert any(t.fill == "toself" for t in fig.data)
+    phi = [t for t in fig.data if t.marker is not None and t.marker.cmin is not None][0]
+    assert (phi.marker.cmin, phi.marker.cmax) == (0.1, 1.0)  # colour scaled to the observed range of phi
+    labelled = plots.regression_fits(data.X_te[:, 0], data.Y_te, fits, labelled=(data.X_te[:3, 0], data.Y_te[:3]))
+    assert labelled.data[-1].name == "labelled target points" and len(labelled.data[-1].x) == 3
+    plane = plots.output_plane(data.Y_tr, data.Y_te, {"GPR": data.Y_te})
+    assert plane.layout.xaxis.title.text == "y0" and plane.layout.yaxis.title.text == "y1"
+    assert list(plane.data[0].y) == list(data.Y_tr[:, 1])
     assert len(plots.predicted_vs_true(data.Y_te, {"GPR": data.Y_te}).data) == 4
     assert len(plots.error_vs_certainty(np.ones(40), np.ones(40), "SMTGP").data) == 1
 
@@ -59,3 +67,48 @@ def test_digits_grid_and_scaling():
     fig = plots.digits_grid(X, Y, {"GPR": Y}, n_images=3)
     assert len(fig.data) == 6
     assert plots.scaling({"PFWCS": ([100, 200], [0.1, 0.3])}).layout.xaxis.type == "log"
+
+
+def test_every_method_has_its_own_colour_marker_and_dash_within_a_figure_family():
+    families = [["KLIEP", "FWCS", "AFWCS", "PFWCS", "FCFWCS"],
+                ["FCFWCS", "KMM", "ENSKMM", "ENSTRKMM", "VFKMM", "EVFKMM", "LogisticRatio", "RuLSIF"],
+                ["GPR", "WKNN", "KLTGP", "IKLTGP", "SMTGP", "IW-GPR", "IW-KLTGP", "IW-SMTGP"],
+                ["no adaptation", "importance weighting", "delta adaptation"],
+                ["no weights", "true weights", "estimated weights"]]
+    for family in families:
+        styles = [tuple(plots.style(n).values()) for n in family]
+        assert len({s[0] for s in styles}) == len(family), family
+        assert len(set(styles)) == len(family)
+        for a, b in zip(styles, styles[1:]):  # neighbours differ in marker or dash, not only in colour
+            assert a[1:] != b[1:] or a[0] != b[0]
+
+
+def test_projector_fonts_legend_below_and_presentation_mode():
+    fig = plots.weights_vs_truth(np.linspace(0, 1, 5), {"FWCS": np.ones(5)}, np.ones(5))
+    assert fig.layout.font.size >= 14 and fig.layout.xaxis.tickfont.size >= 14
+    assert fig.layout.legend.y < 0  # below the plot: never over the title
+    big = plots.presentation(fig)
+    assert big.layout.font.size > fig.layout.font.size
+    assert big.data[1].line.width > fig.data[1].line.width
+    assert fig.layout.font.size == plots.BASE_FONT  # the original is unchanged
+
+
+def test_log_axes_show_major_ticks_only():
+    fig = plots.scaling({"PFWCS": ([100, 200, 400], [0.1, 0.3, 1.0])})
+    assert fig.layout.xaxis.dtick == 1 and fig.layout.yaxis.exponentformat == "power"
+
+
+def test_coinciding_curves_are_detected_for_the_caption():
+    x = np.linspace(0, 1, 50)
+    curves = {"FWCS": x, "AFWCS": x + 1e-6, "PFWCS": x**2}
+    assert plots.coinciding(curves) == [["FWCS", "AFWCS"]]
+    gaps = {"a": np.logspace(0, -5, 20), "b": np.logspace(0, -3, 20)}
+    assert plots.coinciding(gaps, log=True) == []
+    assert plots.coinciding({"a": gaps["a"], "c": gaps["a"] * 1.0001}, log=True) == [["a", "c"]]
+
+
+def test_numbers_for_people():
+    assert plots.format_p(3.14159e-2) == "0.031" and plots.format_p(4e-6) == "< 1e-4"
+    assert plots.format_p(float("nan")) == ""
+    assert plots.format_number(None) == "" and plots.format_number(True) == "yes"
+    assert plots.format_number(0.123456, ".2f") == "0.12"

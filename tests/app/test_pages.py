@@ -36,11 +36,10 @@ def _press(at, label):
     return at.run()
 
 
-@pytest.mark.parametrize("preset", ["Paper Fig. 2 (sinc shift)", "S-shape Toy 1", "Double S Toy 2",
-                                    "Digits centre pixels under selection bias"])
-def test_presets_on_weights_and_regression_pages(preset):
+@pytest.mark.parametrize("lesson", ["KLIEP and its Frank-Wolfe solvers", "Structured output", "IW-SMTGP"])
+def test_lessons_on_weights_and_regression_pages(lesson):
     at = _ok(_app())
-    _ok(_press(at, preset))
+    _ok(_press(at, lesson))
     for page in ["pages/weights.py", "pages/regression.py"]:
         _ok(at.switch_page(page).run())
         assert not at.error, [e.value for e in at.error]

@@ -1,0 +1,404 @@
+"""Lessons: the app's teaching units, as data.
+
+A :class:`Lesson` names the page it opens, *every* setting it needs (so that opening it
+always gives the same view, whatever was clicked before) and its :class:`Claim` s. A claim
+is one sentence shown beside the figure it describes, plus a check that evaluates the
+sentence on the lesson's own data through the same :mod:`covshift.catalog` functions the
+pages call. ``tests/test_lessons.py`` runs every check over several seeds, so the text of
+the app and what the data show cannot drift apart; README's "Teach with it" section is
+generated from the same definitions (:func:`readme_section`).
+
+This module never imports streamlit: the app's sidebar and pages read it.
+"""
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from . import catalog, metrics
+
+#: Regression hyper-parameters every lesson sets (the app's defaults).
+_HYPER = dict(theta=0.9, gamma=1.5, rho_x=0.3, rho_y=0.5, lambda_x=1e-3, lambda_y=1e-3)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """The outcome of one claim's check: does it hold, and the numbers behind it."""
+
+    holds: bool
+    numbers: dict
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One sentence shown beside ``figure`` and the check that evaluates it.
+
+    ``check(run)`` receives a :class:`LessonRun` and returns a :class:`Finding`.
+    """
+
+    figure: str
+    text: str
+    check: Callable
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """A self-contained lesson: page, every setting, claims."""
+
+    key: str
+    title: str
+    page: str
+    summary: str
+    settings: dict
+    claims: tuple = field(default_factory=tuple)
+    main_figure: str = ""
+
+    @property
+    def main_view(self):
+        """The figure key of the lesson's main view (for screenshots): ``main_figure`` or the first claim's."""
+        return self.main_figure or self.claims[0].figure
+
+    def claims_for(self, figure):
+        """The sentences shown beside ``figure`` (a key such as "weights.gap")."""
+        return [claim.text for claim in self.claims if claim.figure == figure]
+
+
+class LessonRun:
+    """A lesson's data and fits, computed through the catalog functions the pages call.
+
+    Results are cached per run, so several claims on one lesson share the fits.
+    """
+
+    def __init__(self, lesson, seed=None):
+        self.lesson = lesson
+        self.settings = dict(lesson.settings)
+        if seed is not None:
+            self.settings["seed"] = int(seed)
+        self._cache = {}
+
+    def setting(self, name):
+        if name not in self.settings:
+            raise KeyError(f"Lesson {self.lesson.key!r} does not set {name!r}; every lesson sets all it uses.")
+        return self.settings[name]
+
+    def _cached(self, key, compute):
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
+    @property
+    def data(self):
+        name = self.setting("dataset")
+        params = {p: self.setting(f"{name}.{p}") for p in catalog.DATASETS[name][1]}
+        return self._cached("data", lambda: catalog.make_dataset(name, seed=self.setting("seed"), **params))
+
+    @property
+    def sigma(self):
+        return None if self.setting("sigma_mode") == "auto" else float(self.setting("sigma"))
+
+    def weights(self, name):
+        """catalog.Outcome of the weight estimator ``name`` (the lesson's sigma rule)."""
+        return self._cached(("w", name), lambda: catalog.fit_weights(self.data, name, self.sigma))
+
+    def hyper(self, **overrides):
+        return {**{k: float(self.setting(k)) for k in _HYPER}, **overrides}
+
+    def prediction(self, name, **overrides):
+        """catalog.Outcome of regression model ``name`` with the lesson's weights and hyper-parameters."""
+        hyper = self.hyper(**overrides)
+
+        def compute():
+            w = self.weights(self.setting("weights_for_models")).model.weights_ if catalog.REGRESSORS[name] else None
+            return catalog.fit_predict(self.data, name, w, **hyper)
+
+        return self._cached(("p", name, tuple(sorted(hyper.items()))), compute)
+
+    def errors(self, name, **overrides):
+        return metrics.euclidean_errors(self.data.Y_te, self.prediction(name, **overrides).model["mean"])
+
+    def mae(self, name, **overrides):
+        return metrics.mae(self.data.Y_te, self.prediction(name, **overrides).model["mean"])
+
+    def weighting_by_width(self):
+        data = self.data
+        estimated = self.weights(self.setting("weights_for_models")).model.weights_
+        return self._cached("width", lambda: catalog.weighting_by_width(
+            data, estimated, [self.setting("home_width"), FLEXIBLE_WIDTH], self.setting("lambda_x")))
+
+
+def data_settings(name, seed=0, **params):
+    """Every setting of a built-in data set: its name, seed and all its parameters."""
+    spec = catalog.DATASETS[name][1]
+    unknown = set(params) - set(spec)
+    if unknown:
+        raise ValueError(f"Data set {name!r} has no parameter(s) {sorted(unknown)}.")
+    return {"source": "built-in", "dataset": name, "seed": seed,
+            **{f"{name}.{p}": params.get(p, default[0]) for p, default in spec.items()}}
+
+
+def _round(value, digits=4):
+    return float(np.round(value, digits))
+
+
+# ---------------------------------------------------------------- Why weights
+#: The flexible model of the Why-weights lesson: a GP whose width fits the sinc curve.
+FLEXIBLE_WIDTH = 0.3
+
+
+def _weighted_fit_wins(run):
+    table = run.weighting_by_width()[float(run.setting("home_width"))]
+    gain_true = table["no weights"] - table["true weights"]
+    gain_est = table["no weights"] - table["estimated weights"]
+    return Finding(gain_true >= 0.01 and gain_est >= 0.01,
+                   {"MAE no weights": _round(table["no weights"]), "MAE true weights": _round(table["true weights"]),
+                    "MAE estimated weights": _round(table["estimated weights"])})
+
+
+def _estimated_as_good_as_true(run):
+    table = run.weighting_by_width()[float(run.setting("home_width"))]
+    diff = abs(table["estimated weights"] - table["true weights"])
+    return Finding(diff <= 0.005, {"|MAE estimated - MAE true|": _round(diff)})
+
+
+def _flexible_barely_needs_weights(run):
+    table = run.weighting_by_width()[FLEXIBLE_WIDTH]
+    diff = max(abs(table["no weights"] - table["true weights"]),
+               abs(table["no weights"] - table["estimated weights"]))
+    return Finding(diff <= 0.005, {"MAE no weights": _round(table["no weights"]),
+                                   "largest MAE change by weighting": _round(diff)})
+
+
+WHY_WEIGHTS = Lesson(
+    key="why-weights", title="Why weights", page="pages/home.py",
+    summary="A too-smooth model (a GP of input width 2) fitted to the training points misses the test "
+            "region; re-weighting by w(x) = p_te/p_tr fixes it, with true or estimated weights. "
+            "Move the width slider to 0.3: a flexible model barely needs the weights (Shimodaira, 2000).",
+    settings={**data_settings("sinc"), **_HYPER, "home_width": 2.0, "sigma_mode": "auto", "sigma": 0.3,
+              "weights_for_models": "FCFWCS", "estimators": ["FCFWCS"]},
+    claims=(
+        Claim("home.fit", "The weighted fits have a lower test error than the unweighted one "
+                          "(by at least 0.01 in MAE).", _weighted_fit_wins),
+        Claim("home.fit", "Weights estimated by FCFWCS do as well as the true ratio "
+                          "(the MAEs differ by at most 0.005).", _estimated_as_good_as_true),
+        Claim("home.width", "A flexible model (rho_x = 0.3) barely needs the weights: they change its "
+                            "test MAE by at most 0.005.", _flexible_barely_needs_weights),
+    ))
+
+
+# ----------------------------------------------- KLIEP and its Frank-Wolfe solvers
+_FW = ["FCFWCS", "PFWCS", "AFWCS", "FWCS"]
+#: Relative duality gaps at which the solvers' sparsity is compared (equal accuracy, not equal iterations).
+EQUAL_GAPS = (1e-3, 1e-4)
+
+
+def _significant(value, digits=2):
+    return float(f"{value:.{digits}g}")
+
+
+def _fcfwcs_certifies(run):
+    model = run.weights("FCFWCS").model
+    return Finding(bool(model.converged_) and model.n_iter_ <= 30,
+                   {"FCFWCS iterations": int(model.n_iter_),
+                    "final relative gap": _significant(catalog.relative_gaps(model.history_)[-1])})
+
+
+def _same_optimum(run):
+    best = run.weights("FCFWCS").model.objective_
+    shortfall = {n: _significant((best - run.weights(n).model.objective_) / abs(best)) for n in _FW[1:]}
+    converged = {n: bool(run.weights(n).model.converged_) for n in _FW[1:]}
+    return Finding(all(s <= 1e-3 for s in shortfall.values()),
+                   {"relative objective shortfall": shortfall, "converged": converged})
+
+
+def _sparser_at_equal_gap(run):
+    reached = {n: catalog.first_at_gap(run.weights(n).model.history_, EQUAL_GAPS[0]) for n in _FW}
+    atoms = {n: a for n, (_, a) in reached.items()}
+    holds = atoms["FCFWCS"] is not None and all(a is not None and a > atoms["FCFWCS"] for n, a in atoms.items()
+                                                if n != "FCFWCS")
+    return Finding(holds, {f"(iteration, atoms) at relative gap {EQUAL_GAPS[0]:g}": reached})
+
+
+def _slow_to_tight_gap(run):
+    reached = {n: catalog.first_at_gap(run.weights(n).model.history_, EQUAL_GAPS[1]) for n in _FW}
+    fc = reached["FCFWCS"][0]
+    holds = fc is not None and fc <= 20 and all(t is None or t > 500 for n, (t, _) in reached.items()
+                                                if n != "FCFWCS")
+    return Finding(holds, {f"(iteration, atoms) at relative gap {EQUAL_GAPS[1]:g}": reached})
+
+
+KLIEP_SOLVERS = Lesson(
+    key="kliep-solvers", title="KLIEP and its Frank-Wolfe solvers", page="pages/weights.py", main_figure="weights.gap",
+    summary="The four Frank-Wolfe solvers of KLIEP on the paper's sinc data, all with the same sigma = 0.3 "
+            "(one problem). FCFWCS certifies the optimum in about a dozen steps; FWCS, AFWCS and PFWCS creep "
+            "towards it. Compare the atoms they keep when they reach the same duality gap.",
+    settings={**data_settings("sinc"), **_HYPER, "estimators": list(_FW), "sigma_mode": "manual",
+              "sigma": 0.3, "gap_axis": "iteration", "weights_for_models": "FCFWCS"},
+    claims=(
+        Claim("weights.table", "FCFWCS certifies the optimum (relative duality gap below its tolerance 1e-5) "
+                               "in at most 30 iterations.", _fcfwcs_certifies),
+        Claim("weights.table", "FWCS, AFWCS and PFWCS end within 0.1 % of FCFWCS's objective, whether or not "
+                               "they reached their tolerance within 2000 iterations.", _same_optimum),
+        Claim("weights.gap", f"At the same relative gap {EQUAL_GAPS[0]:g}, FCFWCS keeps fewer atoms than every "
+                             "other solver.", _sparser_at_equal_gap),
+        Claim("weights.gap", f"FCFWCS reaches relative gap {EQUAL_GAPS[1]:g} within 20 iterations; the others "
+                             "need more than 500, or do not get there within their budget.", _slow_to_tight_gap),
+    ))
+
+
+# ------------------------------------------------------------ Estimators disagree
+_ESTIMATORS = ["FCFWCS", "KMM", "ENSKMM", "ENSTRKMM", "VFKMM", "EVFKMM", "LogisticRatio", "RuLSIF"]
+_KMM_FAMILY = ["KMM", "ENSKMM", "ENSTRKMM", "VFKMM", "EVFKMM"]
+
+
+def _weight_errors(run):
+    truth = run.data.true_weights
+    return {n: catalog.weight_error(run.weights(n).model.weights_, truth) for n in _ESTIMATORS}
+
+
+def _spread(run):
+    errors = _weight_errors(run)
+    ratio = max(errors.values()) / min(errors.values())
+    return Finding(ratio >= 10, {"weight error (mean-1 scale)": {n: _round(e) for n, e in errors.items()},
+                                 "worst / best": _round(ratio, 1)})
+
+
+def _ratio_fitters_beat_kmm(run):
+    errors = _weight_errors(run)
+    best_direct = min(errors[n] for n in ["FCFWCS", "LogisticRatio", "RuLSIF"])
+    best_kmm = min(errors[n] for n in _KMM_FAMILY)
+    return Finding(best_direct < best_kmm, {"best of FCFWCS/LogisticRatio/RuLSIF": _round(best_direct),
+                                            "best KMM variant": _round(best_kmm)})
+
+
+ESTIMATORS_DISAGREE = Lesson(
+    key="estimators-disagree", title="Estimators disagree", page="pages/weights.py", main_figure="weights.curves",
+    summary="Eight estimators of w(x) on the same sinc data, each with its own rule for the kernel width, "
+            "against the true ratio. The weight error (NMSE on the mean-1 scale) ranks them.",
+    settings={**data_settings("sinc"), **_HYPER, "estimators": list(_ESTIMATORS), "sigma_mode": "auto",
+              "sigma": 0.3, "weights_for_models": "FCFWCS"},
+    claims=(
+        Claim("weights.table", "The estimators disagree: the worst weight error is at least 10 times the best.",
+              _spread),
+        Claim("weights.curves", "Fitting the ratio directly (FCFWCS, LogisticRatio or RuLSIF, whichever is best) "
+                                "beats every Kernel Mean Matching variant here.", _ratio_fitters_beat_kmm),
+    ))
+
+
+# -------------------------------------------------------------- Structured output
+_TOY_HYPER = catalog.paper_tgp_defaults("s_shape")
+
+
+def _twins_beat_gpr(run):
+    maes = {n: _round(run.mae(n)) for n in ["GPR", "KLTGP", "SMTGP"]}
+    return Finding(maes["GPR"] > max(maes["KLTGP"], maes["SMTGP"]) + 0.03, {"MAE": maes})
+
+
+def _smtgp_certainty(run):
+    fit = run.prediction("SMTGP").model
+    r, p = metrics.certainty_error_correlation(fit["certainty"], run.errors("SMTGP"))
+    return Finding(r < -0.2 and p < 0.01, {"Pearson r (SMTGP)": _round(r, 2), "p": float(f"{p:.2g}")})
+
+
+STRUCTURED_OUTPUT = Lesson(
+    key="structured-output", title="Structured output", page="pages/regression.py",
+    summary="The S-shape: one x can have up to three y. GPR averages the branches; the Twin GPs "
+            "(KLTGP, SMTGP with the paper's hyper-parameters) follow one branch.",
+    settings={**data_settings("s_shape"), **_TOY_HYPER, "models": ["GPR", "KLTGP", "SMTGP"],
+              "weights_for_models": "FCFWCS", "sigma_mode": "auto", "sigma": 0.3, "estimators": ["FCFWCS"]},
+    claims=(
+        Claim("regression.fits", "GPR averages the branches: its test MAE is at least 0.03 above both Twin GPs'.",
+              _twins_beat_gpr),
+        Claim("regression.certainty", "SMTGP's certainty phi falls where its error grows: Pearson r < -0.2 "
+                                      "(p < 0.01).", _smtgp_certainty),
+    ))
+
+
+# --------------------------------------------------------------------- IW-SMTGP
+_WIDE = 2.0
+
+
+def _iw_smtgp_helps_when_misspecified(run):
+    a, b = run.errors("SMTGP"), run.errors("IW-SMTGP")
+    _, p = metrics.paired_ttest(a, b)
+    return Finding(b.mean() < a.mean() and p < 0.01,
+                   {"mean error SMTGP": _round(a.mean()), "mean error IW-SMTGP": _round(b.mean()),
+                    "paired t-test p": float(f"{p:.2g}")})
+
+
+def _little_help_when_well_specified(run):
+    diff = abs(run.mae("IW-SMTGP", rho_x=FLEXIBLE_WIDTH) - run.mae("SMTGP", rho_x=FLEXIBLE_WIDTH))
+    gain = run.mae("SMTGP") - run.mae("IW-SMTGP")
+    return Finding(diff <= 0.01 and gain >= 5 * diff,
+                   {f"|MAE change| at rho_x = {FLEXIBLE_WIDTH}": _round(diff), f"MAE gain at rho_x = {_WIDE:g}": _round(gain)})
+
+
+IW_SMTGP = Lesson(
+    key="iw-smtgp", title="IW-SMTGP", page="pages/regression.py", main_figure="regression.fits",
+    summary="Circle data (two outputs on the unit circle), training inputs shifted away from the test ones. "
+            f"With a too-wide input kernel (rho_x = {_WIDE:g}) the unweighted SMTGP fits the training region "
+            "and misses the test one; the importance-weighted IW-SMTGP does not.",
+    settings={**data_settings("circle"), **_HYPER, "rho_x": _WIDE, "models": ["GPR", "IW-GPR", "SMTGP", "IW-SMTGP"],
+              "weights_for_models": "FCFWCS", "sigma_mode": "auto", "sigma": 0.3, "estimators": ["FCFWCS"]},
+    claims=(
+        Claim("regression.table", f"With rho_x = {_WIDE:g}, IW-SMTGP's error is lower than SMTGP's and the "
+                                  "paired t-test says the difference is no accident (p < 0.01).",
+              _iw_smtgp_helps_when_misspecified),
+        Claim("regression.table", f"With a width that fits the data (rho_x = {FLEXIBLE_WIDTH}) the weights change "
+                                  f"the MAE by at most 0.01, at least five times less than they gain at rho_x = {_WIDE:g}: "
+                                  "weighting matters for a misspecified model.", _little_help_when_well_specified),
+    ))
+
+
+# ------------------------------------------------------------ A few target labels
+def _few_labels(run):
+    return run._cached("few", lambda: catalog.few_labels_comparison(
+        run.data, run.weights(run.setting("weights_for_models")).model.weights_,
+        n_labels=run.setting("n_labels"), seed=run.setting("seed"), rho_x=float(run.setting("rho_x")),
+        lambda_x=float(run.setting("lambda_x"))))
+
+
+def _both_adaptations_help(run):
+    _, Y_eval, preds = _few_labels(run)
+    maes = {n: _round(metrics.mae(Y_eval, p)) for n, p in preds.items()}
+    holds = (maes["no adaptation"] - maes["importance weighting"] >= 0.01
+             and maes["no adaptation"] - maes["delta adaptation"] >= 0.005)
+    return Finding(holds, {"MAE": maes})
+
+
+FEW_LABELS = Lesson(
+    key="few-labels", title="A few target labels", page="pages/regression.py",
+    summary="The sinc data with a too-smooth GP (rho_x = 2) and 10 labelled test points: no adaptation, "
+            "importance weighting (no target labels needed) and delta adaptation (a correction fitted "
+            "to the 10 labels).",
+    settings={**data_settings("sinc"), **_HYPER, "rho_x": 2.0, "models": ["GPR", "IW-GPR"],
+              "weights_for_models": "FCFWCS", "sigma_mode": "auto", "sigma": 0.3, "estimators": ["FCFWCS"],
+              "few_labels": True, "n_labels": 10},
+    claims=(
+        Claim("regression.few_labels", "Both adaptations beat no adaptation: importance weighting by at least "
+                                       "0.01 in MAE, delta adaptation by at least 0.005.", _both_adaptations_help),
+    ))
+
+
+LESSONS = {lesson.title: lesson for lesson in
+           [WHY_WEIGHTS, KLIEP_SOLVERS, ESTIMATORS_DISAGREE, STRUCTURED_OUTPUT, IW_SMTGP, FEW_LABELS]}
+
+
+def check(lesson, seed=None):
+    """Evaluate every claim of ``lesson`` on its data (optionally another seed): [(claim, Finding)]."""
+    run = LessonRun(lesson, seed)
+    return [(claim, claim.check(run)) for claim in lesson.claims]
+
+
+#: The app's name of each page a lesson can open.
+PAGE_TITLES = {"pages/home.py": "Home", "pages/weights.py": "Importance weights",
+               "pages/regression.py": "Structured regression"}
+
+
+def readme_section():
+    """README's "Teach with it" list, generated from the lessons."""
+    lines = []
+    for lesson in LESSONS.values():
+        lines.append(f"- **{lesson.title}** (opens {PAGE_TITLES[lesson.page]}): {lesson.summary}")
+        lines.extend(f"  - {claim.text}" for claim in lesson.claims)
+    return "\n".join(lines)

@@ -1,0 +1,233 @@
+"""Structured prediction by kernel dependence: HSIC-KNN and KTA-KNN.
+
+The baselines of Bo and Sminchisescu (2010, "Twin Gaussian processes for structured
+prediction") that sharma-mittal-tgp reports in its Table 3: the output y of a test
+input x is the one that makes the K nearest training points plus the test point
+(x, y) look most *dependent*, measured between the input kernel matrix K_X and the
+output kernel matrix K_Y of those K + 1 points:
+
+- HSIC-KNN maximises the Hilbert-Schmidt independence criterion (Gretton et al. 2005),
+  HSIC = tr(K_X H K_Y H) / (K + 1)^2, H = I - 1 1' / (K + 1);
+- KTA-KNN maximises the kernel target alignment (Cristianini and Kandola 2001),
+  A = <K_X, K_Y>_F / sqrt(<K_X, K_X>_F <K_Y, K_Y>_F).
+
+Importance weights enter as a weighted empirical measure p over the K + 1 points,
+p_i proportional to w_i for the neighbours and to 1 for the test point:
+HSIC_p = sum_ij p_i p_j Kc_X,ij Kc_Y,ij with the p-centred kernels Kc = H_p K H_p',
+H_p = I - 1 p' (the squared Hilbert-Schmidt norm of the p-weighted cross-covariance),
+and <A, B>_p = sum_ij p_i p_j A_ij B_ij in the alignment. w = 1 gives the unweighted
+criteria exactly; w_i = 0 removes neighbour i.
+
+With Gaussian kernels k(y, y) = 1, so both criteria depend on y only through the
+vector k_y(y) of output-kernel values to the neighbours' outputs: HSIC is linear in it
+and KTA is a ratio of a linear and a quadratic form. The costs therefore plug into the
+batched BFGS engine of :class:`~covshift.regression.TwinGP` (same chain rule, eq. 16 of
+sharma-mittal-tgp), and all test points are optimised together.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.neighbors import NearestNeighbors
+
+from .._validation import check_choice, check_int, check_positive
+from ._common import check_sample_weight, check_xy
+from .tgp import TwinGP
+
+
+@dataclass
+class _Neighbourhood:
+    """Per-test-point constants of the criteria (rows = test points, K neighbours)."""
+
+    idx: np.ndarray     # (M, K) neighbour indices
+    Y: np.ndarray       # (M, K, dy) neighbour outputs
+    linear: np.ndarray  # (M, K) coefficients a of k_y in the numerator (HSIC: the whole cost)
+    const: np.ndarray   # (M,) the part of the numerator that does not depend on y
+    quad: np.ndarray    # (M, K) KTA: coefficients q of k_y^2 in <K_Y, K_Y>_p (None for HSIC)
+    quad_const: np.ndarray  # (M,) KTA: constant part of <K_Y, K_Y>_p
+    norm_x: np.ndarray  # (M,) KTA: sqrt(<K_X, K_X>_p)
+
+    def take(self, rows):
+        def pick(a):
+            return None if a is None else a[rows]
+        return _Neighbourhood(*(pick(getattr(self, f)) for f in self.__dataclass_fields__))
+
+
+def _batched_gaussian(A, B, rho):
+    """exp(-||a - b||^2 / (2 rho^2)) for stacks A (M, n, d), B (M, m, d) -> (M, n, m)."""
+    d2 = (np.sum(A**2, axis=2)[:, :, None] + np.sum(B**2, axis=2)[:, None, :]
+          - 2 * np.einsum("mid,mjd->mij", A, B))
+    return np.exp(-np.maximum(d2, 0.0) / (2 * rho**2))
+
+
+def _joint_input_kernel(X_nbr, X, rho):
+    """K_X of the K neighbours plus the test point (last row/column): (M, K + 1, K + 1)."""
+    points = np.concatenate([X_nbr, X[:, None, :]], axis=1)
+    return _batched_gaussian(points, points, rho)
+
+
+def _measure(w_nbr):
+    """The weighted empirical measure p over neighbours and test point (test point weight 1)."""
+    p = np.concatenate([w_nbr, np.ones((len(w_nbr), 1))], axis=1)
+    return p / p.sum(axis=1, keepdims=True)
+
+
+def _centred(K, p):
+    """H_p K H_p' with H_p = I - 1 p': K - 1 (p'K) - (K p) 1' + (p'K p) 1 1'."""
+    m = np.einsum("mij,mj->mi", K, p)
+    c = np.einsum("mi,mi->m", p, m)
+    return K - m[:, None, :] - m[:, :, None] + c[:, None, None]
+
+
+class _KernelDependenceKNN(TwinGP):
+    """Shared fit / neighbourhood / prediction of HSIC-KNN and KTA-KNN (see module doc).
+
+    Subclasses set ``divergence`` and implement ``_constants`` and ``_criterion``.
+    Prediction is inherited from :class:`TwinGP` (batched BFGS on all test points).
+    """
+
+    divergence = None  # "hsic" or "kta", fixed per subclass
+
+    def __init__(self, n_neighbors=50, rho_x=float(np.sqrt(2.5)), rho_y=float(np.sqrt(0.025)),
+                 max_iter=50, tol=1e-8, init="best_neighbor"):
+        self.n_neighbors = n_neighbors
+        self.rho_x = rho_x
+        self.rho_y = rho_y
+        self.max_iter = max_iter
+        self.tol = tol
+        self.init = init
+
+    @property
+    def knn(self):
+        """Neighbourhood size, under TwinGP's name (its memory check models K x K systems)."""
+        return self.n_neighbors
+
+    def _check_params(self):
+        check_int(self.n_neighbors, "n_neighbors")
+        for name in ["rho_x", "rho_y", "tol"]:
+            check_positive(getattr(self, name), name)
+        check_int(self.max_iter, "max_iter", minimum=0)
+
+    def fit(self, X, Y, sample_weight=None):
+        """Store the training data (and weights) and index the inputs for neighbour search."""
+        self._check_params()
+        X, Y, self._y_1d = check_xy(X, Y)
+        self.weight_ = check_sample_weight(sample_weight, len(X))
+        self.X_train_, self.Y_train_ = X, Y
+        self.n_features_in_, self.n_outputs_ = X.shape[1], Y.shape[1]
+        self.neighbors_ = NearestNeighbors(n_neighbors=min(self.n_neighbors, len(X))).fit(X)
+        return self
+
+    def _local(self, X):
+        idx = self.neighbors_.kneighbors(X, return_distance=False)
+        Y_nbr = self.Y_train_[idx]
+        p = _measure(self.weight_[idx])
+        Kx = _joint_input_kernel(self.X_train_[idx], X, self.rho_x)
+        Ky_nbr = _batched_gaussian(Y_nbr, Y_nbr, self.rho_y)
+        return _Neighbourhood(idx, Y_nbr, *self._constants(Kx, Ky_nbr, p))
+
+    def _initial_outputs(self, X, local):
+        """Start at the neighbour output with the best criterion ("best_neighbor"), the
+        weighted neighbour mean ("mean"), or a user array."""
+        if not isinstance(self.init, str):
+            return super()._initial_outputs(X, local)
+        check_choice(self.init, "init", {"best_neighbor", "mean"})
+        if self.init == "mean":
+            p = _measure(self.weight_[local.idx])[:, :-1]
+            return np.einsum("mk,mkd->md", p / p.sum(axis=1, keepdims=True), local.Y)
+        costs = np.stack([self._criterion(self._ky(local.Y[:, j], local), local)[0]
+                          for j in range(local.Y.shape[1])], axis=1)
+        best = np.argmin(costs, axis=1)
+        return local.Y[np.arange(len(best)), best].copy()
+
+    def _ky(self, Yh, local):
+        """k_y(y) to each neighbour's output: (M, K)."""
+        d2 = np.sum((Yh[:, None, :] - local.Y) ** 2, axis=2)
+        return np.exp(-d2 / (2 * self.rho_y**2))
+
+    def cost_and_gradient(self, Yh, local, divergence=None):
+        """Minus the criterion at candidate outputs Yh (M, dy), and its gradient in y."""
+        ky = self._ky(Yh, local)
+        cost, dk = self._criterion(ky, local)
+        return cost, self._chain(dk, ky, Yh, local)
+
+    def certainty(self, Y_hat, local):
+        """The criterion (HSIC_p or the alignment) at the prediction."""
+        return -self._criterion(self._ky(Y_hat, local), local)[0]
+
+
+class HSICKNN(_KernelDependenceKNN):
+    """HSIC-KNN: the output that maximises HSIC between inputs and outputs of the K
+    nearest training points plus the test point (Bo and Sminchisescu 2010; the criterion
+    of Gretton et al. 2005, eq. (4) there, with a weighted empirical measure).
+
+    HSIC_p = tr(P Kc_X P Kc_Y), Kc = H_p K H_p' (module doc). With B = H_p' P Kc_X P H_p,
+    HSIC_p(y) = sum_{i,j <= K} B_ij K_Y,ij + B_tt + 2 sum_i B_it k_y,i(y): linear in k_y.
+
+    Parameters
+    ----------
+    n_neighbors : int, default 50
+        K, the neighbourhood of each test point in input space.
+    rho_x, rho_y : float
+        Input and output kernel widths, exp(-||a - b||^2 / (2 rho^2)); defaults as TwinGP
+        (Toy 1 of sharma-mittal-tgp, Table 1).
+    max_iter, tol : as in :class:`TwinGP`.
+    init : {"best_neighbor", "mean"} or array (M, dy)
+        Start of the BFGS search: the neighbour output with the largest criterion (the
+        criterion is multi-modal in y), the weighted neighbour mean, or user outputs.
+
+    Attributes after predict
+    ------------------------
+    converged_, n_iter_ : per test point, as in :class:`TwinGP`.
+    ``predict(X, return_certainty=True)`` also returns HSIC_p at the prediction.
+    """
+
+    divergence = "hsic"
+
+    def _constants(self, Kx, Ky_nbr, p):
+        G = p[:, :, None] * _centred(Kx, p) * p[:, None, :]      # P Kc_X P
+        col = G.sum(axis=1)                                      # 1' G (= G 1, symmetric)
+        total = col.sum(axis=1)                                  # 1' G 1
+        B_last = G[:, :, -1] - p * col[:, -1:] - col * p[:, -1:] + total[:, None] * p * p[:, -1:]
+        B_block = (G - p[:, :, None] * col[:, None, :] - col[:, :, None] * p[:, None, :]
+                   + total[:, None, None] * p[:, :, None] * p[:, None, :])
+        const = np.einsum("mij,mij->m", B_block[:, :-1, :-1], Ky_nbr) + B_last[:, -1]
+        return 2 * B_last[:, :-1], const, None, None, None
+
+    def _criterion(self, ky, local):
+        cost = -(local.const + np.sum(local.linear * ky, axis=1))
+        return cost, -local.linear
+
+
+class KTAKNN(_KernelDependenceKNN):
+    """KTA-KNN: the output that maximises the kernel target alignment between the input and
+    output kernel matrices of the K nearest training points plus the test point (Bo and
+    Sminchisescu 2010; the alignment of Cristianini and Kandola 2001, definition 1, with a
+    weighted empirical measure).
+
+    A_p(y) = <K_X, K_Y>_p / sqrt(<K_X, K_X>_p <K_Y, K_Y>_p), <A, B>_p = sum_ij p_i p_j A_ij B_ij.
+    With k = k_y(y): <K_X, K_Y>_p = c + a'k, a_i = 2 p_i p_t K_X,it, and
+    <K_Y, K_Y>_p = d + q'(k * k), q_i = 2 p_i p_t.
+
+    Parameters and attributes as :class:`HSICKNN`; ``return_certainty`` gives A_p in (0, 1].
+    """
+
+    divergence = "kta"
+
+    def _constants(self, Kx, Ky_nbr, p):
+        pp = p[:, :, None] * p[:, None, :]
+        cross = 2 * p[:, :-1] * p[:, -1:]                        # 2 p_i p_t
+        linear = cross * Kx[:, :-1, -1]
+        const = np.einsum("mij,mij->m", pp[:, :-1, :-1] * Kx[:, :-1, :-1], Ky_nbr) + pp[:, -1, -1]
+        quad_const = np.einsum("mij,mij->m", pp[:, :-1, :-1], Ky_nbr**2) + pp[:, -1, -1]
+        norm_x = np.sqrt(np.einsum("mij,mij->m", pp, Kx**2))
+        return linear, const, cross, quad_const, norm_x
+
+    def _criterion(self, ky, local):
+        numerator = local.const + np.sum(local.linear * ky, axis=1)
+        norm_y2 = local.quad_const + np.sum(local.quad * ky**2, axis=1)
+        scale = 1.0 / (local.norm_x * np.sqrt(norm_y2))
+        alignment = numerator * scale
+        d_alignment = (local.linear * scale[:, None]
+                       - (alignment / norm_y2)[:, None] * local.quad * ky)
+        return -alignment, -d_alignment

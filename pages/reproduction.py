@@ -1,0 +1,111 @@
+"""Reproduction: every claim the app teaches, measured over seeds beside the papers' numbers."""
+
+import json
+import pathlib
+
+import pandas as pd
+import streamlit as st
+
+from covshift import plots, reproduction
+
+RESULTS = pathlib.Path(__file__).resolve().parents[1] / "assets" / "reproduction.json"
+
+st.title("Reproduction: the papers, checked")
+st.markdown(
+    "Each row is one claim of one paper: the paper's number, ours as mean ± sd over seeds, and a "
+    "verdict. **✔ reproduced** and **✘ not reproduced** are measured on the paper's own (synthetic) "
+    "data; **≈ not comparable** means our data are a stand-in (8x8 digits for USPS, a planar arm for "
+    "HumanEva), and the reason says whether the *direction* of the claim holds there. The numbers "
+    "come from `python bench/reproduce.py`; press **Re-run this row** to recompute a row on small "
+    "sizes and compare with the stored small-size numbers.")
+
+
+@st.cache_data(show_spinner=False)
+def load(mtime):
+    return json.loads(RESULTS.read_text())
+
+
+def fmt(x):
+    if x is None:
+        return "not reached"
+    return f"{x:.3g}" if abs(x) >= 1e-3 or x == 0 else f"{x:.2e}"
+
+
+def verdict_text(verdict):
+    icon, word = plots.VERDICT_MARKS[verdict]
+    return f"{icon} {word}"
+
+
+def ours(metrics):
+    return "; ".join(f"{k}: {fmt(m['mean'])} ± {fmt(m['sd'])}" for k, m in metrics.items())
+
+
+def figure(row):
+    title = f"{row['where']}: ours over {len(row['full']['seeds'])} seeds"
+    if row["figure"] == "curve":
+        return plots.reproduction_curve(row["full"]["metrics"], title)
+    if row["figure"] == "gaps" and row.get("trace"):
+        return plots.reproduction_gaps(row["trace"])
+    return plots.reproduction_bars(row["full"]["metrics"], row["paper_values"], title)
+
+
+def rerun(row):
+    """Recompute a row on the small size for the stored small seeds, with a progress bar."""
+    seeds = row["small"]["seeds"]
+    progress = st.progress(0.0, text=f"re-running {row['key']} (small size)...")
+    fresh = {}
+    for i, seed in enumerate(seeds):
+        for name, value in reproduction.run_row(row["key"], seed, "small").items():
+            fresh.setdefault(name, []).append(value)
+        progress.progress((i + 1) / len(seeds), text=f"seed {seed} done")
+    table = []
+    for name, stored in row["small"]["metrics"].items():
+        new = fresh.get(name, [])
+        table.append({"metric": name, "stored (small)": ", ".join(fmt(v) for v in stored["values"]),
+                      "re-run now": ", ".join(fmt(None if v != v else v) for v in new),
+                      "same numbers": "timing (varies with load)" if reproduction.is_timing(name) else (
+                          "✔ yes" if all((a is None and b != b) or (a is not None and abs(a - b) <= 1e-6 * max(1, abs(a)))
+                                         for a, b in zip(stored["values"], new)) else "✘ no")})
+    st.session_state[f"rerun.{row['key']}"] = table
+
+
+if not RESULTS.exists():
+    st.info("No results yet: run `python bench/reproduce.py` to write assets/reproduction.json.")
+    st.stop()
+
+results = load(RESULTS.stat().st_mtime)
+unknown = [r["key"] for r in results["rows"] if r["key"] not in reproduction.ROWS]
+st.caption(f"Code version {results['code_version'][:10]}, generated {results['generated']}, "
+           f"{results['machine']}. Full table: bench/results/reproduction.md.")
+counts = pd.Series([r["verdict"] for r in results["rows"]]).value_counts()
+st.markdown(" · ".join(f"**{verdict_text(v)}**: {counts.get(v, 0)}" for v in reproduction.VERDICTS))
+
+for paper, title in reproduction.PAPERS.items():
+    rows = [r for r in results["rows"] if r["paper"] == paper]
+    if not rows:
+        continue
+    st.header(title)
+    st.dataframe(pd.DataFrame([{
+        "where": r["where"], "claim": r["claim"],
+        "paper": "; ".join(f"{k}: {v}" for k, v in r["paper_values"].items()) or "sign / figure only",
+        "ours (mean ± sd)": ours(r["full"]["metrics"]), "verdict": verdict_text(r["verdict"]),
+        "reason": r["reason"]} for r in rows]), hide_index=True, width="stretch")
+    for r in rows:
+        st.subheader(f"{plots.VERDICT_MARKS[r['verdict']][0]} {r['where']}: {r['key']}")
+        left, right = st.columns([3, 2])
+        left.plotly_chart(figure(r), width="stretch", key=f"fig.{r['key']}")
+        right.markdown(f"**Claim.** {r['claim']}")
+        right.markdown(f"**Verdict: {verdict_text(r['verdict'])}.** {r['reason']}.")
+        right.markdown(f"**Setting.** {r['sizes']['full']}; seeds {', '.join(map(str, r['full']['seeds']))}. "
+                       f"{r['notes']}")
+        right.caption("Bars: ours (mean ± sd over seeds); open diamonds: the paper's numbers. "
+                      "Curves: mean with a ± sd band.")
+        if r["key"] in reproduction.ROWS:
+            if right.button("Re-run this row", key=f"rerun.button.{r['key']}",
+                            help=f"Small size: {r['sizes']['small']}; seeds {r['small']['seeds']}"):
+                rerun(r)
+            if f"rerun.{r['key']}" in st.session_state:
+                st.dataframe(pd.DataFrame(st.session_state[f"rerun.{r['key']}"]), hide_index=True,
+                             width="stretch")
+if unknown:
+    st.warning(f"Rows in the results file that the code no longer defines: {unknown}.")

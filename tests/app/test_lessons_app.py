@@ -1,0 +1,77 @@
+"""Lessons in the app (AppTest): each opens its page without errors and shows its claims, and
+clicking lesson A after lesson B gives the same URL and numbers as clicking A in a fresh session."""
+
+import pathlib
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from covshift import lessons
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+TITLES = list(lessons.LESSONS)
+
+
+def _fresh():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    return at.run()
+
+
+def _open(at, title):
+    """Click the lesson in the sidebar and show its page.
+
+    AppTest does not follow the st.switch_page of the click's run (the browser does), so the
+    test then switches to the lesson's page itself.
+    """
+    [button] = [b for b in at.sidebar.button if b.label == title]
+    button.click()
+    at.run()
+    at.switch_page(lessons.LESSONS[title].page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def _view(at):
+    """What a student sees that could differ: URL, settings, every table (but wall times), every claim."""
+    tables = [df.value.drop(columns=[c for c in df.value.columns if "(s)" in c or c == "seconds"]).to_json()
+              for df in at.dataframe]  # (NaN == NaN only in JSON)
+    return dict(at.query_params), dict(at.session_state["settings"]), tables, [s.value for s in at.success]
+
+
+def _every_ordered_pair(names):
+    """A click sequence in which every ordered pair (B then A, A != B) occurs consecutively
+    (an Euler circuit of the complete directed graph)."""
+    edges = {a: [b for b in names if b != a] for a in names}
+    stack, circuit = [names[0]], []
+    while stack:
+        node = stack[-1]
+        if edges[node]:
+            stack.append(edges[node].pop())
+        else:
+            circuit.append(stack.pop())
+    return circuit[::-1]
+
+
+def test_click_sequence_covers_every_ordered_pair():
+    sequence = _every_ordered_pair(TITLES)
+    pairs = set(zip(sequence, sequence[1:]))
+    assert pairs == {(a, b) for a in TITLES for b in TITLES if a != b}
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_lesson_opens_its_page_and_shows_its_claims(title):
+    at = _open(_fresh(), title)
+    lesson = lessons.LESSONS[title]
+    shown = " ".join(s.value for s in at.success)
+    for claim in lesson.claims:
+        if claim.figure != "regression.certainty" or "SMTGP" in lesson.settings.get("models", []):
+            assert claim.text in shown, claim.text
+
+
+@pytest.mark.slow
+def test_lesson_after_any_other_equals_lesson_in_a_fresh_session():
+    fresh = {title: _view(_open(_fresh(), title)) for title in TITLES}
+    at = _fresh()
+    for title in _every_ordered_pair(TITLES):
+        assert _view(_open(at, title)) == fresh[title], title

@@ -1,0 +1,35 @@
+"""Every lesson in a real browser at 1280 x 800 (a classroom projector): click it in the sidebar,
+wait for its page, scroll to its main figure and save a screenshot to tests/screenshots/lesson-*.png.
+
+Skipped when Playwright or /usr/bin/chromium is missing (see conftest.py)."""
+
+import pytest
+
+from covshift import lessons
+from tests.browser.conftest import SHOTS, wait_for_page
+
+HEADINGS = {"pages/home.py": "Covariate shift", "pages/weights.py": "Importance weights",
+            "pages/regression.py": "Structured regression"}
+
+
+@pytest.mark.parametrize("title", list(lessons.LESSONS))
+def test_lesson_main_view_screenshot(server, page, title):
+    lesson = lessons.LESSONS[title]
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(server)
+    wait_for_page(page, "Covariate shift")
+    page.get_by_role("button", name=title, exact=True).first.click()
+    page.get_by_text(f"Lesson: {title}.").first.wait_for(timeout=180_000)  # the click's run has started
+    wait_for_page(page, HEADINGS[lesson.page])
+    page.wait_for_timeout(1000)
+    wait_for_page(page, HEADINGS[lesson.page])
+    page.wait_for_selector(".js-plotly-plot", timeout=180_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    anchor = page.locator(f"#view-{lesson.main_view.replace('.', '-')}")
+    anchor.wait_for(state="attached", timeout=180_000)
+    anchor.evaluate("node => node.scrollIntoView({block: 'end'})")
+    page.mouse.move(1270, 790)  # no tooltip over the figure
+    page.wait_for_timeout(1500)
+    assert page.get_by_text(lesson.claims[0].text[:40]).count() >= 1
+    page.screenshot(path=str(SHOTS / f"lesson-{lesson.key}.png"))

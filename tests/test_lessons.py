@@ -1,0 +1,81 @@
+"""Every lesson's claims hold on its own data over several seeds, and every lesson is self-contained.
+
+If a claim fails here, change the claim or the lesson (covshift/lessons.py), never this test.
+"""
+
+import pathlib
+import warnings
+
+import pytest
+
+import ui
+from covshift import catalog, lessons
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+SEEDS = [0, 1, 2]
+#: Lessons whose checks take more than ~10 s per seed (full-size TGP and KMM-ensemble fits).
+SLOW = {"Estimators disagree", "IW-SMTGP"}
+FIGURES = {"home.fit", "home.width", "weights.table", "weights.curves", "weights.gap", "regression.table",
+           "regression.fits", "regression.certainty", "regression.few_labels"}
+
+
+def _cases():
+    for title in lessons.LESSONS:
+        marks = [pytest.mark.slow] if title in SLOW else []
+        yield pytest.param(title, marks=marks, id=title)
+
+
+@pytest.mark.parametrize("title", _cases())
+def test_every_claim_holds_over_seeds(title):
+    lesson = lessons.LESSONS[title]
+    failures = []
+    for seed in SEEDS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            findings = lessons.check(lesson, seed)
+        assert len(findings) == len(lesson.claims) >= 1
+        failures += [(seed, claim.text, finding.numbers) for claim, finding in findings if not finding.holds]
+    assert not failures, failures
+
+
+def test_required_lessons_exist_and_open_real_pages():
+    required = {"Why weights", "KLIEP and its Frank-Wolfe solvers", "Estimators disagree", "Structured output",
+                "IW-SMTGP", "A few target labels"}
+    assert required <= set(lessons.LESSONS)
+    assert lessons.LESSONS["Why weights"].page == "pages/home.py"
+    for lesson in lessons.LESSONS.values():
+        assert (ROOT / lesson.page).exists() and lesson.page in lessons.PAGE_TITLES
+        assert all(claim.figure in FIGURES for claim in lesson.claims), lesson.title
+
+
+@pytest.mark.parametrize("title", list(lessons.LESSONS))
+def test_lesson_sets_every_setting_it_uses_with_valid_values(title):
+    settings = lessons.LESSONS[title].settings
+    assert set(settings) <= set(ui.DEFAULTS), set(settings) - set(ui.DEFAULTS)
+    name = settings["dataset"]
+    assert {f"{name}.{p}" for p in catalog.DATASETS[name][1]} <= set(settings)
+    for key in ["seed", "sigma_mode", "sigma", "estimators", "weights_for_models",
+                "theta", "gamma", "rho_x", "rho_y", "lambda_x", "lambda_y"]:
+        assert key in settings, key
+    assert set(settings["estimators"]) <= set(catalog.WEIGHT_ESTIMATORS)
+    assert set(settings.get("models", [])) <= set(catalog.REGRESSORS)
+    for key, value in settings.items():
+        assert type(value) is type(ui.DEFAULTS[key]) or isinstance(ui.DEFAULTS[key], float), key
+
+
+def test_lesson_run_refuses_settings_the_lesson_does_not_set():
+    lesson = lessons.Lesson("x", "x", "pages/home.py", "", {"dataset": "sinc"})
+    with pytest.raises(KeyError, match="does not set"):
+        lessons.LessonRun(lesson).setting("seed")
+
+
+def test_readme_teach_section_is_generated_from_the_lessons():
+    text = (ROOT / "README.md").read_text()
+    assert lessons.readme_section() in text
+
+
+def test_readme_shows_a_screenshot_of_every_lesson():
+    text = (ROOT / "README.md").read_text()
+    for lesson in lessons.LESSONS.values():
+        shot = f"assets/lesson-{lesson.key}.png"
+        assert (ROOT / shot).exists() and shot in text, shot

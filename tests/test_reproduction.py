@@ -1,0 +1,139 @@
+"""The reproduction results file: fresh (every registered row present, code version recorded),
+each row recomputable on one seed at the small size within the stored spread, the verdict
+logic and the figures. The page's AppTest is tests/app/test_reproduction_page.py."""
+
+import json
+import math
+import pathlib
+import re
+
+import numpy as np
+import pytest
+
+from covshift import plots
+from covshift import reproduction as R
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "assets" / "reproduction.json"
+MARKDOWN = ROOT / "bench" / "results" / "reproduction.md"
+
+
+@pytest.fixture(scope="module")
+def results():
+    return json.loads(RESULTS.read_text())
+
+
+def _stored(results, key):
+    return next(r for r in results["rows"] if r["key"] == key)
+
+
+# ------------------------------------------------------------------ freshness
+def test_results_file_has_every_registered_row_with_the_current_text(results):
+    assert re.fullmatch(r"[0-9a-f]{40}", results["code_version"])
+    assert [r["key"] for r in results["rows"]] == R.row_keys(), "re-run bench/reproduce.py"
+    for r in results["rows"]:
+        row = R.ROWS[r["key"]]
+        assert (r["paper"], r["where"], r["claim"]) == (row.paper, row.where, row.claim), r["key"]
+        assert r["paper_values"] == {k: v for k, v in row.paper_values.items()}, r["key"]
+        assert r["verdict"] in R.VERDICTS and r["reason"], r["key"]
+        assert re.fullmatch(r"[0-9a-f]{40}", r["code_version"])
+        assert len(r["full"]["seeds"]) >= 10 or "seeds" in r["reason"], r["key"]
+        # the same metrics at both sizes (curve rows: the same models, at other training sizes)
+        names = [{m.split(" @ n_tr=")[0] for m in r[size]["metrics"]} for size in ("small", "full")]
+        assert names[0] == names[1], r["key"]
+
+
+def test_markdown_lists_every_row_with_its_seeds(results):
+    text = MARKDOWN.read_text()
+    assert results["code_version"] in text
+    for r in results["rows"]:
+        assert r["claim"] in text and ", ".join(map(str, r["full"]["seeds"])) in text
+
+
+def test_every_verdict_follows_from_the_stored_numbers(results):
+    """The judge applied to the stored per-seed numbers gives the stored verdict and reason."""
+    for r in results["rows"]:
+        values = {k: np.array([np.nan if v is None else v for v in m["values"]])
+                  for k, m in r["full"]["metrics"].items()}
+        assert R.ROWS[r["key"]].judge(values) == (r["verdict"], r["reason"]), r["key"]
+
+
+# ------------------------------------------------------------------ recompute each row
+@pytest.mark.slow
+@pytest.mark.parametrize("key", R.row_keys())
+def test_row_recomputes_within_the_stored_spread(results, key):
+    """One seed at the small size lands within the stored small-size spread over seeds
+    (timings, which depend on the machine's load, only have to be positive)."""
+    stored = _stored(results, key)["small"]
+    seed = stored["seeds"][0]
+    fresh = R.run_row(key, seed, "small")
+    assert set(fresh) == set(stored["metrics"])
+    for name, value in fresh.items():
+        values = stored["metrics"][name]["values"]
+        if values[0] is None:
+            assert math.isnan(value) or R.is_timing(name) or "nnz" in name, (name, value)
+            continue
+        if R.is_timing(name):
+            assert value > 0, name
+            continue
+        finite = [v for v in values if v is not None]
+        low, high = min(finite), max(finite)
+        slack = 1e-6 * max(1.0, abs(low), abs(high))
+        assert low - slack <= value <= high + slack, (name, value, low, high)
+
+
+# ------------------------------------------------------------------ registry and verdicts
+def test_registry_rejects_duplicates_and_unknown_inputs():
+    with pytest.raises(ValueError, match="already registered"):
+        R.register(R.ROWS["smtgp.table2.toy1"])
+    with pytest.raises(ValueError, match="No reproduction row"):
+        R.run_row("no.such.row", 0)
+    with pytest.raises(ValueError, match="size"):
+        R.run_row("smtgp.table2.toy1", 0, size="huge")
+
+
+def test_table2_verdict_compares_means():
+    judge = R.ROWS["smtgp.table2.toy1"].judge
+    good = {"KLTGP": np.array([0.12, 0.13]), "IKLTGP": np.array([0.125, 0.12]), "SMTGP": np.array([0.11, 0.12])}
+    assert judge(good)[0] == "reproduced"
+    bad = dict(good, SMTGP=np.array([0.2, 0.2]))
+    verdict, reason = judge(bad)
+    assert verdict == "not reproduced" and "0/2 seeds" in reason
+
+
+def test_stand_in_rows_are_not_comparable_and_state_the_direction():
+    judge = R.ROWS["fw.fig3.arm_pose"].judge
+    rng = np.random.default_rng(0)
+    base = rng.uniform(0.5, 0.6, 10)
+    values = {f"SMTGP @ n_tr={n}": base + 0.1 + rng.normal(0, 0.01, 10) for n in (50, 100)}
+    values.update({f"IW-SMTGP (PFWCS) @ n_tr={n}": base for n in (50, 100)})
+    values.update({f"IW-SMTGP (FCFWCS) @ n_tr={n}": base for n in (50, 100)})
+    verdict, reason = judge(values)
+    assert verdict == "not comparable" and reason.startswith("direction holds")
+    values.update({f"IW-SMTGP (PFWCS) @ n_tr={n}": base + 0.2 for n in (50, 100)})
+    assert judge(values)[1].startswith("direction fails")
+
+
+def test_summarise_counts_seeds_that_did_not_reach_a_gap():
+    summary = R.summarise({"PFWCS nnz @0.001": [3.0, np.nan, 5.0]})["PFWCS nnz @0.001"]
+    assert summary["mean"] == 4.0 and summary["reached"] == 2 and summary["values"][1] is None
+
+
+# ------------------------------------------------------------------ figures and page
+def test_figures_draw_every_kind_of_row(results):
+    for r in results["rows"]:
+        if r["figure"] == "curve":
+            fig = plots.reproduction_curve(r["full"]["metrics"])
+            assert len(fig.data) == 2 * 4  # band + line per model (3 SMTGPs and the training mean)
+        elif r["figure"] == "gaps":
+            fig = plots.reproduction_gaps(r["trace"])
+            assert {t.name for t in fig.data} >= {"FWCS", "AFWCS", "PFWCS"}
+        else:
+            fig = plots.reproduction_bars(r["full"]["metrics"], r["paper_values"])
+            shown = [n for n, m in r["full"]["metrics"].items() if not R.is_timing(n) and m["mean"] is not None]
+            assert list(fig.data[0].x) == shown
+
+
+def test_verdict_marks_do_not_rely_on_colour():
+    icons = [icon for icon, _ in plots.VERDICT_MARKS.values()]
+    assert len(set(icons)) == 3 and set(plots.VERDICT_MARKS) == set(R.VERDICTS)
