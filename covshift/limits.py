@@ -39,13 +39,13 @@ SIZE_LADDER = (100, 150, 200, 300, 500, 750, 1000, 1500, 2000, 3000, 4000, 5000,
 #: Keys are the names of :mod:`covshift.catalog` (weight estimators and regression models).
 METHOD_MAX_POINTS = {
     # weight estimators, sigma "auto" (the KLIEP family: model_selection.kliep_sigma, then one solve)
-    "FCFWCS": 6000, "PFWCS": 5000, "AFWCS": 6000, "FWCS": 6000, "KLIEP": 6000,
-    "KMM": 1500, "ENSKMM": 750, "ENSTRKMM": 6000, "VFKMM": 4000, "EVFKMM": 1500,
+    "FCFWCS": 6000, "PFWCS": 5000, "AFWCS": 5000, "FWCS": 6000, "KLIEP": 8000,
+    "KMM": 1500, "ENSKMM": 1000, "ENSTRKMM": 6000, "VFKMM": 4000, "EVFKMM": 1500,
     "LogisticRatio": 10000, "RuLSIF": 10000,
     # the app's one shared width for the KLIEP family (catalog.shared_kliep_sigma, LCV)
-    "kliep_sigma": 6000,
+    "kliep_sigma": 10000,
     # regression models (one fit and one prediction of the test set)
-    "GPR": 3000, "WKNN": 10000, "KLTGP": 2000, "IKLTGP": 1500, "SMTGP": 1000,
+    "GPR": 3000, "WKNN": 10000, "KLTGP": 1500, "IKLTGP": 1500, "SMTGP": 1000,
 }
 
 #: Name of the shared choice of the KLIEP width in :data:`METHOD_MAX_POINTS` (the app runs it
@@ -57,7 +57,7 @@ SHARED_SIGMA = "kliep_sigma"
 #: manual width, by ``bench/limits.py``. The solve time depends on the width: a small sigma
 #: gives a dense optimum and slower iterations, so the plain Frank-Wolfe solvers are limited
 #: more tightly here than with the (larger) width "auto" picks.
-METHOD_MAX_POINTS_FIXED_SIGMA = {"FCFWCS": 10000, "PFWCS": 2000, "AFWCS": 2000, "FWCS": 2000, "KLIEP": 10000}
+METHOD_MAX_POINTS_FIXED_SIGMA = {"FCFWCS": 6000, "PFWCS": 2000, "AFWCS": 2000, "FWCS": 2000, "KLIEP": 10000}
 
 #: Smallest sizes the data generators accept (training, test).
 MIN_POINTS = (20, 10)
