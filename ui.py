@@ -13,7 +13,7 @@ import math
 
 import streamlit as st
 
-from covshift import catalog, lessons, plots, settings
+from covshift import catalog, limits, lessons, plots, settings
 
 DEFAULTS = settings.defaults()
 _NUMERIC_WIDGETS = (st.slider, st.number_input)
@@ -269,13 +269,15 @@ def data_spec(dataset=None):
     """The small, hashable description of the current data (the cache key).
 
     For a CSV it holds the digest of the file's bytes (None when this session has no file),
-    the column choices and the seed (which also seeds the subsample of a large file).
+    the column choices, the seed (which also seeds the subsample of a large file) and the
+    number of rows kept (:func:`csv_row_limit`).
     ``dataset`` forces a built-in data set with its current parameters (Home always uses sinc).
     """
     if dataset is None and get("source") == "csv":
         raw = csv_bytes()
         return ("csv", digest(raw) if raw is not None else None,
-                json.dumps([get("csv_inputs"), get("csv_outputs"), get("csv_split")]), int(get("seed")))
+                json.dumps([get("csv_inputs"), get("csv_outputs"), get("csv_split")]), int(get("seed")),
+                csv_row_limit())
     name = dataset or get("dataset")
     params = tuple((p, get(f"{name}.{p}")) for p in catalog.DATASETS[name][1])
     return ("built-in", name, params, int(get("seed")))
@@ -296,21 +298,36 @@ def _built_in(name, params, seed):
     return catalog.make_dataset(name, seed=seed, **dict(params))
 
 
+def selected_methods():
+    """Every weight estimator and regression model the current settings run somewhere in the app."""
+    return list(dict.fromkeys([*get("estimators"), *get("models"), get("weights_for_models")]))
+
+
+def csv_row_limit():
+    """Rows kept from an uploaded CSV: the slowest selected method decides (covshift.limits)."""
+    return catalog.max_csv_rows(selected_methods(), sigma_setting())
+
+
+def check_size(names, data, sigma=None):
+    """ValueError naming the way out when a method would exceed the time budget on ``data``."""
+    catalog.check_size(names, len(data.X_tr), len(data.X_te), sigma)
+
+
 @st.cache_data(show_spinner=False, max_entries=8)
-def _csv_table(file_digest, seed, _raw):
-    return catalog.read_csv(_raw, seed=seed)
+def _csv_table(file_digest, seed, max_rows, _raw):
+    return catalog.read_csv(_raw, seed=seed, max_rows=max_rows)
 
 
 def csv_table(raw, seed=None):
-    """The parsed CSV (cached by the digest of its bytes and the subsample seed)."""
+    """The parsed CSV (cached by the digest of its bytes, the subsample seed and the row limit)."""
     seed = int(get("seed")) if seed is None else int(seed)
-    return _csv_table(digest(raw), seed, raw)
+    return _csv_table(digest(raw), seed, csv_row_limit(), raw)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _from_csv(file_digest, columns_json, seed, _raw):
+def _from_csv(file_digest, columns_json, seed, max_rows, _raw):
     inputs, outputs, split = json.loads(columns_json)
-    table = _csv_table(file_digest, seed, _raw)  # the cached parse the data page already made
+    table = _csv_table(file_digest, seed, max_rows, _raw)  # the cached parse the data page already made
     return catalog.csv_dataset(table, inputs, outputs, None if split == "selection bias" else split, seed)
 
 
@@ -318,7 +335,7 @@ def load_data(spec=None):
     """The data set a spec names (see :func:`data_spec`)."""
     spec = spec or data_spec()
     if spec[0] == "csv":
-        return _from_csv(spec[1], spec[2], spec[3], _raw_for(spec[1]))
+        return _from_csv(spec[1], spec[2], spec[3], spec[4], _raw_for(spec[1]))
     return _built_in(*spec[1:])
 
 
@@ -353,7 +370,10 @@ def _shared_sigma(spec, sigma):
 
 def shared_sigma(spec=None):
     """The one sigma of all KLIEP-family solvers on this view (chosen once, cached)."""
-    return _shared_sigma(spec or data_spec(), sigma_setting())
+    spec = spec or data_spec()
+    if sigma_setting() is None:
+        check_size([limits.SHARED_SIGMA], load_data(spec))
+    return _shared_sigma(spec, sigma_setting())
 
 
 def _sigma_for(spec, name, sigma):
@@ -368,7 +388,9 @@ def _weights(spec, name, sigma):
 def weights(name, spec=None):
     """Cached weight fit for the current data: catalog.Outcome."""
     spec = spec or data_spec()
-    return _weights(spec, name, _sigma_for(spec, name, sigma_setting()))
+    sigma = _sigma_for(spec, name, sigma_setting())
+    check_size([name], load_data(spec), sigma)
+    return _weights(spec, name, sigma)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -377,12 +399,14 @@ def weighting_effect(spec, weight_name, sigma, width, lambda_x, grid_range):
     import numpy as np
 
     grid = np.linspace(*grid_range, 300)[:, None]
+    check_size([weight_name, "GPR"], load_data(spec))
     estimated = _weights(spec, weight_name, _sigma_for(spec, weight_name, sigma)).model.weights_
     return catalog.weighting_effect(load_data(spec), estimated, width, lambda_x, grid)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def weighting_by_width(spec, weight_name, sigma, widths, lambda_x):
+    check_size([weight_name, "GPR"], load_data(spec))
     estimated = _weights(spec, weight_name, _sigma_for(spec, weight_name, sigma)).model.weights_
     return catalog.weighting_by_width(load_data(spec), estimated, widths, lambda_x)
 
@@ -415,6 +439,11 @@ def _prediction(spec, name, weight_name, sigma, hyper_items):
 
 
 def prediction(name):
+    weights_name = get("weights_for_models")
+    needs_weights = catalog.REGRESSORS.get(name)
+    check_size([name], load_data())
+    if needs_weights:
+        check_size([weights_name], load_data(), _sigma_for(data_spec(), weights_name, sigma_setting()))
     return _prediction(data_spec(), name, get("weights_for_models"), sigma_setting(),
                        tuple(sorted(hyper().items())))
 

@@ -422,6 +422,7 @@ def few_labels_comparison(data, weights, n_labels=10, seed=0, **hyper):
     """
     if len(data.X_te) < 4:
         raise ValueError(f"The few-labels comparison needs at least 4 test points; there are {len(data.X_te)}.")
+    check_size(["GPR"], len(data.X_tr), len(data.X_te))
     labelled = labelled_test_points(len(data.X_te), n_labels, seed)
     X_eval, Y_eval = data.X_te[~labelled], data.Y_te[~labelled]
     base = make_regressor("GPR", **hyper)

@@ -37,3 +37,11 @@ def test_degenerate_circle_link_shows_finite_numbers():
     assert nmse.notna().all() and np.isfinite(nmse.to_numpy(dtype=float)).all()
     no_exception(go(at, "pages/data.py"))
     assert len(at.get("plotly_chart")) >= 2
+
+
+def test_sizes_beyond_the_budget_are_refused_with_the_way_out():
+    """Issue 9: the Data page offers sinc up to the fastest method's limit; a slower selected
+    method is refused with a message naming its limit, and nothing is computed."""
+    at = go(open_link({"sinc.n_tr": "2500", "sinc.n_te": "2500", "models": "SMTGP"}), "pages/regression.py")
+    no_exception(at)
+    assert any("SMTGP" in e.value and "limited to" in e.value for e in at.error), [e.value for e in at.error]
