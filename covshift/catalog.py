@@ -348,10 +348,10 @@ def paper_tgp_defaults(data_name):
     """The papers' TGP hyper-parameters where they exist (sharma-mittal-tgp Table 1)."""
     if data_name == "s_shape":
         return dict(theta=0.9, gamma=1.5, rho_x=rho_from_paper(5.0), rho_y=rho_from_paper(0.05),
-                    lambda_x=1e-4, lambda_y=1e-4)
+                    lambda_x=1e-4, lambda_y=1e-4, tgp_start="linear")
     if data_name == "double_s":
         return dict(theta=0.6, gamma=0.99, rho_x=rho_from_paper(5.0), rho_y=rho_from_paper(0.05),
-                    lambda_x=1e-4, lambda_y=1e-4)
+                    lambda_x=1e-4, lambda_y=1e-4, tgp_start="linear")
     return None
 
 

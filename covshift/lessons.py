@@ -19,7 +19,7 @@ import numpy as np
 from . import catalog, metrics
 
 #: Regression hyper-parameters every lesson sets (the app's defaults).
-_HYPER = dict(theta=0.9, gamma=1.5, rho_x=0.3, rho_y=0.5, lambda_x=1e-3, lambda_y=1e-3)
+_HYPER = dict(theta=0.9, gamma=1.5, rho_x=0.3, rho_y=0.5, lambda_x=1e-3, lambda_y=1e-3, tgp_start="linear")
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,8 @@ class LessonRun:
         return self._cached(("w", name), lambda: catalog.fit_weights(self.data, name, self.sigma))
 
     def hyper(self, **overrides):
-        return {**{k: float(self.setting(k)) for k in _HYPER}, **overrides}
+        numbers = {k: float(self.setting(k)) for k in _HYPER if k != "tgp_start"}
+        return {**numbers, "tgp_start": self.setting("tgp_start"), **overrides}
 
     def prediction(self, name, **overrides):
         """catalog.Outcome of regression model ``name`` with the lesson's weights and hyper-parameters."""

@@ -202,7 +202,7 @@ SETTINGS = {
     "rho_y": Float(0.5, 1e-3, 100.0),
     "lambda_x": Float(1e-3, 1e-8, 10.0),
     "lambda_y": Float(1e-3, 1e-8, 10.0),
-    "tgp_start": Choice("linear", ("linear", "ridge")),
+    "tgp_start": Choice("ridge", ("ridge", "linear")),
     "plot_output": Int(0, 0, 63),
     "few_labels": Bool(False),
     "n_labels": Int(10, 2, 50),

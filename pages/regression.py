@@ -86,9 +86,10 @@ ui.show_table(rows, "model", formats={"MAE": ".4f", "RMSE": ".4f", "R^2": ".3f",
                     "seconds": "Wall time of fit and prediction."})
 st.caption(f"Lowest mean Euclidean error: **{best}**. The p-values compare each model with it, point by point.")
 if any(catalog.REGRESSORS.get(n) is not None and "TGP" in n for n in results):
-    st.caption("A Twin GP predicts the local minimum of its cost reached from its start (see *Twin-GP start* "
-               "under Hyper-parameters). From the original linear start it can stay on a wrong branch where "
-               "the data are far from linear, as on Sinc; the kernel-ridge start avoids that there.")
+    st.caption("A Twin GP predicts the local minimum of its cost reached from its start (*Twin-GP start* under "
+               "Hyper-parameters). The lessons on the papers' data use the papers' start, linear least squares; "
+               "this view starts from kernel ridge by default, because from the linear start a Twin GP stays on a "
+               "wrong branch where the data are far from linear, as on Sinc.")
 ui.claims("regression.table")
 
 fits = {n: o.model for n, o in results.items()}
