@@ -206,7 +206,7 @@ def show_table(rows, index, formats=None, help=None):
     formats, help = formats or {}, help or {}
     frame = pd.DataFrame(rows).set_index(index)
     shown = frame.style.format({c: _functools.partial(plots.format_number, spec=formats.get(c, ".3g"))
-                                for c in frame.columns})
+                                for c in frame.columns}, na_rep="")
     config = {c: st.column_config.Column(c, help=help.get(c)) for c in frame.columns}
     st.dataframe(shown, width="stretch", column_config=config)
     return frame

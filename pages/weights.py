@@ -63,7 +63,8 @@ for name, outcome in outcomes.items():
                 "NMSE": ui.quiet(catalog.weight_error, w, truth) if truth is not None else None})
     rows.append(row)
 ui.show_table(rows, "estimator",
-              formats={"choose sigma (s)": ".2f", "solve (s)": ".2f", "objective": ".6g", "ESS": ".0f", "max weight": ".2f",
+              formats={"choose sigma (s)": ".2f", "solve (s)": ".2f", "objective": ".6g", "iterations": ".0f",
+                       "non-zeros": ".0f", **{f"atoms at gap {level:g}": ".0f" for level in lessons.EQUAL_GAPS}, "ESS": ".0f", "max weight": ".2f",
                        "final relative gap": ".1e", "NMSE": ".3f", "sigma": ".3g"},
               help={"choose sigma (s)": "Time to choose the one sigma shared by the KLIEP family (once per view; "
                                         "0 when sigma is set by hand).",

@@ -134,3 +134,13 @@ def test_a_method_over_budget_at_any_size_asks_for_a_fixed_sigma(monkeypatch):
     with pytest.raises(ValueError, match="at any size.*fixed sigma"):
         limits.check_size("FWCS", 20, 20)
     limits.check_size("FWCS", 20, 20, sigma=0.3)
+
+
+def test_kernel_system_models_are_limited_by_their_effective_size():
+    """A Twin GP's cost grows as n_tr^3 + n_tr^2 n_te: the digits view (485 training and 1312
+    test images) is within SMTGP's equal-size limit, a large training set is not."""
+    assert limits.effective_size("IW-SMTGP", 485, 1312) == 676
+    limits.check_size("SMTGP", 485, 1312)  # allowed
+    with pytest.raises(ValueError, match="SMTGP"):
+        limits.check_size("SMTGP", limits.max_points("SMTGP") + 1, 10)
+    assert limits.effective_size("KMM", 485, 1312) == 1312  # others: the larger side

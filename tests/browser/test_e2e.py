@@ -11,8 +11,8 @@ from tests.browser.conftest import SHOTS, wait_for_page as _wait_for_page
 
 PAGES = [("", "Covariate shift"), ("data", "Data & shift"), ("weights", "Importance weights"),
          ("regression", "Structured regression"), ("classification", "Classification under shift"),
-         ("transfer", "Domain transfer"),
-         ("scaling", "Scaling"), ("theory", "About & theory")]
+         ("transfer", "Domain transfer"), ("scaling", "Scaling"), ("reproduction", "Reproduction"),
+         ("theory", "About & theory")]
 
 
 @pytest.mark.parametrize("path,heading", PAGES)
@@ -21,7 +21,7 @@ def test_every_page_renders_without_exception(server, page, path, heading):
     page.goto(f"{server}/{path}")
     _wait_for_page(page, heading)
     assert page.locator("[data-testid='stException']").count() == 0
-    if path in ("", "data", "weights", "regression", "classification", "transfer"):
+    if path in ("", "data", "weights", "regression", "classification", "transfer", "reproduction"):
         page.wait_for_selector(".js-plotly-plot", timeout=120_000)
         assert page.locator(".js-plotly-plot").count() >= 1
     page.screenshot(path=str(SHOTS / f"{path or 'home'}.png"), full_page=True)
