@@ -281,6 +281,7 @@ def test_default_chain_reproduces_the_smtgp_papers_toys(toy, generator, n_seeds,
     from covshift.metrics import mae
 
     hyper = paper_tgp_defaults(toy)
+    assert hyper.pop("tgp_start") == "linear"  # the app's name for TwinGP's default start
     errors = {"kl": [], "sm": []}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
