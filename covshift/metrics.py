@@ -99,8 +99,13 @@ def r2(y_true, y_pred):
     Y, P = _pair(y_true, y_pred)
     total = np.sum((Y - Y.mean(axis=0)) ** 2, axis=0)
     resid = np.sum((Y - P) ** 2, axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(total > 0, 1.0 - resid / total, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        score = np.where(total > 0, 1.0 - resid / total, 0.0)
+    if not np.all(np.isfinite(score)):
+        warnings.warn("R^2 is below -1e300 (the true outputs hardly vary compared with the errors); "
+                      "reported as -1e300.", NumericalWarning, stacklevel=2)
+        score = np.where(np.isfinite(score), score, -1e300)
+    return score
 
 
 def euclidean_errors(y_true, y_pred):

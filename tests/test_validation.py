@@ -291,3 +291,12 @@ def test_the_metric_cases_of_the_issue():
 def test_extreme_data_scale_is_named_when_sigma_was_not_set():
     with pytest.raises(ValueError, match="median heuristic: data scale.*rescale the data"):
         LogisticRatio().fit(X_TR * 1e-154, X_TE * 1e-154)
+
+
+def test_r2_of_outputs_that_hardly_vary_warns_and_stays_finite():
+    """Found by the sweep above: the true outputs [1e-300, 1e-154] have a total sum of squares
+    of ~1e-308, so 1 - resid / total overflowed to -inf."""
+    with pytest.warns(NumericalWarning, match="R\\^2"):
+        score = metrics.r2([1e-300, 1e-154], [1.0, 1.0])
+    assert np.all(score == -1e300)
+    assert metrics.r2([0.0, 1.0, 2.0], [0.0, 1.0, 2.0]) == pytest.approx(1.0)
