@@ -12,7 +12,7 @@ HEADINGS = {"pages/home.py": "Covariate shift", "pages/weights.py": "Importance 
             "pages/regression.py": "Structured regression"}
 
 
-def _click_lesson(page, title, attempts=3):
+def _click_lesson(page, server, title, attempts=4):
     """Click the lesson's sidebar button until its banner shows (the click's run has started).
 
     A click that lands while the first page run is still settling can be dropped by the
@@ -21,13 +21,16 @@ def _click_lesson(page, title, attempts=3):
     from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
     for attempt in range(attempts):
+        page.wait_for_timeout(2000)  # let the first run (and its URL sync) settle
+        wait_for_page(page, "Covariate shift")
         page.get_by_role("button", name=title, exact=True).first.click()
         try:
-            page.get_by_text(f"Lesson: {title}.").first.wait_for(timeout=90_000)
+            page.get_by_text(f"Lesson: {title}.").first.wait_for(timeout=45_000)
             return
         except PlaywrightTimeoutError:
             if attempt == attempts - 1:
                 raise
+            page.goto(server)
 
 
 @pytest.mark.parametrize("title", list(lessons.LESSONS))
@@ -37,7 +40,7 @@ def test_lesson_main_view_screenshot(server, page, title):
     page.set_viewport_size({"width": 1280, "height": 800})
     page.goto(server)
     wait_for_page(page, "Covariate shift")
-    _click_lesson(page, title)
+    _click_lesson(page, server, title)
     wait_for_page(page, HEADINGS[lesson.page])
     page.wait_for_timeout(1000)
     wait_for_page(page, HEADINGS[lesson.page])
