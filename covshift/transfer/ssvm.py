@@ -180,6 +180,18 @@ def _check_common(estimator, X, Y, problem):
 class _CuttingPlaneModel(BaseEstimator):
     """Fitted attributes and prediction shared by the two structural SVMs."""
 
+    def _fit_cutting_plane(self, X, y, problem, offset_for):
+        """Algorithm 1 on (X, y) with the constant scores ``offset_for(X, zero_table)`` in the
+        constraints (zero for a plain structural SVM, f_S(x, y) for domain transfer); returns self."""
+        X, y, C, epsilon, max_iter = _check_common(self, X, y, problem)
+        Z = problem.embed(X)
+        zeros = problem.potentials(Z, np.zeros(problem.n_joint_features(Z.shape[1])))
+        offset = offset_for(X, zeros)
+        self.problem_ = problem
+        self._store(cutting_plane(problem, Z, y, offset, C, epsilon, max_iter,
+                                  np.random.default_rng(self.random_state)))
+        return self
+
     def _store(self, result):
         self.coef_ = result.coef
         self.dual_coef_ = result.dual_coef
@@ -248,13 +260,7 @@ class StructuredSVM(_CuttingPlaneModel):
     def fit(self, X, y):
         """Learn w from the examples (X, y); returns self."""
         problem = fitted_problem(self.problem, as_2d_float(X, "X (inputs)"))
-        X, y, C, epsilon, max_iter = _check_common(self, X, y, problem)
-        Z = problem.embed(X)
-        offset = problem.potentials(Z, np.zeros(problem.n_joint_features(Z.shape[1])))
-        self.problem_ = problem
-        self._store(cutting_plane(problem, Z, y, offset, C, epsilon, max_iter,
-                                  np.random.default_rng(self.random_state)))
-        return self
+        return self._fit_cutting_plane(X, y, problem, lambda X, zeros: zeros)
 
     def potentials(self, X):
         """The score table of f(x, y) = w' Psi(x, y) (see covshift.transfer.problems)."""
@@ -319,14 +325,7 @@ class DomainTransferSSVM(_CuttingPlaneModel):
             raise ValueError("DomainTransferSSVM needs at least one labelled target example (l >= 1); "
                              "got l = 0. Without target labels use the source model itself.")
         problem = fitted_problem(self.problem, X)
-        X, y, C, epsilon, max_iter = _check_common(self, X, y, problem)
-        Z = problem.embed(X)
-        zeros = problem.potentials(Z, np.zeros(problem.n_joint_features(Z.shape[1])))
-        offset = self._source_potentials(X, zeros.shape)
-        self.problem_ = problem
-        self._store(cutting_plane(problem, Z, y, offset, C, epsilon, max_iter,
-                                  np.random.default_rng(self.random_state)))
-        return self
+        return self._fit_cutting_plane(X, y, problem, lambda X, zeros: self._source_potentials(X, zeros.shape))
 
     def potentials(self, X):
         """Score table of f_T(x, y) = f_S(x, y) + w' Psi(x, y) (eq. 1)."""
