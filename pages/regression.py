@@ -61,6 +61,11 @@ if not models:
 results = ui.run_each(models, ui.prediction, "Fitting the models", "Predictions ready")
 if not results:
     st.stop()
+if any("did not converge" in message for outcome in results.values() for message in outcome.warnings):
+    st.caption("Why some test points did not converge: a Twin GP minimises its cost for every test point with "
+               "at most 50 quasi-Newton (BFGS) steps from its start. Points that have not met the stopping "
+               "tolerance by then keep their last iterate (the line search accepts only steps that lower the cost) "
+               "but it is not certified as a minimum; their errors are counted like the others.")
 
 Y = data.Y_te
 rows, errors = [], {}
