@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import as_2d_float, check_choice, check_features, check_int, check_open_interval, check_positive
 from ..exceptions import ConvergenceWarning, NumericalWarning
-from ..kernels import gaussian_from_squared_distances, gaussian_kernel, squared_distances
+from ..kernels import gaussian_from_squared_distances, gaussian_kernel, scaled_exponent, squared_distances
 from ..limits import check_twin_gp_memory
 from ._common import check_sample_weight, check_xy, spd_inverse
 
@@ -59,17 +59,30 @@ class _Local:
     quad_ikl: np.ndarray   # K_YW^-1 K_XW K_YW^-1 (ikl) or None
     ax_xy: np.ndarray      # K_XYW^-1 (1 - theta) S k_X (sm) or None
     ay_kx: np.ndarray      # K_YW^-1 S k_X (ikl) or None
+    kx_ax: np.ndarray = None    # (M,) S k_X . ax_xy (sm) or None
+    stacked: np.ndarray = None  # shared systems: [K_YW^-1 | K_XYW^-1 or quad_ikl] (N, 2N), or None
 
-    def take(self, rows):
-        """The quantities of a subset of test points."""
-        def pick(a, per_point):
-            return a if a is None or not per_point else a[rows]
-        local = self.idx is not None
-        return _Local(pick(self.idx, True), pick(self.s, local), pick(self.Y, local),
-                      self.kx[rows], self.ux[rows], self.eta_x[rows], pick(self.inv_y, local),
-                      pick(self.inv_xy, local), pick(self.quad_ikl, local), self.ax_xy[rows]
-                      if self.ax_xy is not None else None,
-                      self.ay_kx[rows] if self.ay_kx is not None else None)
+    #: The per-point vectors each cost reads (see TwinGP.cost_and_gradient).
+    NEEDS = {"kl": ("ux",), "ikl": ("ay_kx",), "sm": ("ax_xy", "kx_ax")}
+    PER_POINT = ("kx", "ux", "ax_xy", "ay_kx", "kx_ax")
+    PER_POINT_KNN = ("idx", "s", "Y", "inv_y", "inv_xy", "quad_ikl")
+
+    def take(self, rows, divergence=None):
+        """The quantities of the test points ``rows`` (sorted, unique indices); with
+        ``divergence``, only those its cost reads. All rows: self, without a copy."""
+        n = len(self.eta_x)
+        if rows.size == n and (n == 0 or (rows[0] == 0 and rows[-1] == n - 1)):
+            return self
+        keep = self.PER_POINT if divergence is None else self.NEEDS[divergence]
+        fields = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        for name in self.PER_POINT:
+            value = fields[name]
+            fields[name] = value[rows] if value is not None and name in keep else None
+        fields["eta_x"] = self.eta_x[rows]
+        if self.idx is not None:
+            for name in self.PER_POINT_KNN:
+                fields[name] = None if fields[name] is None else fields[name][rows]
+        return _Local(**fields)
 
 
 def _kernel_block(full, Z, idx, rho):
@@ -81,6 +94,11 @@ def _kernel_block(full, Z, idx, rho):
     sq = np.einsum("...kd,...kd->...k", P, P)
     d2 = sq[..., :, None] + sq[..., None, :] - 2.0 * np.einsum("...kd,...ld->...kl", P, P)
     return gaussian_from_squared_distances(np.maximum(d2, 0.0), rho)
+
+
+def _rowdot(A, B):
+    """Row-wise dot products sum_j A[m, j] B[m, j] (no temporary of A's size)."""
+    return np.einsum("mj,mj->m", A, B)
 
 
 def _apply(matrix, B):
@@ -256,7 +274,10 @@ class TwinGP(RegressorMixin, BaseEstimator):
         eta_x = self._clip_eta(1.0 + self.lambda_x - np.sum(kx * ux, axis=1))
         ax_xy = _apply(inv_xy, (1 - self.theta) * kx) if inv_xy is not None else None
         ay_kx = _apply(inv_y, kx) if quad is not None else None
-        return _Local(idx, s, Y, kx, ux, eta_x, inv_y, inv_xy, quad, ax_xy, ay_kx)
+        kx_ax = _rowdot(kx, ax_xy) if ax_xy is not None else None
+        second = inv_xy if inv_xy is not None else quad
+        stacked = np.hstack([inv_y, second]) if idx is None and second is not None else None
+        return _Local(idx, s, Y, kx, ux, eta_x, inv_y, inv_xy, quad, ax_xy, ay_kx, kx_ax, stacked)
 
     def _clip_eta(self, eta):
         low = eta < ETA_FLOOR
@@ -298,44 +319,67 @@ class TwinGP(RegressorMixin, BaseEstimator):
 
     # ------------------------------------------------------------ the costs
     def _ky(self, Yh, local):
-        """S k_Y(y) for candidate outputs Yh (M, dy)."""
+        """S k_Y(y) for candidate outputs Yh (M, dy), built in place in one (M, N or K) array."""
         if local.idx is None:
-            d2 = squared_distances(Yh, local.Y)
+            ky = squared_distances(Yh, local.Y)
         else:
-            d2 = np.sum((Yh[:, None, :] - local.Y) ** 2, axis=2)
-        return gaussian_from_squared_distances(d2, self.rho_y) * local.s
+            ky = np.sum((Yh[:, None, :] - local.Y) ** 2, axis=2)
+        np.exp(scaled_exponent(ky, self.rho_y), out=ky)
+        ky *= local.s
+        return ky
+
+    @staticmethod
+    def _solves(ky, local, divergence):
+        """K_YW^-1 k and, for "sm", K_XYW^-1 k (for "ikl", quad_ikl k): one (M x N) @ (N x 2N)
+        product for the shared systems."""
+        if divergence == "kl":
+            return _apply(local.inv_y, ky), None
+        if local.stacked is not None:
+            both = ky @ local.stacked
+            n = ky.shape[1]
+            return both[:, :n], both[:, n:]
+        return _apply(local.inv_y, ky), _apply(local.inv_xy if divergence == "sm" else local.quad_ikl, ky)
 
     def cost_and_gradient(self, Yh, local, divergence):
         """Cost of each test point and its gradient in y (M, dy); eqs. 5/6, 7/8, 16/17.
 
         For "sm" the cost minimised is J = log eta_xy - theta log eta_y, which has the
         minimisers of eq. (10) for every gamma (eq. 10 is a power of exp(-J), see
-        :meth:`sm_cost`).
+        :meth:`sm_cost`). The terms in S k_X are precomputed per test point (``_local``):
+        with symmetric inverses, k_X' K_YW^-1 k_Y = (K_YW^-1 k_X)' k_Y (ikl) and, with
+        a = K_XYW^-1 (1 - theta) k_X, k_XY' K_XYW^-1 k_XY = (1 - theta) k_X' a
+        + 2 theta k_Y' a + theta^2 k_Y' K_XYW^-1 k_Y (sm), so each cost reads one
+        precomputed vector per test point.
         """
         ky = self._ky(Yh, local)
         kyy = 1.0 + self.lambda_y
-        uy = _apply(local.inv_y, ky)
-        eta_y = self._clip_eta(kyy - np.sum(ky * uy, axis=1))
+        uy, other = self._solves(ky, local, divergence)
+        eta_y = self._clip_eta(kyy - _rowdot(ky, uy))
         if divergence == "kl":
-            cost = kyy - 2 * np.sum(ky * local.ux, axis=1) - local.eta_x * np.log(eta_y)
-            dk = -2 * local.ux + 2 * (local.eta_x / eta_y)[:, None] * uy
+            cost = kyy - 2 * _rowdot(ky, local.ux) - local.eta_x * np.log(eta_y)
+            dk = uy * (2 * local.eta_x / eta_y)[:, None]
+            dk -= 2 * local.ux
         elif divergence == "ikl":
-            q = _apply(local.quad_ikl, ky)
             log_ratio = np.log(eta_y) - np.log(local.eta_x)
-            cost = -2 * np.sum(local.kx * uy, axis=1) + np.sum(ky * q, axis=1) + eta_y * log_ratio
-            dk = -2 * local.ay_kx + 2 * q - 2 * (log_ratio + 1)[:, None] * uy
+            cost = -2 * _rowdot(ky, local.ay_kx) + _rowdot(ky, other) + eta_y * log_ratio
+            dk = uy * (-2 * (log_ratio + 1))[:, None]
+            dk += 2 * other
+            dk -= 2 * local.ay_kx
         else:
             t = self.theta
-            uxy = local.ax_xy + t * _apply(local.inv_xy, ky)  # K_XYW^-1 k_XYW
-            kxy = (1 - t) * local.kx + t * ky
-            eta_xy = self._clip_eta((1 - t) * (1 + self.lambda_x) + t * kyy - np.sum(kxy * uxy, axis=1))
+            eta_xy = self._clip_eta((1 - t) * (1 + self.lambda_x) + t * kyy - (1 - t) * local.kx_ax
+                                    - 2 * t * _rowdot(ky, local.ax_xy) - t * t * _rowdot(ky, other))
             cost = np.log(eta_xy) - t * np.log(eta_y)
-            dk = (-2 * t / eta_xy)[:, None] * uxy + (2 * t / eta_y)[:, None] * uy
+            a = -2 * t / eta_xy  # dJ/dk = a K_XYW^-1 k_XYW + (2 theta / eta_y) K_YW^-1 k_YW
+            dk = other * (a * t)[:, None]
+            dk += a[:, None] * local.ax_xy
+            dk += (2 * t / eta_y)[:, None] * uy
         return cost, self._chain(dk, ky, Yh, local)
 
     def _chain(self, dk, ky, Yh, local):
-        """dL/dy from dL/d(S k_y): eq. (16), d k_y,i / d y = (y_i - y) k_y,i / rho_y^2."""
-        c = dk * ky
+        """dL/dy from dL/d(S k_y): eq. (16), d k_y,i / d y = (y_i - y) k_y,i / rho_y^2.
+        Overwrites dk."""
+        c = np.multiply(dk, ky, out=dk)
         if local.idx is None:
             weighted = c @ local.Y
         else:
@@ -377,28 +421,29 @@ class TwinGP(RegressorMixin, BaseEstimator):
             if act.size == 0:
                 break
             n_iter[act] += 1
-            p = -np.einsum("mij,mj->mi", H[act], g[act])
-            slope = np.sum(p * g[act], axis=1)
+            g_act = g[act]
+            p = -np.einsum("mij,mj->mi", H[act], g_act)
+            slope = _rowdot(p, g_act)
             bad = slope >= 0  # not a descent direction: restart from steepest descent
             if np.any(bad):
-                p[bad] = -g[act][bad]
+                p[bad] = -g_act[bad]
                 H[act[bad]] = np.eye(dy)
-                slope[bad] = -np.sum(g[act][bad] ** 2, axis=1)
             # the Newton-like step may be far too long at the start: cap it at rho_y
             length = np.max(np.abs(p), axis=1)
             p *= np.minimum(1.0, self.rho_y / np.maximum(length, 1e-300))[:, None]
-            slope = np.sum(p * g[act], axis=1)
+            slope = _rowdot(p, g_act)
             # a predicted decrease below the round-off of the cost: nothing left to gain
             flat = -slope <= COST_NOISE * (1.0 + np.abs(f[act]))
-            converged[act[flat]] = True
-            act, p, slope = act[~flat], p[~flat], slope[~flat]
+            if np.any(flat):
+                converged[act[flat]] = True
+                act, p, slope, g_act = act[~flat], p[~flat], slope[~flat], g_act[~flat]
             if act.size == 0:
                 break
-            step, f_new, g_new, accepted = self._backtrack(Y[act], p, f[act], g[act], slope,
-                                                           local.take(act), divergence, step_tol)
+            step, f_new, g_new, accepted = self._backtrack(Y[act], p, f[act], g_act, slope,
+                                                           local.take(act, divergence), divergence, step_tol)
             s = step[:, None] * p
             Y[act] += s
-            yv = g_new - g[act]
+            yv = g_new - g_act
             f[act], g[act] = f_new, g_new
             self._bfgs_update(H, act, s, yv, first=n_iter[act] == 1)
             small = np.max(np.abs(s), axis=1) <= step_tol
@@ -421,7 +466,7 @@ class TwinGP(RegressorMixin, BaseEstimator):
             if todo.size == 0:
                 break
             trial = Y[todo] + step[todo, None] * p[todo]
-            ft, gt = self.cost_and_gradient(trial, local.take(todo), divergence)
+            ft, gt = self.cost_and_gradient(trial, local.take(todo, divergence), divergence)
             ok = ft <= f[todo] + c * step[todo] * slope[todo]
             f_new[todo[ok]], g_new[todo[ok]] = ft[ok], gt[ok]
             done[todo[ok]] = True
@@ -445,6 +490,9 @@ class TwinGP(RegressorMixin, BaseEstimator):
             H[rows[rescale]] = gamma[:, None, None] * np.eye(s.shape[1])
         Hk = H[rows]
         Hy = np.einsum("mij,mj->mi", Hk, yv)
-        yHy = np.sum(yv * Hy, axis=1)
-        H[rows] = (Hk - rho[:, None, None] * (Hy[:, :, None] * s[:, None, :] + s[:, :, None] * Hy[:, None, :])
-                   + ((rho**2 * yHy + rho)[:, None, None]) * s[:, :, None] * s[:, None, :])
+        a = rho * rho * _rowdot(yv, Hy) + rho
+        # H + a s s' - rho (H y s' + s y' H) as one batched (d x 2) @ (2 x d) product
+        left = np.stack([s, Hy], axis=2)
+        right = np.stack([a[:, None] * s - rho[:, None] * Hy, -rho[:, None] * s], axis=1)
+        Hk += left @ right
+        H[rows] = Hk
