@@ -435,7 +435,10 @@ def _prediction(spec, name, weight_name, sigma, hyper_items):
     data = load_data(spec)
     w = _weights(spec, weight_name, _sigma_for(spec, weight_name, sigma)).model.weights_ \
         if catalog.REGRESSORS[name] else None
-    return catalog.fit_predict(data, name, w, **dict(hyper_items))
+    hyper = dict(hyper_items)
+    stage = catalog.chain_start(name, hyper["tgp_start"])  # SMTGP's KLTGP start: cached, computed once
+    start = _prediction(spec, stage, weight_name, sigma, hyper_items) if stage else None
+    return catalog.fit_predict(data, name, w, start=start, **hyper)
 
 
 def prediction(name):

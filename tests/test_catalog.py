@@ -181,3 +181,22 @@ def test_regression_page_caption_on_the_twin_gp_start_holds_on_sinc(seed):
 def test_unknown_twin_gp_start_is_refused_by_name():
     with pytest.raises(ValueError, match="tgp_start"):
         catalog.make_regressor("SMTGP", tgp_start="zero")
+
+
+@pytest.mark.parametrize("name", ["SMTGP", "IW-SMTGP"])
+def test_smtgp_started_from_the_kltgp_outcome_equals_its_own_chain(name, paper_data):
+    """The app computes the KLTGP stage of linear -> KLTGP -> SMTGP once (cached) and passes it
+    as ``start``: the same prediction as the chain computed inside the SMTGP."""
+    rng = np.random.default_rng(0)
+    w = rng.uniform(0.2, 3.0, len(paper_data.X_tr))
+    hyper = dict(theta=0.9, gamma=1.5, rho_x=1.0, rho_y=0.5, lambda_x=1e-3, lambda_y=1e-3, tgp_start="linear")
+    stage = catalog.chain_start(name, "linear")
+    assert stage == name.replace("SMTGP", "KLTGP") and catalog.chain_start(name, "ridge") is None
+    start = catalog.fit_predict(paper_data, stage, w, **hyper)
+    chained = catalog.fit_predict(paper_data, name, w, start=start, **hyper)
+    own = catalog.fit_predict(paper_data, name, w, **hyper)
+    np.testing.assert_allclose(chained.model["mean"], own.model["mean"], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(chained.model["certainty"], own.model["certainty"], rtol=1e-12)
+    assert chained.seconds >= start.seconds
+    with pytest.raises(ValueError, match="start"):
+        catalog.fit_predict(paper_data, "KLTGP", w, start=start, **hyper)

@@ -124,6 +124,62 @@ def test_batched_prediction_equals_per_point_scipy_loop(divergence):
         assert np.all(np.abs(grad) <= 1e-4 * np.abs(far).max() + 1e-8)
 
 
+def _unfolded_cost_and_gradient(model, Yh, local, divergence):
+    """The costs of eqs. 5, 7 and 16 written out with every kernel vector (no precomputed
+    scalars, one matrix product per inverse): the reference of the folded cost."""
+    s, Y = local.s, local.Y
+    if local.idx is None:
+        d2 = ((Yh[:, None, :] - Y[None]) ** 2).sum(axis=2)
+    else:
+        d2 = ((Yh[:, None, :] - Y) ** 2).sum(axis=2)
+    ky = np.exp(-d2 / (2 * model.rho_y**2)) * s
+
+    def solve(inverse, B):
+        return B @ inverse if inverse.ndim == 2 else np.einsum("mij,mj->mi", inverse, B)
+
+    kyy = 1 + model.lambda_y
+    uy = solve(local.inv_y, ky)
+    eta_y = kyy - np.sum(ky * uy, axis=1)
+    if divergence == "kl":
+        cost = kyy - 2 * np.sum(ky * local.ux, axis=1) - local.eta_x * np.log(eta_y)
+        dk = -2 * local.ux + 2 * (local.eta_x / eta_y)[:, None] * uy
+    elif divergence == "ikl":
+        q = solve(local.quad_ikl, ky)
+        log_ratio = np.log(eta_y) - np.log(local.eta_x)
+        cost = -2 * np.sum(local.kx * uy, axis=1) + np.sum(ky * q, axis=1) + eta_y * log_ratio
+        dk = -2 * solve(local.inv_y, local.kx) + 2 * q - 2 * (log_ratio + 1)[:, None] * uy
+    else:
+        t = model.theta
+        kxy = (1 - t) * local.kx + t * ky
+        uxy = solve(local.inv_xy, kxy)
+        eta_xy = (1 - t) * (1 + model.lambda_x) + t * kyy - np.sum(kxy * uxy, axis=1)
+        cost = np.log(eta_xy) - t * np.log(eta_y)
+        dk = (-2 * t / eta_xy)[:, None] * uxy + (2 * t / eta_y)[:, None] * uy
+    c = dk * ky
+    weighted = c @ Y if local.idx is None else np.einsum("mk,mkd->md", c, Y)
+    return cost, (weighted - c.sum(axis=1)[:, None] * Yh) / model.rho_y**2
+
+
+@pytest.mark.parametrize("divergence", DIVERGENCES)
+@pytest.mark.parametrize("knn", [None, 12])
+def test_folded_cost_equals_the_written_out_cost(divergence, knn):
+    """cost_and_gradient folds the k_X terms into one precomputed vector per test point and
+    solves both shared systems in one product; the written-out formulas must agree."""
+    X, Y, Xt, w = _toy()
+    model = _model(divergence, knn=knn).fit(X, Y, sample_weight=w)
+    local = model._local(Xt)
+    Yh = np.random.default_rng(2).normal(0, 0.7, (len(Xt), 2))
+    cost, grad = model.cost_and_gradient(Yh, local, divergence)
+    ref_cost, ref_grad = _unfolded_cost_and_gradient(model, Yh, local, divergence)
+    np.testing.assert_allclose(cost, ref_cost, rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(grad, ref_grad, rtol=1e-8, atol=1e-10)
+    rows = np.array([1, 4, 7])  # the subset copy the optimiser makes for its active points
+    sub_cost, sub_grad = model.cost_and_gradient(Yh[rows], local.take(rows, divergence), divergence)
+    np.testing.assert_allclose(sub_cost, cost[rows], rtol=1e-12)
+    np.testing.assert_allclose(sub_grad, grad[rows], rtol=1e-12, atol=1e-14)
+    assert local.take(np.arange(len(Xt)), divergence) is local  # all rows: no copy
+
+
 @pytest.mark.parametrize("divergence", DIVERGENCES)
 def test_unit_weights_equal_the_unweighted_model_exactly(divergence):
     X, Y, Xt, w = _toy()
