@@ -47,7 +47,8 @@ class _Neighbourhood:
     quad_const: np.ndarray  # (M,) KTA: constant part of <K_Y, K_Y>_p
     norm_x: np.ndarray  # (M,) KTA: sqrt(<K_X, K_X>_p)
 
-    def take(self, rows):
+    def take(self, rows, divergence=None):
+        """The constants of the test points ``rows`` (``divergence`` is unused: one criterion)."""
         def pick(a):
             return None if a is None else a[rows]
         return _Neighbourhood(*(pick(getattr(self, f)) for f in self.__dataclass_fields__))
