@@ -13,10 +13,13 @@ theta-mixture, where Ktilde is the *unregularised* kernel. w = 1 gives the
 unweighted model exactly; w_i = 0 removes point i.
 """
 
+import threading
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
+from threadpoolctl import threadpool_limits
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_is_fitted
@@ -32,6 +35,10 @@ ETA_FLOOR = 1e-12
 #: Relative round-off of the costs: eta = k(x,x) - k' K^-1 k cancels, and K^-1 has norm
 #: up to 1 / lambda, so decreases smaller than this cannot be resolved by a line search.
 COST_NOISE = 1e-10
+#: Fewest test points per thread: below this, starting threads costs more than it saves.
+MIN_POINTS_PER_THREAD = 256
+#: Guards the count of clipped Schur complements when test points run in threads.
+_CLIP_LOCK = threading.Lock()
 
 
 def rho_from_paper(two_rho_squared):
@@ -148,6 +155,14 @@ class TwinGP(RegressorMixin, BaseEstimator):
     knn : int or None
         Use only the knn nearest training inputs of each test point (how the papers scale
         TGP to thousands of points), still batched.
+    n_jobs : int or None, default None
+        Threads over the test points (joblib convention: None is 1, -1 all cores). The
+        points are independent, so each thread minimises a block of them with one BLAS
+        thread (no competition with BLAS's own threads). Used only with at least
+        MIN_POINTS_PER_THREAD points per thread. Converged points agree with one thread up
+        to the tolerance (products of other sizes round differently); points stopped by
+        max_iter keep a last iterate that round-off can move, as any change of BLAS
+        threads can.
 
     Attributes after predict
     ------------------------
@@ -158,7 +173,7 @@ class TwinGP(RegressorMixin, BaseEstimator):
 
     def __init__(self, divergence="sm", theta=0.9, gamma=1.5, rho_x=float(np.sqrt(2.5)),
                  rho_y=float(np.sqrt(0.025)), lambda_x=1e-4, lambda_y=1e-4, max_iter=50,
-                 tol=1e-8, init="auto", knn=None):
+                 tol=1e-8, init="auto", knn=None, n_jobs=None):
         self.divergence = divergence
         self.theta = theta
         self.gamma = gamma
@@ -170,6 +185,7 @@ class TwinGP(RegressorMixin, BaseEstimator):
         self.tol = tol
         self.init = init
         self.knn = knn
+        self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ fit
     def _check_params(self):
@@ -181,6 +197,10 @@ class TwinGP(RegressorMixin, BaseEstimator):
         check_int(self.max_iter, "max_iter", minimum=0)
         if self.knn is not None:
             check_int(self.knn, "knn")
+        if self.n_jobs is not None and (isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, (int, np.integer))
+                                        or self.n_jobs == 0):
+            raise ValueError(f"n_jobs must be None (one thread), a positive number of threads or a negative "
+                             f"number (-1: all cores); got {self.n_jobs!r}.")
 
     def fit(self, X, Y, sample_weight=None):
         """Store the training data and precompute the weighted kernel inverses."""
@@ -243,7 +263,7 @@ class TwinGP(RegressorMixin, BaseEstimator):
         local = self._local(X)
         Y0 = self._initial_outputs(X, local)
         self._clipped = 0
-        Y_hat, self.converged_, self.n_iter_ = self._minimise(Y0, local, self.divergence)
+        Y_hat, self.converged_, self.n_iter_ = self._minimise_in_threads(Y0, local, self.divergence)
         self.n_eta_clipped_ = self._clipped
         if self._clipped:
             warnings.warn(
@@ -282,7 +302,8 @@ class TwinGP(RegressorMixin, BaseEstimator):
     def _clip_eta(self, eta):
         low = eta < ETA_FLOOR
         if np.any(low):
-            self._clipped = getattr(self, "_clipped", 0) + int(np.sum(low))
+            with _CLIP_LOCK:
+                self._clipped = getattr(self, "_clipped", 0) + int(np.sum(low))
             eta = np.where(low, ETA_FLOOR, eta)
         return eta
 
@@ -297,7 +318,7 @@ class TwinGP(RegressorMixin, BaseEstimator):
             linear = self._linear(X)
             if init == "linear":
                 return linear
-            return self._minimise(linear, local, "kl")[0]
+            return self._minimise_in_threads(linear, local, "kl")[0]
         Y0 = np.asarray(init, dtype=float).reshape(len(X), -1)
         if Y0.shape[1] != self.n_outputs_ or not np.all(np.isfinite(Y0)):
             raise ValueError(f"init must be a finite array of shape ({len(X)}, {self.n_outputs_}).")
@@ -377,9 +398,8 @@ class TwinGP(RegressorMixin, BaseEstimator):
         return cost, self._chain(dk, ky, Yh, local)
 
     def _chain(self, dk, ky, Yh, local):
-        """dL/dy from dL/d(S k_y): eq. (16), d k_y,i / d y = (y_i - y) k_y,i / rho_y^2.
-        Overwrites dk."""
-        c = np.multiply(dk, ky, out=dk)
+        """dL/dy from dL/d(S k_y): eq. (16), d k_y,i / d y = (y_i - y) k_y,i / rho_y^2."""
+        c = dk * ky
         if local.idx is None:
             weighted = c @ local.Y
         else:
@@ -407,6 +427,18 @@ class TwinGP(RegressorMixin, BaseEstimator):
         return np.minimum(phi, 1.0)
 
     # --------------------------------------------------------- the optimiser
+    def _minimise_in_threads(self, Y0, local, divergence):
+        """:meth:`_minimise` on blocks of test points in ``n_jobs`` threads (one BLAS thread
+        each, so the threads do not compete with BLAS's own), or on all points at once."""
+        n_threads = min(effective_n_jobs(getattr(self, "n_jobs", None)), len(Y0) // MIN_POINTS_PER_THREAD)
+        if n_threads <= 1:
+            return self._minimise(Y0, local, divergence)
+        blocks = np.array_split(np.arange(len(Y0)), n_threads)
+        with threadpool_limits(limits=1, user_api="blas"):
+            parts = Parallel(n_jobs=n_threads, prefer="threads")(
+                delayed(self._minimise)(Y0[rows], local.take(rows), divergence) for rows in blocks)
+        return tuple(np.concatenate(part) for part in zip(*parts))
+
     def _minimise(self, Y0, local, divergence):
         """Batched BFGS with backtracking (Armijo) line search, one system per test point."""
         M, dy = Y0.shape

@@ -181,6 +181,33 @@ def test_folded_cost_equals_the_written_out_cost(divergence, knn):
 
 
 @pytest.mark.parametrize("divergence", DIVERGENCES)
+def test_threads_over_blocks_of_test_points_agree_with_one_batch(divergence, monkeypatch):
+    X, Y, _, w = _toy()
+    Xt = np.random.default_rng(3).uniform(-1, 1, (2 * 256 + 9, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        one = _model(divergence, init="ridge").fit(X, Y, sample_weight=w)
+        Y_one = one.predict(Xt)
+        threaded = _model(divergence, init="ridge", n_jobs=2).fit(X, Y, sample_weight=w)
+        blocks = []
+        minimise = threaded._minimise
+        monkeypatch.setattr(threaded, "_minimise", lambda Y0, *a: blocks.append(len(Y0)) or minimise(Y0, *a))
+        Y_two = threaded.predict(Xt)
+    assert sorted(blocks) == [len(Xt) // 2, len(Xt) - len(Xt) // 2]  # two blocks, one per thread
+    both = one.converged_ & threaded.converged_
+    assert both.mean() >= 0.9
+    np.testing.assert_allclose(Y_two[both], Y_one[both], atol=1e-8)
+    assert np.mean(threaded.n_iter_[both] == one.n_iter_[both]) >= 0.9
+
+
+@pytest.mark.parametrize("n_jobs", [0, 1.5, True])
+def test_bad_n_jobs_is_refused_by_name(n_jobs):
+    X, Y, _, _ = _toy()
+    with pytest.raises(ValueError, match="n_jobs"):
+        _model("sm", n_jobs=n_jobs).fit(X, Y)
+
+
+@pytest.mark.parametrize("divergence", DIVERGENCES)
 def test_unit_weights_equal_the_unweighted_model_exactly(divergence):
     X, Y, Xt, w = _toy()
     plain = _model(divergence).fit(X, Y).predict(Xt, return_certainty=True)
