@@ -428,13 +428,17 @@ class TwinGP(RegressorMixin, BaseEstimator):
 
     # --------------------------------------------------------- the optimiser
     def _minimise_in_threads(self, Y0, local, divergence):
-        """:meth:`_minimise` on blocks of test points in ``n_jobs`` threads (one BLAS thread
-        each, so the threads do not compete with BLAS's own), or on all points at once."""
+        """:meth:`_minimise` on blocks of test points in ``n_jobs`` threads, or on all points
+        at once; always with one BLAS thread. BLAS's own threads would compete with ours,
+        spin against other processes on a loaded machine (3x slower on the shared 2-core
+        machine), and round differently with their number: the last iterates of points
+        stopped by max_iter, and the starts the KLTGP stage hands to SMTGP, would then
+        depend on the machine."""
         n_threads = min(effective_n_jobs(getattr(self, "n_jobs", None)), len(Y0) // MIN_POINTS_PER_THREAD)
-        if n_threads <= 1:
-            return self._minimise(Y0, local, divergence)
-        blocks = np.array_split(np.arange(len(Y0)), n_threads)
         with threadpool_limits(limits=1, user_api="blas"):
+            if n_threads <= 1:
+                return self._minimise(Y0, local, divergence)
+            blocks = np.array_split(np.arange(len(Y0)), n_threads)
             parts = Parallel(n_jobs=n_threads, prefer="threads")(
                 delayed(self._minimise)(Y0[rows], local.take(rows), divergence) for rows in blocks)
         return tuple(np.concatenate(part) for part in zip(*parts))
