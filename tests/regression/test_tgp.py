@@ -181,14 +181,15 @@ def test_folded_cost_equals_the_written_out_cost(divergence, knn):
 
 
 @pytest.mark.parametrize("divergence", DIVERGENCES)
-def test_threads_over_blocks_of_test_points_agree_with_one_batch(divergence, monkeypatch):
+@pytest.mark.parametrize("knn", [None, 12])
+def test_threads_over_blocks_of_test_points_agree_with_one_batch(divergence, knn, monkeypatch):
     X, Y, _, w = _toy()
     Xt = np.random.default_rng(3).uniform(-1, 1, (2 * 256 + 9, 2))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        one = _model(divergence, init="ridge").fit(X, Y, sample_weight=w)
+        one = _model(divergence, init="ridge", knn=knn).fit(X, Y, sample_weight=w)
         Y_one = one.predict(Xt)
-        threaded = _model(divergence, init="ridge", n_jobs=2).fit(X, Y, sample_weight=w)
+        threaded = _model(divergence, init="ridge", knn=knn, n_jobs=2).fit(X, Y, sample_weight=w)
         blocks = []
         minimise = threaded._minimise
         monkeypatch.setattr(threaded, "_minimise", lambda Y0, *a: blocks.append(len(Y0)) or minimise(Y0, *a))
