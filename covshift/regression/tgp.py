@@ -260,10 +260,12 @@ class TwinGP(RegressorMixin, BaseEstimator):
         if not isinstance(self.init, str) and np.size(as_2d_float(self.init, "init")) != len(X) * self.n_outputs_:
             raise ValueError(f"init must be 'auto', 'ridge', 'kl' or an array of shape ({len(X)}, "
                              f"{self.n_outputs_}) (one start per test point); got {np.shape(self.init)}.")
-        local = self._local(X)
-        Y0 = self._initial_outputs(X, local)
-        self._clipped = 0
-        Y_hat, self.converged_, self.n_iter_ = self._minimise_in_threads(Y0, local, self.divergence)
+        with threadpool_limits(limits=1, user_api="blas"):  # why: _minimise_in_threads
+            local = self._local(X)
+            Y0 = self._initial_outputs(X, local)
+            self._clipped = 0
+            Y_hat, self.converged_, self.n_iter_ = self._minimise_in_threads(Y0, local, self.divergence)
+            certainty = self.certainty(Y_hat, local) if return_certainty else None
         self.n_eta_clipped_ = self._clipped
         if self._clipped:
             warnings.warn(
@@ -275,9 +277,7 @@ class TwinGP(RegressorMixin, BaseEstimator):
                 f"{np.sum(~self.converged_)} of {len(X)} test points did not converge in "
                 f"max_iter={self.max_iter} iterations.", ConvergenceWarning, stacklevel=2)
         out = Y_hat[:, 0] if self._y_1d else Y_hat
-        if not return_certainty:
-            return out
-        return out, self.certainty(Y_hat, local)
+        return (out, certainty) if return_certainty else out
 
     def _local(self, X):
         if self._shared is not None:
@@ -429,18 +429,17 @@ class TwinGP(RegressorMixin, BaseEstimator):
     # --------------------------------------------------------- the optimiser
     def _minimise_in_threads(self, Y0, local, divergence):
         """:meth:`_minimise` on blocks of test points in ``n_jobs`` threads, or on all points
-        at once; always with one BLAS thread. BLAS's own threads would compete with ours,
-        spin against other processes on a loaded machine (3x slower on the shared 2-core
-        machine), and round differently with their number: the last iterates of points
-        stopped by max_iter, and the starts the KLTGP stage hands to SMTGP, would then
-        depend on the machine."""
+        at once. :meth:`predict` runs it with one BLAS thread: BLAS's own threads would
+        compete with ours, spin against other processes on a loaded machine (3x slower on
+        the shared 2-core machine), and round differently with their number, so the last
+        iterates of points stopped by max_iter, and the starts the KLTGP stage hands to
+        SMTGP, would depend on the machine."""
         n_threads = min(effective_n_jobs(getattr(self, "n_jobs", None)), len(Y0) // MIN_POINTS_PER_THREAD)
-        with threadpool_limits(limits=1, user_api="blas"):
-            if n_threads <= 1:
-                return self._minimise(Y0, local, divergence)
-            blocks = np.array_split(np.arange(len(Y0)), n_threads)
-            parts = Parallel(n_jobs=n_threads, prefer="threads")(
-                delayed(self._minimise)(Y0[rows], local.take(rows), divergence) for rows in blocks)
+        if n_threads <= 1:
+            return self._minimise(Y0, local, divergence)
+        blocks = np.array_split(np.arange(len(Y0)), n_threads)
+        parts = Parallel(n_jobs=n_threads, prefer="threads")(
+            delayed(self._minimise)(Y0[rows], local.take(rows), divergence) for rows in blocks)
         return tuple(np.concatenate(part) for part in zip(*parts))
 
     def _minimise(self, Y0, local, divergence):
