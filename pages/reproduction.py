@@ -6,6 +6,7 @@ import pathlib
 import pandas as pd
 import streamlit as st
 
+import ui
 from covshift import plots, reproduction
 
 RESULTS = pathlib.Path(__file__).resolve().parents[1] / "assets" / "reproduction.json"
@@ -43,10 +44,10 @@ def ours(metrics):
 def figure(row):
     title = f"{row['where']}: ours over {len(row['full']['seeds'])} seeds"
     if row["figure"] == "curve":
-        return plots.reproduction_curve(row["full"]["metrics"], title)
+        return ui.figure(plots.reproduction_curve, row["full"]["metrics"], title)
     if row["figure"] == "gaps" and row.get("trace"):
-        return plots.reproduction_gaps(row["trace"])
-    return plots.reproduction_bars(row["full"]["metrics"], row["paper_values"], title)
+        return ui.figure(plots.reproduction_gaps, row["trace"])
+    return ui.figure(plots.reproduction_bars, row["full"]["metrics"], row["paper_values"], title)
 
 
 def rerun(row):
