@@ -72,7 +72,9 @@ def _open(label, page):
     at = _fresh_app()
     if label != "(defaults)":
         [b for b in at.sidebar.button if b.label == label][0].click()
-        at.run()
+        at.run()  # a lesson opens its own page: clear what that run computed
+        st.cache_data.clear()
+        st.cache_resource.clear()
     return at.switch_page(f"pages/{page}")
 
 
