@@ -219,7 +219,7 @@ def _feed(digest, value):
         digest.update(pickle.dumps(value, protocol=5))
 
 
-@st.cache_resource(show_spinner=False, max_entries=256)
+@st.cache_resource(show_spinner=False, max_entries=128)
 def _cached_figure(function_name, key, presentation, _make_figure, _args, _kwargs):
     figure = _make_figure(*_args, **_kwargs)
     return plots.presentation(figure) if presentation else figure
