@@ -214,7 +214,8 @@ def _feed(digest, value):
         for item in value:
             _feed(digest, item)
     elif value is None or isinstance(value, (str, bool, int, float, complex, np.generic)):
-        digest.update(f"{type(value).__name__}:{value!r};".encode())
+        text = repr(value)
+        digest.update(f"{type(value).__name__}{len(text)}:{text}".encode())
     else:
         digest.update(pickle.dumps(value, protocol=5))
 
@@ -233,13 +234,22 @@ def figure(make_figure, *args, presentation=False, **kwargs):
     never by names. The figure is shared between reruns and sessions: read it, do not change it.
     With ``presentation``, the enlarged copy (covshift.plots.presentation).
     """
+    name = f"{make_figure.__module__}.{make_figure.__qualname__}"
     try:
+        if not _is_named_core_function(make_figure):
+            raise TypeError(f"{name} is not a function of the covshift package")
         key = content_key(args, kwargs)
-    except (TypeError, AttributeError, pickle.PicklingError):  # not picklable: build it every time
+    except (TypeError, AttributeError, pickle.PicklingError):  # no reliable key: build it every time
         built = make_figure(*args, **kwargs)
         return plots.presentation(built) if presentation else built
-    name = f"{make_figure.__module__}.{make_figure.__qualname__}"
     return _cached_figure(name, key, bool(presentation), make_figure, args, kwargs)
+
+
+def _is_named_core_function(function):
+    """A module-level function of covshift, so that its name says which code it runs (a page's
+    local function or a lambda could share its name with another)."""
+    module, qualname = getattr(function, "__module__", "") or "", getattr(function, "__qualname__", "<?>")
+    return module.startswith("covshift.") and "<" not in qualname
 
 
 def chart(title, make_figure, *args, key=None, where=None, **kwargs):

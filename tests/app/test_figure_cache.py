@@ -85,3 +85,12 @@ def test_a_new_seed_redraws_the_charts_as_a_fresh_session_draws_them():
     st.cache_resource.clear()
     fresh = no_exception(go(open_link({**SMALL, "seed": "1"}), "pages/data.py"))
     assert _charts(fresh) == after
+
+
+def test_functions_outside_covshift_are_never_cached_by_their_name():
+    """Two lambdas (or two pages' local functions) can share a name; they must not share figures."""
+    st.cache_resource.clear()
+    grid = np.arange(3.0)
+    first = ui.figure(lambda g: plots.weights_vs_truth(g, {}, g), grid)
+    second = ui.figure(lambda g: plots.weights_vs_truth(g, {}, 2 * g), grid)
+    assert list(first.data[0].y) != list(second.data[0].y)
