@@ -48,7 +48,7 @@ ROW_CACHE_BYTES = 2**27
 LOW_RANK_MIN_ENTRIES = 10**6
 LOW_RANK_TOL = 1e-12
 LOW_RANK_MAX_RANK = 200
-LOW_RANK_BYTES = 2**27
+LOW_RANK_BYTES = 2**28
 
 
 class KernelAtoms:
@@ -134,6 +134,9 @@ class LowRankKernelAtoms(KernelAtoms):
         super().__init__(centers, X_te, sigma, beta)
         self.factor, self.center_columns = factor, center_columns  # L (rank, n_te), L_c (rank, n_atoms)
         self.residual = residual
+        # the factor takes its memory from the row cache, down to half of it
+        cache_bytes = max(ROW_CACHE_BYTES // 2, ROW_CACHE_BYTES - factor.nbytes)
+        self._cache_rows = max(1, cache_bytes // (8 * max(len(X_te), 1)))
         # the round-off of the factor and of L_c' (L u) adds a few rank * epsilon per entry
         self.entry_error = residual + 4 * (len(factor) + 1) * np.finfo(float).eps
 

@@ -32,6 +32,8 @@ HIT_TOL = 1e-9
 #: A low-rank gradient is used while its error bound is at most this fraction of the stopping
 #: threshold tol * |F| (so the certified gap exceeds the float64 one by at most 2%); else exact.
 GRADIENT_SLACK = 0.01
+#: Memory of one block of the face's scaled atoms in the corrective Newton step.
+FACE_BLOCK_BYTES = 2**22
 
 
 @dataclass
@@ -230,18 +232,17 @@ def _corrective_newton(engine, l_fw, objective, face_tol, max_inner):
     engine.towards(l_fw, objective)
     mu = engine.mu
     face = np.flatnonzero(mu)
+    A_face = engine.atoms[face]  # rows of the face, kept until an atom drops
     objective = log_objective(engine.v)
     iterations = 0
     for iterations in range(1, max_inner + 1):
-        A_face = engine.atoms[face]
         u = 1.0 / engine.v
-        scaled = A_face * u
-        grad = scaled.sum(axis=1)
+        grad, hessian = _face_gradient_and_hessian(A_face, u)
         m = mu[face]
         if grad.max() - grad @ m <= face_tol:
             iterations -= 1
             break
-        dm = _newton_direction(scaled, grad)
+        dm = _newton_direction(hessian, grad)
         shrinking = dm < 0
         if not shrinking.any():
             break
@@ -255,14 +256,28 @@ def _corrective_newton(engine, l_fw, objective, face_tol, max_inner):
         engine.v += rho * d
         if hit:
             mu[face[shrinking][ratios <= rho_max * (1 + HIT_TOL)]] = 0.0
-        face = face[mu[face] > ATOM_TOL]
+        kept = mu[face] > ATOM_TOL
+        if not kept.all():
+            face, A_face = face[kept], A_face[kept]
         objective = log_objective(engine.v)
     return iterations
 
 
-def _newton_direction(scaled, grad):
+def _face_gradient_and_hessian(A_face, u, block_bytes=FACE_BLOCK_BYTES):
+    """g_S = A_S u and P = B B' with B = A_S diag(u) (= -Hessian of F on the face), summed over
+    blocks of test points so that B is never stored whole (bounded memory at 10^6 points)."""
+    n_face, n_te = A_face.shape
+    block = max(1, block_bytes // (8 * max(n_face, 1)))
+    grad, hessian = np.zeros(n_face), np.zeros((n_face, n_face))
+    for start in range(0, n_te, block):
+        scaled = A_face[:, start:start + block] * u[start:start + block]
+        grad += scaled.sum(axis=1)
+        hessian += scaled @ scaled.T
+    return grad, hessian
+
+
+def _newton_direction(hessian, grad):
     """Equality-constrained Newton direction on the face; projected gradient if singular."""
-    hessian = scaled @ scaled.T  # = -Hessian of F on the face
     jitter = 1e-12 * np.trace(hessian) / len(grad)
     try:
         factor = cho_factor(hessian + jitter * np.eye(len(grad)), lower=True)
@@ -317,12 +332,11 @@ class _FrankWolfeKliep(KliepFamily):
         self.converged_ = False
         for t in range(self.max_iter + 1):
             objective = log_objective(engine.v)
-            grad, error = problem.gradient(1.0 / engine.v, GRADIENT_SLACK * self.tol * abs(objective))
             active = np.flatnonzero(engine.mu)
+            grad, gap = _gradient_and_gap(problem, engine, active, self.tol * abs(objective))
             recorder.add_iterate(active, engine.mu)
             l_fw = int(np.argmax(grad))
             mu_grad = float(grad[active] @ engine.mu[active])
-            gap = duality_gap(grad, error, engine.mu, active)
             if gap <= self.tol * abs(objective) or t == self.max_iter:
                 self.converged_ = gap <= self.tol * abs(objective)
                 recorder.add(objective, gap, _Step("", "final", 0.0, -1), active.size, 0,
@@ -353,6 +367,23 @@ class _FrankWolfeKliep(KliepFamily):
 
     def _step(self, engine, grad, active, l_fw, gap, mu_grad, objective):  # pragma: no cover
         raise NotImplementedError
+
+
+def _gradient_and_gap(problem, engine, active, threshold):
+    """The gradient at the iterate and its duality gap (an upper bound when the gradient is low-rank).
+
+    A low-rank gradient serves while its error bound is within GRADIENT_SLACK * threshold,
+    or while even the smallest gap it allows exceeds the threshold (the step is then an
+    ascent step and the run is certainly not converged); otherwise it is recomputed exactly.
+    """
+    u = 1.0 / engine.v
+    grad, error = problem.gradient(u, max_error=np.inf)
+    gap = duality_gap(grad, error, engine.mu, active)
+    if np.ndim(error) and error.max() > GRADIENT_SLACK * threshold and \
+            gap - 2 * (error.max() + error[active] @ engine.mu[active]) <= threshold:
+        grad, error = problem.gradient(u, max_error=0.0)
+        gap = duality_gap(grad, error, engine.mu, active)
+    return grad, gap
 
 
 def _away_atom(grad, active):

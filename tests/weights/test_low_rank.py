@@ -99,3 +99,37 @@ def test_default_threshold_uses_the_factor_at_2000_points_and_replay_works():
     np.testing.assert_allclose(est.history_.alpha_at(-1), est.alpha_, rtol=1e-12)
     assert frames[-1].t == len(est.history_) - 1
     np.testing.assert_array_equal(np.sort(frames[-1].atoms), np.flatnonzero(est.alpha_))
+
+
+def test_face_hessian_over_blocks_equals_the_whole_product():
+    from covshift.weights.frank_wolfe import _face_gradient_and_hessian
+
+    rng = np.random.default_rng(2)
+    A_face, u = rng.uniform(size=(5, 103)), rng.uniform(0.5, 2.0, size=103)
+    scaled = A_face * u
+    for block_bytes in [1, 8 * 5 * 10, 2**22]:  # one column, 10 columns, one block
+        grad, hessian = _face_gradient_and_hessian(A_face, u, block_bytes)
+        np.testing.assert_allclose(grad, scaled.sum(axis=1), rtol=1e-13)
+        np.testing.assert_allclose(hessian, scaled @ scaled.T, rtol=1e-13)
+
+
+def test_a_loose_bound_serves_only_while_the_gap_is_certainly_above_tol(paper_data, low_rank_everywhere,
+                                                                        monkeypatch):
+    from covshift.weights import frank_wolfe
+
+    dense = FCFWCS(sigma=0.3, tol=1e-6).fit(paper_data.X_tr, paper_data.X_te)
+    monkeypatch.setattr(frank_wolfe, "GRADIENT_SLACK", 0.0)  # no error is small enough to stop on
+    requests = []
+    gradient = _kliep_problem.KliepProblem.gradient
+
+    def recording(problem, u, max_error=0.0):
+        grad, error = gradient(problem, u, max_error)
+        requests.append(np.ndim(error) == 0)  # True: exact
+        return grad, error
+
+    monkeypatch.setattr(_kliep_problem.KliepProblem, "gradient", recording)
+    est = FCFWCS(sigma=0.3, tol=1e-6).fit(paper_data.X_tr, paper_data.X_te)
+    # approximate gradients far from the optimum, then an exact one for the stopping test
+    assert not requests[0] and requests[-2] and est.converged_
+    assert est.duality_gap_ <= 1e-6 * abs(est.objective_)
+    assert est.objective_ == pytest.approx(dense.objective_, rel=1e-12)
