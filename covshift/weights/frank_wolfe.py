@@ -42,7 +42,9 @@ class FrankWolfeHistory:
 
     Row t holds the objective and duality gap at the iterate mu_t and the step that
     led to mu_{t+1}. The last row is the returned solution: its ``step_kind`` is
-    "final" and its gap is the certificate of the result.
+    "final" and its gap is the certificate of the result. With a low-rank gradient
+    (problems from LOW_RANK_MIN_ENTRIES atom entries) a gap is the largest value the
+    float64 gap can take given the gradient's error bound, an upper bound.
 
     Attributes
     ----------
