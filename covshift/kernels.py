@@ -225,7 +225,11 @@ def pivoted_cholesky(X, sigma, tol, max_rank):
     tol : float
         Largest residual diagonal accepted.
     max_rank : int
-        Give up (return None) when this many pivots do not reach ``tol``.
+        Give up (return None) when this many pivots do not reach ``tol``, or already at
+        max_rank / 2 pivots when the decay of the residual over the last quarter of the
+        pivots, continued geometrically, would not even reach sqrt(tol) (a kernel far from
+        low rank costs half the columns only; the residual of a Gaussian kernel falls
+        faster and faster, so the geometric forecast is pessimistic, hence the margin).
 
     Returns
     -------
@@ -234,11 +238,14 @@ def pivoted_cholesky(X, sigma, tol, max_rank):
     X = as_2d_float(X, "X")
     diagonal = np.ones(len(X))  # k(x, x) = 1
     L = np.empty((max(int(max_rank), 0), len(X)))
+    largest = []  # residual before each pivot
     for rank in range(len(L) + 1):
         pivot = int(np.argmax(diagonal))
+        largest.append(float(diagonal[pivot]))
         if diagonal[pivot] <= tol:
             return L[:rank], max(float(diagonal[pivot]), 0.0)
-        if rank == len(L):
+        if rank == len(L) or (8 <= rank == len(L) // 2 and len(L) < len(X) and
+                              _geometric_forecast(largest, len(L)) > np.sqrt(tol)):
             return None
         column = gaussian_kernel(X[pivot:pivot + 1], X, sigma)[0]
         column -= L[:rank, pivot] @ L[:rank]
@@ -248,6 +255,13 @@ def pivoted_cholesky(X, sigma, tol, max_rank):
         np.maximum(diagonal, 0.0, out=diagonal)
         diagonal[pivot] = 0.0
     return None  # pragma: no cover (the loop returns)
+
+
+def _geometric_forecast(largest, max_rank):
+    """The residual after max_rank pivots if it kept falling at its rate over the last quarter of the pivots."""
+    now, recent = largest[-1], max(2, (len(largest) - 1) // 4)
+    rate = (now / largest[-1 - recent]) ** (1.0 / recent) if largest[-1 - recent] > 0 else 0.0
+    return now * rate ** (max_rank - (len(largest) - 1))
 
 
 def median_heuristic(X, max_samples=1000, random_state=0):

@@ -85,10 +85,14 @@ def test_pivoted_cholesky_bounds_every_entry_of_the_kernel():
     assert np.max(np.abs(K - L_loose.T @ L_loose)) <= residual_loose + 1e-13
 
 
-def test_pivoted_cholesky_gives_up_when_the_kernel_is_not_of_low_rank():
-    from covshift.kernels import pivoted_cholesky
+def test_pivoted_cholesky_gives_up_when_the_kernel_is_not_of_low_rank(monkeypatch):
+    from covshift import kernels
 
     X = np.random.default_rng(4).normal(size=(100, 8))  # narrow kernel in 8-D: K is near the identity
-    assert pivoted_cholesky(X, 0.3, 1e-12, 30) is None
-    L, residual = pivoted_cholesky(X, 0.3, 1e-12, 100)  # rank n always reaches any tolerance
+    columns = []
+    column = kernels.gaussian_kernel
+    monkeypatch.setattr(kernels, "gaussian_kernel", lambda *a, **k: columns.append(1) or column(*a, **k))
+    assert kernels.pivoted_cholesky(X, 0.3, 1e-12, 30) is None
+    assert len(columns) == 15  # the forecast at max_rank / 2 pivots gives up
+    L, residual = kernels.pivoted_cholesky(X, 0.3, 1e-12, 100)  # rank n always reaches any tolerance
     assert residual <= 1e-12 and len(L) <= 100
