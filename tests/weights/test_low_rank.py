@@ -133,3 +133,19 @@ def test_a_loose_bound_serves_only_while_the_gap_is_certainly_above_tol(paper_da
     assert not requests[0] and requests[-2] and est.converged_
     assert est.duality_gap_ <= 1e-6 * abs(est.objective_)
     assert est.objective_ == pytest.approx(dense.objective_, rel=1e-12)
+
+
+def test_uncovered_test_points_are_dropped_from_the_factor_too(low_rank_everywhere):
+    rng = np.random.default_rng(5)
+    X_tr = rng.normal(0.5, 0.5, size=(400, 1))
+    X_te = np.vstack([rng.normal(0.0, 0.3, size=(300, 1)), [[60.0]]])  # an outlier no centre covers
+    centers = np.arange(0, 300, 3)
+    with pytest.warns(Warning, match="zero kernel density"):
+        dense = build_kliep_problem(X_tr, X_te, centers, 0.3)
+    with pytest.warns(Warning, match="zero kernel density"):
+        low = build_kliep_problem(X_tr, X_te, centers, 0.3, low_rank=True)
+    assert isinstance(low.atoms, LowRankKernelAtoms) and low.n_uncovered_test == 1
+    assert low.atoms.factor.shape[1] == low.atoms.shape[1] == dense.atoms.shape[1] == 300
+    u = 1.0 / rng.uniform(0.1, 2.0, size=300)
+    approximate, error = low.atoms.gradient(u)
+    assert np.all(np.abs(approximate - dense.atoms @ u) <= error)
