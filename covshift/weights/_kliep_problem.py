@@ -137,7 +137,8 @@ class LowRankKernelAtoms(KernelAtoms):
         # the factor takes its memory from the row cache, down to half of it
         cache_bytes = max(ROW_CACHE_BYTES // 2, ROW_CACHE_BYTES - factor.nbytes)
         self._cache_rows = max(1, cache_bytes // (8 * max(len(X_te), 1)))
-        # the round-off of the factor and of L_c' (L u) adds a few rank * epsilon per entry
+        # the factor's own round-off adds a few rank * epsilon per entry; the round-off of the
+        # sums over test points is that of the dense float64 product A @ u, as in every path
         self.entry_error = residual + 4 * (len(factor) + 1) * np.finfo(float).eps
 
     def gradient(self, u):
