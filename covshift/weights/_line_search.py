@@ -51,7 +51,7 @@ def exact_line_search(v, d, rho_max, slope0):
         return rho_max
     lo, hi = 0.0, min(rho_max, rho_domain)
     work = d / v
-    rho = min(slope0 / np.einsum("i,i->", work, work), 0.5 * hi)  # Newton from 0, inside the bracket
+    rho = min(slope0 / _sum_of_squares(work), 0.5 * hi)  # Newton from 0, inside the bracket
     step = step_before = hi - lo
     slope, curvature = _slope(v, d, rho, work)
     for _ in range(_MAX_NEWTON):
@@ -83,8 +83,18 @@ def _slope(v, d, rho, out=None):
     if not density.min(initial=np.inf) > 0:
         return -np.inf, -np.inf
     ratio = np.divide(d, density, out=density)
-    # einsum, not np.dot: a multi-threaded BLAS dot of 10^6 entries is slower on a loaded machine
-    return float(np.sum(ratio)), -float(np.einsum("i,i->", ratio, ratio))
+    return float(np.sum(ratio)), -_sum_of_squares(ratio)
+
+
+#: Longer vectors are summed by einsum: OpenBLAS splits a dot product over its threads above
+#: about 10^4 entries, and on a loaded machine the threads wait for one another (10x slower
+#: at 10^5 test points). Shorter ones keep np.dot, so small problems keep their exact numbers.
+_BLAS_DOT_MAX = 8192
+
+
+def _sum_of_squares(x):
+    """x . x as a float."""
+    return float(np.dot(x, x) if len(x) <= _BLAS_DOT_MAX else np.einsum("i,i->", x, x))
 
 
 def armijo_line_search(v, d, rho_max, slope0, objective, c=0.5, shrink=0.5, max_backtracks=60):
