@@ -96,7 +96,7 @@ LARGE_NOTE = (
     "FCFWCS with 200 centres on {n:,} training and test points, sigma = 0.3, tol = 1e-6, each "
     "run in a fresh subprocess; peak memory is the child's ru_maxrss (Python, numpy and the data "
     "included: column 'GB before fit'). The 200 x n atom matrix is never stored: the gradient "
-    "comes from a pivoted-Cholesky factor of the test kernel matrix (rank ~31 at 10^6, every "
+    "comes from a pivoted-Cholesky factor of the test kernel matrix (rank 30 at 10^6, every "
     "entry within 1e-12, at most 256 MB) with an error bound, so the duality gap stays a certified "
     "upper bound; beta is summed over cache-sized blocks of training points; rows of active atoms "
     "are computed exactly and cached. Wall time depends on the load of the shared machine (load "
