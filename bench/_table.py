@@ -40,6 +40,21 @@ def write_report(name, title, intro, sections):
     print(f"wrote {path}")
 
 
+def update_section(name, heading, body):
+    """Replace (or append) the section ``## heading`` of bench/results/<name>.md, keeping the rest."""
+    path = RESULTS / f"{name}.md"
+    text = path.read_text() if path.exists() else f"# {name}\n"
+    start = text.find(f"## {heading}\n")
+    section = f"## {heading}\n\n{body.strip()}\n\n"
+    if start < 0:
+        text = text.rstrip("\n") + "\n\n" + section
+    else:
+        end = text.find("\n## ", start + 1)
+        text = text[:start] + section + (text[end + 1:] if end >= 0 else "")
+    path.write_text(text.rstrip("\n") + "\n")
+    print(f"updated section '{heading}' of {path}")
+
+
 def median_time(fn, repeats=3):
     """Median wall time of ``repeats`` calls of fn(), and the last result."""
     times, result = [], None

@@ -7,7 +7,7 @@ predictions (the seed). The replay's Play/Step/slider run in the browser (plotly
 frames built once with the page), so they cost the server nothing and are not timed here. Server-side times: the browser adds
 its own rendering on top.
 
-    python bench/app.py [--pages weights regression] [--views "(defaults)" ...]
+    python bench/app.py [--pages weights regression] [--views "(defaults)" ...] [--output app-subset]
 
 Targets (reference machine, 2 cores): first run <= 1.0 s (digits <= 2 s), warm rerun <= 0.3 s,
 a widget change that needs new results on toy sizes <= 1 s.
@@ -16,6 +16,7 @@ a widget change that needs new results on toy sizes <= 1 s.
 import argparse
 import os
 import pathlib
+import statistics
 import sys
 import time
 import warnings
@@ -24,11 +25,29 @@ sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from _table import markdown_table, write_report  # noqa: E402
 
 import streamlit as st  # noqa: E402
+from streamlit.runtime.pages_manager import PagesManager  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-STATIC_PAGES = {"home.py", "theory.py"}  # pages that compute nothing worth timing
+STATIC_PAGES = {"theory.py"}  # pages that compute nothing worth timing
 FIRST_RUN_TARGET, DIGITS_TARGET, WARM_TARGET, CHANGE_TARGET = 1.0, 2.0, 0.3, 1.0
+
+
+def run_app_py_on_every_page():
+    """Time what the server runs: app.py (settings, sidebar, address sync) around the page.
+
+    AppTest builds a new PagesManager for every run, which sees the ``pages/`` folder and runs a
+    switched-to page on its own (multipage v1), skipping app.py. The server runs app.py on every
+    run once st.navigation has been called; keep the flag as the server has it (as
+    tests/app/conftest.py does).
+    """
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    PagesManager.__init__ = init
 
 
 def _fresh_app():
@@ -48,35 +67,47 @@ def _timed(fn):
     return time.perf_counter() - start
 
 
+def _timed_cpu(fn):
+    """Wall and process-CPU seconds of fn() (CPU counts every thread: AppTest runs the script in one)."""
+    cpu = time.process_time()
+    wall = _timed(fn)
+    return wall, time.process_time() - cpu
+
+
 def _open(label, page):
     """A fresh session with cleared caches showing ``label``, switched to ``page`` (not yet run)."""
     at = _fresh_app()
     if label != "(defaults)":
         [b for b in at.sidebar.button if b.label == label][0].click()
         at.run()
+    st.cache_data.clear()  # the runs above computed Home or the lesson's own page
+    st.cache_resource.clear()
     return at.switch_page(f"pages/{page}")
 
 
 def _seed_change(at):
-    """Move the seed by one: new data, so new weights and predictions.
-
-    AppTest's switch_page runs the page script alone (without app.py's sidebar), so the
-    change goes through the settings store that the seed widget writes to.
-    """
-    settings = dict(at.session_state["settings"])
-    settings["seed"] = int(settings["seed"]) + 1
-    at.session_state["settings"] = settings
-    return _timed(at.run)
+    """Move the sidebar's seed by one, as a student does: new data, so new weights and predictions."""
+    seed = at.sidebar.number_input(key="w.seed")
+    seed.set_value(int(seed.value) + 1)
+    return _timed_cpu(at.run)
 
 
-def measure(label, page):
+def _warm(at, repeats):
+    """Median wall and process-CPU time of ``repeats`` reruns of the page as it stands."""
+    times = [_timed_cpu(at.run) for _ in range(repeats)]
+    return statistics.median(w for w, _ in times), statistics.median(c for _, c in times)
+
+
+def measure(label, page, repeats=3):
     at = _open(label, page)
-    first = _timed(at.run)
+    first, first_cpu = _timed_cpu(at.run)
     problems = len(at.exception)
-    warm = _timed(at.run)
-    change = _seed_change(at)
+    warm, warm_cpu = _warm(at, repeats)
+    change, change_cpu = _seed_change(at)
+    problems += len(at.exception)
     return {"view": label, "page": page, "data": at.session_state["settings"].get("dataset", "?"), "first": first,
-            "warm": warm, "change": change, "exceptions": problems}
+            "first_cpu": first_cpu, "warm": warm, "warm_cpu": warm_cpu, "change": change, "change_cpu": change_cpu,
+            "exceptions": problems}
 
 
 def verdict(row):
@@ -97,8 +128,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", nargs="*", help="page files without .py (default: every computing page)")
     parser.add_argument("--views", nargs="*", help="view labels (default: defaults and every lesson button)")
+    parser.add_argument("--page-alone", action="store_true",
+                        help="run the page file without app.py (AppTest's default; not what the server does)")
+    parser.add_argument("--repeats", type=int, default=3, help="warm reruns per page (the median is reported)")
+    parser.add_argument("--output", help="results file name without .md (default: app for a full run; "
+                                         "a subset run only prints unless given)")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
+    if not args.page_alone:
+        run_app_py_on_every_page()
     pages = sorted(p.name for p in (ROOT / "pages").glob("*.py") if p.name not in STATIC_PAGES)
     if args.pages:
         pages = [p for p in pages if p[:-3] in args.pages]
@@ -106,25 +144,33 @@ def main():
     rows = []
     for label in views:
         for page in pages:
-            row = measure(label, page)
+            row = measure(label, page, args.repeats)
             row["verdict"] = verdict(row)
             rows.append(row)
-            print(f"{label:45s} {page:18s} first {row['first']:6.2f}  warm {row['warm']:5.2f}  "
-                  f"change {row['change'] if row['change'] is None else round(row['change'], 2)}  {row['verdict']}",
-                  flush=True)
-    header = ["view", "page", "data", "first run (s)", "warm rerun (s)",
-              "seed change (s)", "verdict"]
-    table = markdown_table(header, [[r["view"], r["page"], r["data"], r["first"], r["warm"],
-                                     r["change"], r["verdict"]] for r in rows])
+            print(f"{label[:45]:45s} {page:18s} first {row['first']:5.2f} (cpu {row['first_cpu']:5.2f})  "
+                  f"warm {row['warm']:5.2f} (cpu {row['warm_cpu']:5.2f})  "
+                  f"change {row['change']:5.2f} (cpu {row['change_cpu']:5.2f})  {row['verdict']}", flush=True)
+    output = args.output or (None if args.pages or args.views else "app")
+    if output is None:
+        return
+    header = ["view", "page", "data", "first run (s)", "CPU (s)", f"warm rerun (s, median of {args.repeats})",
+              "CPU (s)", "seed change (s)", "CPU (s)", "verdict"]
+    table = markdown_table(header, [[r["view"], r["page"], r["data"], r["first"], r["first_cpu"], r["warm"],
+                                     r["warm_cpu"], r["change"], r["change_cpu"], r["verdict"]] for r in rows])
     load = os.getloadavg()
-    intro = ("Server-side times from streamlit.testing.v1.AppTest: a fresh session with cleared caches per "
-             "row (first run), the same page again (warm rerun), and a seed change "
+    mode = ("the page file alone (--page-alone)" if args.page_alone else
+            "app.py (settings, sidebar, address sync) around the page, as the server runs it")
+    intro = ("Server-side times from streamlit.testing.v1.AppTest, each run executing " + mode + ": a fresh "
+             "session with cleared caches per row (first run), the same page again (warm rerun; the median "
+             "of the repeats), and the sidebar's seed moved by one "
              f"(new data, so new weights and predictions). Targets: first run <= {FIRST_RUN_TARGET:g} s "
              f"(digits <= {DIGITS_TARGET:g} s), warm <= {WARM_TARGET:g} s, "
-             f"a change needing new results on toy sizes <= {CHANGE_TARGET:g} s. Load average at the end: "
+             f"a change needing new results on toy sizes <= {CHANGE_TARGET:g} s; the verdict uses the wall "
+             "times. Each time has the process CPU time beside it (all threads), which another process on "
+             "the machine does not inflate. Load average at the end: "
              f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}. The replay (Play/Step/slider) runs in the browser "
              "from animation frames built with the page: no server round trip.")
-    write_report("app", "App response times", intro, [("Every view and computing page", table)])
+    write_report(output, "App response times", intro, [("Every view and computing page", table)])
 
 
 if __name__ == "__main__":

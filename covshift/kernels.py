@@ -206,6 +206,64 @@ def kernel_column_max(A, B, sigma, row_scale=None, block_bytes=BLOCK_BYTES):
     return out
 
 
+def pivoted_cholesky(X, sigma, tol, max_rank):
+    """Low-rank factor of the Gaussian kernel matrix of X by greedy pivoted Cholesky.
+
+    Finds L of shape (rank, n) with K ~ L' L, K[i, j] = k(X_i, X_j), adding at each step
+    the point of largest residual diagonal as a pivot (Harbrecht, Peters and Schneider,
+    "On the low-rank approximation by the pivoted Cholesky decomposition", 2012), and
+    stops when max_i (K - L'L)_ii <= tol. The residual K - L'L is positive semidefinite,
+    so |K_ij - (L'L)_ij| <= sqrt(E_ii E_jj) <= that maximum for every entry: the returned
+    residual bounds the error of every entry (up to the round-off of the factor, of
+    order rank * machine epsilon). Costs rank kernel columns (rank * n evaluations) and
+    O(n rank^2) operations; K is never formed.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    sigma : float > 0
+    tol : float
+        Largest residual diagonal accepted.
+    max_rank : int
+        Give up (return None) when this many pivots do not reach ``tol``, or already at
+        max_rank / 2 pivots when the decay of the residual over the last quarter of the
+        pivots, continued geometrically, would not even reach sqrt(tol) (a kernel far from
+        low rank costs half the columns only; the residual of a Gaussian kernel falls
+        faster and faster, so the geometric forecast is pessimistic, hence the margin).
+
+    Returns
+    -------
+    (L, residual) with L of shape (rank, n) and residual = max_i (K - L'L)_ii, or None.
+    """
+    X = as_2d_float(X, "X")
+    diagonal = np.ones(len(X))  # k(x, x) = 1
+    L = np.empty((max(int(max_rank), 0), len(X)))
+    largest = []  # residual before each pivot
+    for rank in range(len(L) + 1):
+        pivot = int(np.argmax(diagonal))
+        largest.append(float(diagonal[pivot]))
+        if diagonal[pivot] <= tol:
+            return L[:rank], max(float(diagonal[pivot]), 0.0)
+        if rank == len(L) or (8 <= rank == len(L) // 2 and len(L) < len(X) and
+                              _geometric_forecast(largest, len(L)) > np.sqrt(tol)):
+            return None
+        column = gaussian_kernel(X[pivot:pivot + 1], X, sigma)[0]
+        column -= L[:rank, pivot] @ L[:rank]
+        column /= np.sqrt(diagonal[pivot])
+        L[rank] = column
+        diagonal -= column * column
+        np.maximum(diagonal, 0.0, out=diagonal)
+        diagonal[pivot] = 0.0
+    return None  # pragma: no cover (the loop returns)
+
+
+def _geometric_forecast(largest, max_rank):
+    """The residual after max_rank pivots if it kept falling at its rate over the last quarter of the pivots."""
+    now, recent = largest[-1], max(2, (len(largest) - 1) // 4)
+    rate = (now / largest[-1 - recent]) ** (1.0 / recent) if largest[-1 - recent] > 0 else 0.0
+    return now * rate ** (max_rank - (len(largest) - 1))
+
+
 def median_heuristic(X, max_samples=1000, random_state=0):
     """Median of the pairwise Euclidean distances of ``X`` (a subsample if large).
 

@@ -243,3 +243,25 @@ def check_feature_memory(method, n_points, n_features, copies, parameter):
                  f"{method} feature matrices ({n_points} points x {n_features} {parameter})",
                  f"Lower {parameter}, e.g. {parameter}="
                  f"{min(n_features, largest_fitting(8 * copies * n_points))}.")
+
+
+def check_kernel_classifier_memory(method, n_basis, n_selector_basis=0):
+    """Kernel logistic classifiers (covshift.classification, rbf kernel): per basis of B points
+    the kernel K_BB, its eigendecomposition (eigenvectors, workspace, projection) and the
+    B x B design, about 5 dense B x B arrays; the integrated model adds the selector's basis
+    (training + test points) and Newton's Hessian over both parameter vectors."""
+    n_parameters = n_basis + n_selector_basis + 2
+    needed = (dense_bytes((n_basis, n_basis), copies=5) + dense_bytes((n_selector_basis, n_selector_basis), copies=5)
+              + dense_bytes((n_parameters, n_parameters), copies=2))
+    check_memory(needed, f"{method} kernel features ({n_basis} training"
+                 + (f" and {n_selector_basis} selector" if n_selector_basis else "") + " basis points)",
+                 "Use kernel='linear', or fit on a random subset of the points.")
+
+
+def check_structured_memory(method, n_examples, n_joint_features):
+    """Structural SVMs (covshift.transfer): the joint features Psi(x_i, y_i) of every labelled
+    example, those of the loss-augmented outputs and their difference, 3 dense arrays of
+    n_examples x n_joint_features per cutting-plane iteration."""
+    check_memory(dense_bytes((n_examples, n_joint_features), copies=3),
+                 f"{method} joint features ({n_examples} examples x {n_joint_features} features)",
+                 "Use fewer labelled examples, or a smaller n_components in the problem's embedding.")

@@ -6,6 +6,7 @@ import pathlib
 import pandas as pd
 import streamlit as st
 
+import ui
 from covshift import plots, reproduction
 
 RESULTS = pathlib.Path(__file__).resolve().parents[1] / "assets" / "reproduction.json"
@@ -20,9 +21,10 @@ st.markdown(
     "sizes and compare with the stored small-size numbers.")
 
 
-@st.cache_data(show_spinner=False)
-def load(mtime):
-    return json.loads(RESULTS.read_text())
+@st.cache_data(show_spinner=False, max_entries=4)
+def load(file_digest, _raw):
+    """The stored results, parsed once per content of the file (its SHA-256)."""
+    return json.loads(_raw)
 
 
 def fmt(x):
@@ -43,10 +45,10 @@ def ours(metrics):
 def figure(row):
     title = f"{row['where']}: ours over {len(row['full']['seeds'])} seeds"
     if row["figure"] == "curve":
-        return plots.reproduction_curve(row["full"]["metrics"], title)
+        return ui.figure(plots.reproduction_curve, row["full"]["metrics"], title)
     if row["figure"] == "gaps" and row.get("trace"):
-        return plots.reproduction_gaps(row["trace"])
-    return plots.reproduction_bars(row["full"]["metrics"], row["paper_values"], title)
+        return ui.figure(plots.reproduction_gaps, row["trace"])
+    return ui.figure(plots.reproduction_bars, row["full"]["metrics"], row["paper_values"], title)
 
 
 def rerun(row):
@@ -73,7 +75,8 @@ if not RESULTS.exists():
     st.info("No results yet: run `python bench/reproduce.py` to write assets/reproduction.json.")
     st.stop()
 
-results = load(RESULTS.stat().st_mtime)
+raw = RESULTS.read_bytes()
+results = load(ui.digest(raw), raw)
 unknown = [r["key"] for r in results["rows"] if r["key"] not in reproduction.ROWS]
 st.caption(f"Code version {results['code_version'][:10]}, generated {results['generated']}, "
            f"{results['machine']}. Full table: bench/results/reproduction.md.")

@@ -67,3 +67,32 @@ def test_row_scale_and_blocked_column_means():
                                rtol=1e-12)
     np.testing.assert_allclose(kernel_column_means(A, B, 0.9, block=700), gaussian_kernel(A, B, 0.9).mean(axis=0),
                                rtol=1e-12)
+
+
+def test_pivoted_cholesky_bounds_every_entry_of_the_kernel():
+    from covshift.kernels import pivoted_cholesky
+
+    X = np.random.default_rng(3).normal(size=(200, 2))
+    K = gaussian_kernel(X, X, 1.5)
+    L, residual = pivoted_cholesky(X, 1.5, 1e-10, 200)
+    assert len(L) < 100 and residual <= 1e-10
+    # K - L'L is positive semidefinite, so its largest diagonal bounds every entry
+    assert np.max(np.abs(K - L.T @ L)) <= residual + 1e-13
+    assert np.min(np.linalg.eigvalsh(K - L.T @ L)) >= -1e-12
+    # a looser tolerance stops earlier with a larger (still bounding) residual
+    L_loose, residual_loose = pivoted_cholesky(X, 1.5, 1e-3, 200)
+    assert len(L_loose) < len(L) and 1e-10 < residual_loose <= 1e-3
+    assert np.max(np.abs(K - L_loose.T @ L_loose)) <= residual_loose + 1e-13
+
+
+def test_pivoted_cholesky_gives_up_when_the_kernel_is_not_of_low_rank(monkeypatch):
+    from covshift import kernels
+
+    X = np.random.default_rng(4).normal(size=(100, 8))  # narrow kernel in 8-D: K is near the identity
+    columns = []
+    column = kernels.gaussian_kernel
+    monkeypatch.setattr(kernels, "gaussian_kernel", lambda *a, **k: columns.append(1) or column(*a, **k))
+    assert kernels.pivoted_cholesky(X, 0.3, 1e-12, 30) is None
+    assert len(columns) == 15  # the forecast at max_rank / 2 pivots gives up
+    L, residual = kernels.pivoted_cholesky(X, 0.3, 1e-12, 100)  # rank n always reaches any tolerance
+    assert residual <= 1e-12 and len(L) <= 100

@@ -144,3 +144,26 @@ def test_kernel_system_models_are_limited_by_their_effective_size():
     with pytest.raises(ValueError, match="SMTGP"):
         limits.check_size("SMTGP", limits.max_points("SMTGP") + 1, 10)
     assert limits.effective_size("KMM", 485, 1312) == 1312  # others: the larger side
+
+
+def test_kernel_classifiers_refuse_before_the_dense_kernel_features():
+    from covshift.classification import IntegratedShiftClassifier, KernelLogisticRegression
+
+    X, y = _points(20_000), np.arange(20_000) % 2
+    _refuses_fast(lambda: KernelLogisticRegression().fit(X, y), "20000 training basis points", "kernel='linear'")
+    _refuses_fast(lambda: IntegratedShiftClassifier().fit(X[:2000], y[:2000], X),
+                  "2000 training and 22000 selector basis points", "random subset")
+    # the linear form has no n x n arrays and is not refused
+    assert KernelLogisticRegression(kernel="linear").fit(X, y).coef_.shape == (X.shape[1],)
+
+
+def test_structural_svms_refuse_before_the_joint_features(monkeypatch):
+    from covshift.transfer import DomainTransferSSVM, MulticlassProblem, StructuredSVM
+
+    monkeypatch.setattr(limits, "MEMORY_LIMIT_BYTES", 1024**2)
+    X, y = _points(2000, d=10), np.arange(2000) % 10
+    # Psi is 2000 x (11 x 10) floats, 3 copies: 5.3 MB > 1 MiB
+    _refuses_fast(lambda: StructuredSVM(MulticlassProblem(10)).fit(X, y),
+                  "StructuredSVM joint features (2000 examples x 110 features)", "n_components")
+    source = StructuredSVM(MulticlassProblem(10)).fit(X[:100], y[:100])
+    _refuses_fast(lambda: DomainTransferSSVM(source, MulticlassProblem(10)).fit(X, y), "DomainTransferSSVM")

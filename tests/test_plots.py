@@ -112,3 +112,25 @@ def test_numbers_for_people():
     assert plots.format_p(float("nan")) == ""
     assert plots.format_number(None) == "" and plots.format_number(True) == "yes"
     assert plots.format_number(0.123456, ".2f") == "0.12"
+
+
+def test_template_set_without_revalidation_is_plotly_white_by_name():
+    """plots._white skips re-validating the template (performance); the figure must be the one
+    that setting template="plotly_white" gives, and other figures must not share later changes."""
+    import json
+
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    fast = plots._finish(plots._figure("t", "x", "y"))
+    by_name = go.Figure().update_layout(template="plotly_white", **plots._STYLE)
+    by_name.update_layout(xaxis_title="x", yaxis_title="y", title_text="t")
+    by_name.update_layout(**plots._STYLE)
+    by_name.update_layout(height=plots._HEIGHT + 30, margin=dict(b=110))
+    by_name.update_xaxes(title_standoff=8, tickfont_size=plots.BASE_FONT, title_font_size=plots.BASE_FONT + 1)
+    by_name.update_yaxes(tickfont_size=plots.BASE_FONT, title_font_size=plots.BASE_FONT + 1)
+    assert json.loads(fast.to_json()) == json.loads(by_name.to_json())
+    fast.layout.template.layout.paper_bgcolor = "red"  # a change to one figure's template ...
+    assert json.loads(fast.to_json())["layout"]["template"]["layout"]["paper_bgcolor"] == "red"
+    assert plots._figure("t", "x", "y").layout.template.layout.paper_bgcolor != "red"  # ... stays there
+    assert pio.templates["plotly_white"].layout.paper_bgcolor != "red"

@@ -5,6 +5,7 @@ from scipy.special import expit
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_features, check_int, check_positive
+from ..limits import check_kernel_classifier_memory
 from ._features import (check_classification_input, check_kernel_params, make_feature_map, penalty_matrix,
                         resolve_sigma)
 from ._newton import newton_ascent
@@ -71,6 +72,8 @@ class IntegratedShiftClassifier(_LinearScoreClassifier):
         check_int(self.max_iter, "max_iter")
         self.n_features_in_ = X_tr.shape[1]
         self.n_train_, self.n_test_ = len(X_tr), len(X_te)
+        if self.kernel == "rbf":
+            check_kernel_classifier_memory("Integrated classifier", len(X_tr), len(X_tr) + len(X_te))
         self.sigma_ = resolve_sigma(self.kernel, self.sigma, X_tr)
         X_all = np.vstack([X_tr, X_te])
         self.feature_map_ = make_feature_map(self.kernel, self.sigma_, X_tr)

@@ -6,6 +6,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import as_2d_float, check_features, check_int, check_positive
+from ..limits import check_kernel_classifier_memory
 from ._features import (check_classification_input, check_kernel_params, make_feature_map, penalty_matrix,
                         resolve_sigma)
 from ._newton import newton_ascent
@@ -91,6 +92,8 @@ class KernelLogisticRegression(_LinearScoreClassifier):
         check_int(self.max_iter, "max_iter")
         weights = check_sample_weight(sample_weight, len(X_tr))
         self.n_features_in_ = X_tr.shape[1]
+        if self.kernel == "rbf":
+            check_kernel_classifier_memory("Kernel logistic regression", len(X_tr))
         self.sigma_ = resolve_sigma(self.kernel, self.sigma, X_tr)
         self.feature_map_ = make_feature_map(self.kernel, self.sigma_, X_tr)
         F = self.feature_map_.design(X_tr)

@@ -34,6 +34,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._validation import as_2d_float, check_int, check_positive
 from ..exceptions import ConvergenceWarning, NumericalWarning, SolverError
+from ..limits import check_structured_memory
 from .problems import fitted_problem
 
 #: cvxopt settings of the working-set QP, passed per call (never cvxopt.solvers.options).
@@ -185,6 +186,7 @@ class _CuttingPlaneModel(BaseEstimator):
         constraints (zero for a plain structural SVM, f_S(x, y) for domain transfer); returns self."""
         X, y, C, epsilon, max_iter = _check_common(self, X, y, problem)
         Z = problem.embed(X)
+        check_structured_memory(type(self).__name__, len(Z), problem.n_joint_features(Z.shape[1]))
         zeros = problem.potentials(Z, np.zeros(problem.n_joint_features(Z.shape[1])))
         offset = offset_for(X, zeros)
         self.problem_ = problem

@@ -14,6 +14,10 @@ with respect to mu, g * beta in the paper's notation (eq. 3), is ``atoms @ (1 / 
 Small problems keep ``atoms`` as a dense array. Above ``DENSE_ATOMS_BYTES`` it is a
 :class:`KernelAtoms`: the same rows and products, computed over blocks of test points
 (memory O(n_atoms * block + cached rows)) so that 10^6 points fit in bounded memory.
+For the Frank-Wolfe solvers on larger problems whose kernel matrix is numerically of
+low rank (smooth kernel: few dimensions or a wide sigma), it is a
+:class:`LowRankKernelAtoms`: exact rows, and a gradient through a pivoted-Cholesky
+factor with a bound on its error, so the n_atoms x n_te matrix is never built.
 """
 
 import warnings
@@ -24,7 +28,7 @@ import numpy as np
 from ..exceptions import NumericalWarning
 from .._validation import is_dask_array
 from ..kernels import (gaussian_kernel, kernel_column_max, kernel_column_means, kernel_matvec,
-                       kernel_rows, kernel_vecmat)
+                       kernel_rows, kernel_vecmat, pivoted_cholesky)
 from ._line_search import log_objective
 
 #: A centre whose mean kernel value over the training points is below this has
@@ -38,6 +42,13 @@ DENSE_ATOMS_BYTES = 2**28
 #: Memory for the kernel block of one blocked product, and for the cached atom rows.
 BLOCK_BYTES = 2**21
 ROW_CACHE_BYTES = 2**27
+#: Frank-Wolfe problems with at least this many atom entries (n_atoms * n_te) try a low-rank
+#: gradient: a pivoted-Cholesky factor of the test kernel matrix with every entry within
+#: LOW_RANK_TOL, of rank at most LOW_RANK_MAX_RANK, a quarter of the atoms, and LOW_RANK_BYTES.
+LOW_RANK_MIN_ENTRIES = 10**6
+LOW_RANK_TOL = 1e-12
+LOW_RANK_MAX_RANK = 100
+LOW_RANK_BYTES = 2**28
 
 
 class KernelAtoms:
@@ -108,6 +119,40 @@ class KernelAtoms:
         return KernelAtoms(self.centers, kept, self.sigma, self.beta)
 
 
+class LowRankKernelAtoms(KernelAtoms):
+    """Kernel atoms whose gradient A u comes from a low-rank factor, with an error bound.
+
+    With the pivoted-Cholesky factor K(X_te, X_te) ~ L' L, every entry within
+    ``residual`` (:func:`covshift.kernels.pivoted_cholesky`), the centres being test
+    points, A u = beta * (L_c' (L u)) costs O(rank * (n_atoms + n_te)) instead of
+    O(n_atoms * n_te), and |(A u)_l - beta_l (L_c' L u)_l| <= beta_l * residual * ||u||_1.
+    Rows, ``A @ u`` and ``w @ A`` stay exact float64 (:class:`KernelAtoms`); only
+    :meth:`gradient` uses the factor.
+    """
+
+    def __init__(self, centers, X_te, sigma, beta, factor, center_columns, residual):
+        super().__init__(centers, X_te, sigma, beta)
+        self.factor, self.center_columns = factor, center_columns  # L (rank, n_te), L_c (rank, n_atoms)
+        self.residual = residual
+        # the factor takes its memory from the row cache, down to half of it
+        cache_bytes = max(ROW_CACHE_BYTES // 2, ROW_CACHE_BYTES - factor.nbytes)
+        self._cache_rows = max(1, cache_bytes // (8 * max(len(X_te), 1)))
+        # the factor's own round-off adds a few rank * epsilon per entry; the round-off of the
+        # sums over test points is that of the dense float64 product A @ u, as in every path
+        self.entry_error = residual + 4 * (len(factor) + 1) * np.finfo(float).eps
+
+    def gradient(self, u):
+        """(approximate A u, bound on the error of each entry)."""
+        u = np.asarray(u, dtype=float)
+        approximate = self.beta * (self.center_columns.T @ (self.factor @ u))
+        return approximate, self.beta * (self.entry_error * np.abs(u).sum())
+
+    def keep_columns(self, covered):
+        kept = super().keep_columns(covered)
+        return LowRankKernelAtoms(kept.centers, kept.X_te, self.sigma, self.beta, self.factor[:, covered],
+                                  self.center_columns, self.residual)
+
+
 @dataclass
 class KliepProblem:
     """Atoms of the KLIEP problem after excluding degenerate centres and test points.
@@ -138,11 +183,37 @@ class KliepProblem:
         active = np.flatnonzero(mu)
         return mu[active] @ self.atoms[active]
 
-    def certificate(self, mu):
-        """Objective F(mu) and Frank-Wolfe duality gap max_l g_l - <g, mu> at mu."""
+    def gradient(self, u, max_error=0.0):
+        """The gradient g = A u with a bound on the error of each entry (0.0: exact).
+
+        Low-rank atoms give an approximation when its bound is at most ``max_error``;
+        otherwise (and for dense or blocked atoms) g is exact float64.
+        """
+        if isinstance(self.atoms, LowRankKernelAtoms):
+            approximate, error = self.atoms.gradient(u)
+            if error.max(initial=0.0) <= max_error:
+                return approximate, error
+        return self.atoms @ u, 0.0
+
+    def certificate(self, mu, max_error=None):
+        """Objective F(mu) and Frank-Wolfe duality gap max_l g_l - <g, mu> at mu.
+
+        With a low-rank gradient the gap is an upper bound (:func:`duality_gap`), larger
+        than the float64 one by at most 2 max_error; max_error defaults to 1e-9 |F|.
+        """
         v = self.density(mu)
-        grad = self.atoms @ (1.0 / v)
-        return log_objective(v), float(grad.max() - grad @ mu)
+        objective = log_objective(v)
+        max_error = 1e-9 * abs(objective) if max_error is None else max_error
+        grad, error = self.gradient(1.0 / v, max_error)
+        return objective, duality_gap(grad, error, mu, np.flatnonzero(mu))
+
+
+def duality_gap(grad, error, mu, active):
+    """The Frank-Wolfe gap max_l g_l - <g, mu>, or, when every entry of the gradient is only
+    known within ``error`` (|grad - g| <= error), the largest value it can take: an upper bound."""
+    if np.ndim(error) == 0 and error == 0:
+        return float(grad.max() - grad[active] @ mu[active])
+    return float((grad + error).max() - (grad[active] - error[active]) @ mu[active])
 
 
 def choose_centers(n_te, n_centers, random_state):
@@ -153,17 +224,22 @@ def choose_centers(n_te, n_centers, random_state):
     return np.sort(rng.choice(n_te, size=n_centers, replace=False))
 
 
-def build_kliep_problem(X_tr, X_te, center_index, sigma):
+def build_kliep_problem(X_tr, X_te, center_index, sigma, low_rank=False):
     """Kernel atoms of the KLIEP problem, with degenerate centres and test points removed.
 
     Warns (NumericalWarning) with the counts when centres have ~0 kernel mass on the
     training points (beta would explode: test point outside the training support), or
     when test points are covered by no atom (kernel underflow, sigma too small).
+    ``low_rank=True`` (the Frank-Wolfe solvers) allows :class:`LowRankKernelAtoms` on
+    problems of at least ``LOW_RANK_MIN_ENTRIES`` atom entries when the factor is small.
     """
     # the training side enters only through these column sums (eq. 4): never stored
     centers = np.asarray(X_te[center_index])  # computes the centres of a dask X_te
-    mean_kernel = kernel_column_means(X_tr, centers, sigma) if not is_dask_array(X_tr) else \
-        kernel_matvec(centers, X_tr, sigma, np.ones(len(X_tr))) / len(X_tr)
+    factor = _low_rank_factor(X_te, len(center_index), sigma) if low_rank else None
+    if is_dask_array(X_tr) or factor is not None:  # over cache-sized blocks of training points
+        mean_kernel = kernel_matvec(centers, X_tr, sigma, np.ones(len(X_tr))) / len(X_tr)
+    else:
+        mean_kernel = kernel_column_means(X_tr, centers, sigma)
     usable = mean_kernel > MIN_MEAN_KERNEL
     n_excluded = int(np.sum(~usable))
     if n_excluded:
@@ -178,7 +254,10 @@ def build_kliep_problem(X_tr, X_te, center_index, sigma):
     beta = 1.0 / mean_kernel[usable]
     if not usable.any():
         return KliepProblem(np.zeros((0, len(X_te))), beta, center_index, n_excluded, 0)
-    if 8 * len(center_index) * len(X_te) <= DENSE_ATOMS_BYTES and not is_dask_array(X_te):
+    if factor is not None:
+        L, residual = factor
+        atoms = LowRankKernelAtoms(centers, X_te, sigma, beta, L, L[:, center_index], residual)
+    elif 8 * len(center_index) * len(X_te) <= DENSE_ATOMS_BYTES and not is_dask_array(X_te):
         atoms = gaussian_kernel(centers, X_te, sigma, row_scale=beta)
     else:
         atoms = KernelAtoms(centers, X_te, sigma, beta)
@@ -200,6 +279,16 @@ def build_kliep_problem(X_tr, X_te, center_index, sigma):
         atoms = atoms.keep_columns(covered) if isinstance(atoms, KernelAtoms) else \
             np.ascontiguousarray(atoms[:, covered])
     return KliepProblem(atoms, beta, center_index, n_excluded, n_uncovered)
+
+
+def _low_rank_factor(X_te, n_centers, sigma):
+    """Pivoted-Cholesky factor (L, residual) of the test kernel matrix, or None when the
+    problem is small, X_te is a dask array, or the kernel matrix is not of low rank."""
+    n_te = len(X_te)
+    if n_centers * n_te < LOW_RANK_MIN_ENTRIES or is_dask_array(X_te):
+        return None
+    max_rank = min(LOW_RANK_MAX_RANK, n_centers // 4, LOW_RANK_BYTES // (8 * n_te))
+    return pivoted_cholesky(X_te, sigma, LOW_RANK_TOL, max_rank) if max_rank > 0 else None
 
 
 def covering_start(problem):

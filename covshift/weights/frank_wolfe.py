@@ -6,7 +6,9 @@ All work in atom coordinates: alpha = beta * mu with mu on the unit simplex
 The engine keeps v up to date incrementally (O(n_te) per step, two atoms for a
 pairwise step) and recomputes it from the active atoms every ``refresh_every``
 iterations against drift; the only O(n_atoms * n_te) work per iteration is the
-gradient A (1 / v).
+gradient A (1 / v), or O(rank * (n_atoms + n_te)) when the atoms have a low-rank factor
+(``_kliep_problem.LowRankKernelAtoms``): the gap is then an upper bound that accounts for
+the factor's error bound, so the stopping test and ``converged_`` stay certified.
 """
 
 import time
@@ -19,7 +21,7 @@ from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from .._validation import check_choice, check_int, check_positive
 from ..exceptions import ConvergenceWarning
 from ._kliep_base import KliepFamily
-from ._kliep_problem import covering_start
+from ._kliep_problem import covering_start, duality_gap
 from ._line_search import armijo_line_search, exact_line_search, log_objective
 
 #: An atom whose weight mu_l falls below this leaves the active set (unless it
@@ -27,6 +29,11 @@ from ._line_search import armijo_line_search, exact_line_search, log_objective
 ATOM_TOL = 1e-14
 #: A step within this relative distance of rho_max counts as reaching it (drop / swap).
 HIT_TOL = 1e-9
+#: A low-rank gradient is used while its error bound is at most this fraction of the stopping
+#: threshold tol * |F| (so the certified gap exceeds the float64 one by at most 2%); else exact.
+GRADIENT_SLACK = 0.01
+#: Memory of one block of the face's scaled atoms in the corrective Newton step.
+FACE_BLOCK_BYTES = 2**22
 
 
 @dataclass
@@ -35,7 +42,9 @@ class FrankWolfeHistory:
 
     Row t holds the objective and duality gap at the iterate mu_t and the step that
     led to mu_{t+1}. The last row is the returned solution: its ``step_kind`` is
-    "final" and its gap is the certificate of the result.
+    "final" and its gap is the certificate of the result. With a low-rank gradient
+    (problems from LOW_RANK_MIN_ENTRIES atom entries) a gap is the largest value the
+    float64 gap can take given the gradient's error bound, an upper bound.
 
     Attributes
     ----------
@@ -225,18 +234,17 @@ def _corrective_newton(engine, l_fw, objective, face_tol, max_inner):
     engine.towards(l_fw, objective)
     mu = engine.mu
     face = np.flatnonzero(mu)
+    A_face = engine.atoms[face]  # rows of the face, kept until an atom drops
     objective = log_objective(engine.v)
     iterations = 0
     for iterations in range(1, max_inner + 1):
-        A_face = engine.atoms[face]
         u = 1.0 / engine.v
-        scaled = A_face * u
-        grad = scaled.sum(axis=1)
+        grad, hessian = _face_gradient_and_hessian(A_face, u)
         m = mu[face]
         if grad.max() - grad @ m <= face_tol:
             iterations -= 1
             break
-        dm = _newton_direction(scaled, grad)
+        dm = _newton_direction(hessian, grad)
         shrinking = dm < 0
         if not shrinking.any():
             break
@@ -250,14 +258,28 @@ def _corrective_newton(engine, l_fw, objective, face_tol, max_inner):
         engine.v += rho * d
         if hit:
             mu[face[shrinking][ratios <= rho_max * (1 + HIT_TOL)]] = 0.0
-        face = face[mu[face] > ATOM_TOL]
+        kept = mu[face] > ATOM_TOL
+        if not kept.all():
+            face, A_face = face[kept], A_face[kept]
         objective = log_objective(engine.v)
     return iterations
 
 
-def _newton_direction(scaled, grad):
+def _face_gradient_and_hessian(A_face, u, block_bytes=FACE_BLOCK_BYTES):
+    """g_S = A_S u and P = B B' with B = A_S diag(u) (= -Hessian of F on the face), summed over
+    blocks of test points so that B is never stored whole (bounded memory at 10^6 points)."""
+    n_face, n_te = A_face.shape
+    block = max(1, block_bytes // (8 * max(n_face, 1)))
+    grad, hessian = np.zeros(n_face), np.zeros((n_face, n_face))
+    for start in range(0, n_te, block):
+        scaled = A_face[:, start:start + block] * u[start:start + block]
+        grad += scaled.sum(axis=1)
+        hessian += scaled @ scaled.T
+    return grad, hessian
+
+
+def _newton_direction(hessian, grad):
     """Equality-constrained Newton direction on the face; projected gradient if singular."""
-    hessian = scaled @ scaled.T  # = -Hessian of F on the face
     jitter = 1e-12 * np.trace(hessian) / len(grad)
     try:
         factor = cho_factor(hessian + jitter * np.eye(len(grad)), lower=True)
@@ -275,6 +297,7 @@ class _FrankWolfeKliep(KliepFamily):
     """Shared parameters and main loop of the Frank-Wolfe KLIEP solvers."""
 
     _variant = None
+    _low_rank_gradient = True
 
     def __init__(self, sigma="auto", n_centers=None, line_search="exact", tol=1e-4,
                  max_iter=10000, refresh_every=50, armijo_c=0.5, armijo_shrink=0.5,
@@ -310,14 +333,12 @@ class _FrankWolfeKliep(KliepFamily):
         recorder, start = _Recorder(), time.perf_counter()
         self.converged_ = False
         for t in range(self.max_iter + 1):
-            u = 1.0 / engine.v
-            grad = problem.atoms @ u
             objective = log_objective(engine.v)
             active = np.flatnonzero(engine.mu)
+            grad, gap = _gradient_and_gap(problem, engine, active, self.tol * abs(objective))
             recorder.add_iterate(active, engine.mu)
             l_fw = int(np.argmax(grad))
             mu_grad = float(grad[active] @ engine.mu[active])
-            gap = float(grad[l_fw] - mu_grad)
             if gap <= self.tol * abs(objective) or t == self.max_iter:
                 self.converged_ = gap <= self.tol * abs(objective)
                 recorder.add(objective, gap, _Step("", "final", 0.0, -1), active.size, 0,
@@ -348,6 +369,23 @@ class _FrankWolfeKliep(KliepFamily):
 
     def _step(self, engine, grad, active, l_fw, gap, mu_grad, objective):  # pragma: no cover
         raise NotImplementedError
+
+
+def _gradient_and_gap(problem, engine, active, threshold):
+    """The gradient at the iterate and its duality gap (an upper bound when the gradient is low-rank).
+
+    A low-rank gradient serves while its error bound is within GRADIENT_SLACK * threshold,
+    or while even the smallest gap it allows exceeds the threshold (the step is then an
+    ascent step and the run is certainly not converged); otherwise it is recomputed exactly.
+    """
+    u = 1.0 / engine.v
+    grad, error = problem.gradient(u, max_error=np.inf)
+    gap = duality_gap(grad, error, engine.mu, active)
+    if np.ndim(error) and error.max() > GRADIENT_SLACK * threshold and \
+            gap - 2 * (error.max() + error[active] @ engine.mu[active]) <= threshold:
+        grad, error = problem.gradient(u, max_error=0.0)
+        gap = duality_gap(grad, error, engine.mu, active)
+    return grad, gap
 
 
 def _away_atom(grad, active):

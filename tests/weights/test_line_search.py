@@ -88,3 +88,12 @@ def test_log_objective_is_minus_inf_outside_domain():
     assert log_objective(np.array([1.0, 0.0])) == -np.inf
     assert log_objective(np.array([1.0, -1e-3])) == -np.inf
     assert log_objective(np.array([1.0, np.e])) == pytest.approx(1.0)
+
+
+def test_sum_of_squares_is_the_dot_product_on_both_sides_of_the_blas_limit():
+    from covshift.weights._line_search import _BLAS_DOT_MAX, _sum_of_squares
+
+    rng = np.random.default_rng(6)
+    short, long = rng.normal(size=_BLAS_DOT_MAX), rng.normal(size=4 * _BLAS_DOT_MAX)
+    assert _sum_of_squares(short) == float(np.dot(short, short))  # small problems: the same numbers
+    assert _sum_of_squares(long) == pytest.approx(float(np.dot(long, long)), rel=1e-13)
