@@ -17,8 +17,9 @@ from sklearn.model_selection import KFold
 from sklearn.utils.validation import has_fit_parameter
 
 from ._validation import as_2d_float, check_choice, check_int, check_positive, check_train_test
-from .exceptions import quiet_warnings
+from .exceptions import ConvergenceWarning, quiet_warnings
 from .kernels import median_heuristic, scaled_exponent, squared_distances
+from .weights._kliep_folds import FoldProblems, solve_folds
 from .weights._kliep_problem import (MIN_DENSITY, MIN_MEAN_KERNEL, KliepProblem, choose_centers,
                                      covering_start)
 from .weights._line_search import log_objective
@@ -216,34 +217,38 @@ class _SharedKernels:
 
 
 def _likelihood_cv(kernels, grid, n_folds, tol, random_state):
-    splitter = KFold(n_folds, shuffle=True, random_state=random_state)
-    folds = list(zip(splitter.split(np.empty(kernels.n_tr)), splitter.split(np.empty(kernels.n_te))))
-    everything = (np.arange(kernels.n_te), np.arange(kernels.n_tr))
+    fit_te, fit_tr = _fold_masks(kernels.n_te, kernels.n_tr, n_folds, random_state)
+    available = fit_te[:, kernels.centers]
     scores = np.full((grid.size, n_folds), -np.inf)
-    previous = None  # the all-data solution at the previous width
+    unconverged = 0
+    mu = None  # the folds' solutions at the previous width
     for i in np.argsort(-grid):  # largest width first: sparse solutions that cover everything
         kernels.set_width(grid[i])
-        # the all-data solution, warm-started from the previous width, is the start of every
-        # fold: each fold holds 1 - 1/n_folds of the data, so its optimum is close
-        problem, rows = kernels.problem(*everything)
-        if problem.n_atoms == 0 or problem.atoms.shape[1] == 0:
-            continue
-        previous = (rows, _solve_exact(problem, _warm_start(problem, rows, previous, kernels), tol))
-        for k, ((fit_tr, held_tr), (fit_te, held_te)) in enumerate(folds):
-            problem, rows = kernels.problem(fit_te, fit_tr)
-            if problem.n_atoms == 0 or problem.atoms.shape[1] == 0:
-                continue
-            mu = _solve_exact(problem, _warm_start(problem, rows, previous, kernels), tol)
-            alpha = mu * problem.beta
-            w_te = kernels.weights(rows, alpha, held_te, "te")
-            w_tr_mean = float(np.mean(kernels.weights(rows, alpha, held_tr, "tr")))
-            if np.all(w_te > 0) and w_tr_mean > 0:
-                scores[i, k] = float(np.mean(np.log(w_te)) - np.log(w_tr_mean))
+        problems = FoldProblems(kernels.k_te, kernels.k_tr, fit_te, fit_tr, available)
+        start = problems.start(mu, scaled_exponent(kernels.d2_te.copy(), grid[i]) if mu is None else None)
+        mu, _, converged = solve_folds(problems, start, tol)
+        unconverged += int(np.sum(problems.solvable & ~converged))
+        scores[i] = problems.held_out_scores(mu)
+    if unconverged:
+        warnings.warn(f"{unconverged} of the {grid.size * n_folds} ranking solves of the likelihood "
+                      f"cross-validation stopped above the relative gap {tol:g}; the choice of sigma "
+                      "may be less reliable.", ConvergenceWarning, stacklevel=3)
     with np.errstate(invalid="ignore"):
         mean, std = scores.mean(axis=1), scores.std(axis=1, ddof=1)
     return {"mean_log_likelihood": mean, "std_log_likelihood": std,
             "best_sigma": _one_standard_error_choice(grid, mean, std / np.sqrt(n_folds)),
             "best_mean_sigma": _best(grid, mean, np.argmax)}
+
+
+def _fold_masks(n_te, n_tr, n_folds, random_state):
+    """Boolean (n_folds, n) masks of the fitting points of each fold, test and training side
+    (the same shuffled KFold splits as before: fold k holds out the k-th part of each)."""
+    splitter = KFold(n_folds, shuffle=True, random_state=random_state)
+    fit_te, fit_tr = np.zeros((n_folds, n_te), bool), np.zeros((n_folds, n_tr), bool)
+    for k, ((fit_tr_k, _), (fit_te_k, _)) in enumerate(zip(splitter.split(np.empty(n_tr)),
+                                                          splitter.split(np.empty(n_te)))):
+        fit_te[k, fit_te_k], fit_tr[k, fit_tr_k] = True, True
+    return fit_te, fit_tr
 
 
 def _one_standard_error_choice(grid, mean, standard_error):
