@@ -31,27 +31,31 @@ def default_sigma_grid(X_tr, X_te, n=9, random_state=0, max_centers=None):
 
     ``median`` is the median heuristic of all inputs (on a seeded subset of
     MEDIAN_SAMPLES points); ``nearest`` is the median distance from a test point to its nearest other test point,
-    capped at median / 2. In high dimension every point is far from its neighbours, so
+    capped at median / 2, measured from ``max_centers`` test points (default LCV_CENTERS, the
+    centres of the likelihood cross-validation, which computes the grid from its own distances). In high dimension every point is far from its neighbours, so
     widths far below the nearest-neighbour distance only fit single points (and make the
     optimum dense and slow).
     """
     X_tr, X_te = check_train_test(X_tr, X_te)
-    max_centers = MAX_CV_CENTERS if max_centers is None else check_int(max_centers, "max_centers")
+    max_centers = LCV_CENTERS if max_centers is None else check_int(max_centers, "max_centers")
     return _SharedKernels(X_tr, X_te, max_centers, random_state).default_grid(n, random_state)
 
 
 #: Relative duality gap of the ranking solves: loose, only the order of the widths matters;
 #: the estimator then solves once, tightly, at the chosen width.
 RANKING_TOL = 1e-2
-#: At most this many test points serve as Gaussian centres during the selection (a seeded
-#: subset beyond), which bounds its memory at MAX_CV_CENTERS x (n_tr + n_te) floats.
+#: At most this many test points serve as Gaussian centres when rule="iwcv" weights all the data
+#: (a seeded subset beyond), which bounds its memory at MAX_CV_CENTERS x (n_tr + n_te) floats.
 MAX_CV_CENTERS = 1000
+#: Gaussian centres of the likelihood cross-validation: b = min(100, n_te) test points, a seeded
+#: subset, as in Sugiyama et al. (2008, section 4.2; "KLIEP" in fw-covariate-shift-iw-smtgp).
+LCV_CENTERS = 100
 #: Points of the seeded subset on which the default grid's median heuristic is computed.
 MEDIAN_SAMPLES = 400
 
 
 def kliep_sigma(X_tr, X_te, rule="lcv", sigma_grid=None, n_folds=5, y_tr=None, regressor=None,
-                ranking_tol=RANKING_TOL, max_centers=MAX_CV_CENTERS, random_state=0):
+                ranking_tol=RANKING_TOL, max_centers=None, random_state=0):
     """One kernel width for every KLIEP-family solver on a data set.
 
     Every solver of the family (KLIEP, FWCS, AFWCS, PFWCS, FCFWCS) solves the same problem
@@ -62,29 +66,39 @@ def kliep_sigma(X_tr, X_te, rule="lcv", sigma_grid=None, n_folds=5, y_tr=None, r
     -----
     "lcv" (default): likelihood cross-validation (Sugiyama et al. 2008, section 4.2).
         Training and test points are each split into ``n_folds`` folds; for fold k, KLIEP
-        is fitted on the other folds (all their test points up to ``max_centers`` as
-        centres) and scored on the held-out points only:
+        is fitted on the other folds and scored on the held-out points only:
 
             score_k = mean_{held-out test} log w(x) - log mean_{held-out train} w(x),
 
-        the held-out log-likelihood of p_te ~ w p_tr, with the normalisation of w checked
-        on held-out training points too (Sugiyama's variant holds out test points only;
-        on the paper's data it then prefers ever smaller sigma, since spikes placed between
-        training points cost nothing in the fitted constraint). The choice is the largest
-        width whose mean score is within one standard error (over folds) of the best mean
-        (the one-standard-error rule): neighbouring widths often tie within the fold noise,
-        and the rule makes the choice insensitive to the loose ranking tolerance.
-    "iwcv": the paper's rule (section II): for each sigma, KLIEP weights on all the data,
-        then the importance-weighted cross-validation error (:func:`iwcv_score`) of a
-        downstream ``regressor`` trained with those weights on (X_tr, y_tr). Smallest
-        error wins. The weights enter both the fit and the validation loss, so the
-        comparison across widths is a heuristic, not an unbiased estimate.
+        the held-out log-likelihood of p_te ~ w p_tr. As in Sugiyama et al., the model has
+        b = min(100, n_te) Gaussian centres (LCV_CENTERS, a seeded subset of the test
+        points; a fold uses those among its fitting points), whatever centres the estimator
+        then uses at the chosen width. What we changed: (i) the normalisation of w is
+        checked on held-out training points too (Sugiyama's variant holds out test points
+        only; on the paper's data it then prefers ever smaller sigma, since spikes placed
+        between training points cost nothing in the fitted constraint); (ii) the choice is
+        the largest width whose mean score is within one standard error (over folds) of the
+        best mean (the one-standard-error rule, not the plain argmax): neighbouring widths
+        often tie within the fold noise, and the rule makes the choice insensitive to the
+        loose ranking tolerance; (iii) each fold is solved by the exact solver
+        (fully-corrective Frank-Wolfe, as FCFWCS) only to the relative duality gap
+        ``ranking_tol``, see Speed.
+    "iwcv": the paper's rule (section II): for each sigma, KLIEP weights on all the data
+        (all test points up to ``max_centers`` as centres), then the importance-weighted
+        cross-validation error (:func:`iwcv_score`) of a downstream ``regressor`` trained
+        with those weights on (X_tr, y_tr). Smallest error wins. The weights enter both the
+        fit and the validation loss, so the comparison across widths is a heuristic, not an
+        unbiased estimate.
 
-    Speed: the squared distances from the centres to all points are computed once, the
-    kernels of each width are written in place into two reusable buffers, the grid is
-    walked from the largest width down with each fold warm-started from its solution at
-    the previous width, and the ranking solves stop at the loose relative duality gap
-    ``ranking_tol``.
+    Speed (rule "lcv"): the squared distances from the centres to all points are computed
+    once; the kernels of each width are written in place into two reusable buffers; the K
+    folds of a width share them and are solved together, each step one batched numpy
+    operation (:func:`covshift.weights._kliep_folds.solve_folds`); the grid is walked from
+    the largest width down, each fold warm-started from its own solution at the previous
+    width; and the ranking solves stop at the loose relative duality gap ``ranking_tol``.
+    The estimator then solves once, tightly, with its own centres at the chosen width.
+    With the default 9 widths and 5 folds this costs a few single fits (bench/weights.py,
+    bench/results/weights.md).
 
     Parameters
     ----------
@@ -100,7 +114,9 @@ def kliep_sigma(X_tr, X_te, rule="lcv", sigma_grid=None, n_folds=5, y_tr=None, r
         median-heuristic width of X_tr, lam = 0.01 and normalised outputs.
     ranking_tol : float, default 1e-2
         Relative duality gap of the ranking solves.
-    max_centers : int, default 1000
+    max_centers : int or None
+        Gaussian centres (a seeded subset of the test points); default LCV_CENTERS (100)
+        for "lcv" and MAX_CV_CENTERS (1000) for "iwcv".
     random_state : int
         Seeds the folds and the centre subset.
 
@@ -114,6 +130,8 @@ def kliep_sigma(X_tr, X_te, rule="lcv", sigma_grid=None, n_folds=5, y_tr=None, r
     X_tr, X_te = check_train_test(X_tr, X_te)
     check_choice(rule, "rule", {"lcv", "iwcv"})
     check_positive(ranking_tol, "ranking_tol")
+    if max_centers is None:
+        max_centers = LCV_CENTERS if rule == "lcv" else MAX_CV_CENTERS
     max_centers = check_int(max_centers, "max_centers")
     start = time.perf_counter()
     kernels = _SharedKernels(X_tr, X_te, max_centers, random_state)
