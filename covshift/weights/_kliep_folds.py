@@ -21,13 +21,11 @@ import numpy as np
 
 from ._kliep_problem import MIN_DENSITY, MIN_MEAN_KERNEL
 
-#: Trial step sizes of the Frank-Wolfe step towards the new atom (0 = stay).
-FW_STEPS = np.array([0.0, 1.0, 0.5, 0.25, 0.1, 0.03, 0.01, 0.003, 0.001])
-#: Trial fractions of the Newton step on the face (0 = stay; the step to the face's
-#: boundary, which drops an atom, is tried too).
-NEWTON_STEPS = np.array([0.0, 1.0, 0.5, 0.25, 0.1])
-#: Trial fractions of the Newton step projected onto the non-negative orthant.
-PROJECTED_STEPS = np.array([1.0, 0.5])
+#: Trial step sizes of the Frank-Wolfe step towards the entering atom.
+FW_STEPS = np.array([1.0, 0.5, 0.25, 0.1, 0.03, 0.01, 3e-3, 1e-3, 1e-4, 1e-5, 1e-6, 1e-8])
+#: Trial fractions of the Newton step on the face (capped at the face's boundary, where an
+#: atom leaves, which is tried too).
+NEWTON_STEPS = np.array([1.0, 0.5, 0.25, 0.1, 0.03, 0.01, 1e-3])
 _TINY = 1e-300
 
 
@@ -136,13 +134,17 @@ def solve_folds(problems, mu, tol, max_iter=200):
     """Fully-corrective Frank-Wolfe on K KLIEP problems at once, to relative duality gap ``tol``.
 
     Each iteration, for every fold not yet at its tolerance: (1) the Frank-Wolfe atom
-    l = argmax_l dF/dmu_l enters, with a step chosen by trying the steps FW_STEPS on the
-    fold's objective (one batched evaluation, the density being linear in mu); (2) a Newton
-    step on the face spanned by the active atoms and l maximises
-    F(mu) - n_fit sum(mu) (whose maximisers lie on the simplex, since mu . grad F = n_fit),
-    projected back to the simplex, with the step to the face's boundary (dropping an atom)
-    when a full step leaves it, and the best of NEWTON_STEPS. As in FCFWCS, atoms the Newton
-    system would push below zero from zero leave the face before the solve.
+    l = argmax_l dF/dmu_l enters with a step towards it; (2) a Newton step on the face
+    spanned by the active atoms and l for L(mu) = F(mu) - n_fit sum(mu), then mu is scaled
+    back to the simplex. L <= F(mu / sum mu) with equality on the simplex (log s <= s - 1),
+    and the maximisers of L lie on the simplex (mu . grad F = n_fit), so raising L raises F.
+    As in FCFWCS, atoms the Newton system would push below zero from zero leave the face
+    before the solve, and a step that would make a weight negative stops at the face's
+    boundary, where that atom leaves. Both steps are along a line on which the objective is
+    concave; the step taken is the largest trial step (FW_STEPS, NEWTON_STEPS) at which the
+    directional derivative is still >= 0, so each step raises the objective, judged by
+    derivatives (one batched evaluation over all trial steps and folds) rather than by
+    differences of objective values, which round-off blurs near the optimum.
 
     Parameters
     ----------
@@ -185,46 +187,52 @@ def _frank_wolfe_atoms(problems, mu, grad):
 def _frank_wolfe_step(problems, mu, density, entering, todo):
     folds = np.arange(len(mu))
     atom = problems.beta[folds, entering][:, None] * problems.k_te[entering]
-    trials = (1 - FW_STEPS)[None, :, None] * density[:, None, :] + FW_STEPS[None, :, None] * atom[:, None, :]
-    step = FW_STEPS[np.argmax(problems.objective(trials), axis=1)] * todo
+    step = _largest_ascent_step(problems.weight, density, atom - density, FW_STEPS[None, :], 0.0) * todo
     mu = (1 - step)[:, None] * mu
     mu[folds, entering] += step
     return mu, (1 - step)[:, None] * density + step[:, None] * atom
 
 
 def _newton_step_on_face(problems, mu, density, entering, todo):
-    folds = np.arange(len(mu))
+    folds = np.arange(len(mu))[:, None]
     on_face = mu > 0
-    on_face[folds, entering] |= todo
+    on_face[folds[:, 0], entering] |= todo
     size = int(on_face.sum(axis=1).max())
     index = np.argsort(~on_face, axis=1, kind="stable")[:, :size]  # face atoms first, padded
-    free = np.take_along_axis(on_face, index, axis=1) & todo[:, None]
-    atoms = np.take_along_axis(problems.beta, index, axis=1)[:, :, None] * problems.k_te[index]  # (K, s, n)
+    free = on_face[folds, index] & todo[:, None]
+    atoms = problems.beta[folds, index][:, :, None] * problems.k_te[index]  # (K, s, n)
     curvature = problems.weight / np.maximum(density, _TINY) ** 2
     hessian = (atoms * curvature[:, None, :]) @ atoms.transpose(0, 2, 1)  # minus the Hessian of F
-    slope = np.take_along_axis(problems.gradient(density), index, axis=1) - problems.n_fit[:, None]
-    mu_face = np.take_along_axis(mu, index, axis=1)
+    slope = problems.gradient(density)[folds, index] - problems.n_fit[:, None]  # gradient of L
+    mu_face = mu[folds, index]
     direction = _solve_on(hessian, slope, free)
     leaving = free & (mu_face <= 0) & (direction < 0)
     if leaving.any():
         free &= ~leaving
         direction = _solve_on(hessian, slope, free)
     with np.errstate(divide="ignore", invalid="ignore"):
-        to_boundary = np.min(np.where((direction < 0) & (mu_face > 0), -mu_face / direction, np.inf), axis=1)
+        ratios = np.where((direction < 0) & (mu_face > 0), -mu_face / direction, np.inf)
+    to_boundary = ratios.min(axis=1)
     steps = np.minimum(NEWTON_STEPS[None, :], to_boundary[:, None])
-    steps = np.concatenate([steps, np.where(to_boundary < 1, to_boundary, 0.0)[:, None]], axis=1)
-    trials = mu_face[:, None, :] + steps[:, :, None] * direction[:, None, :]
-    # the projections of full and half steps can drop several atoms at once
-    projected = mu_face[:, None, :] + PROJECTED_STEPS[None, :, None] * direction[:, None, :]
-    trials = np.maximum(np.concatenate([trials, projected], axis=1), 0.0)
-    trials /= np.maximum(trials.sum(axis=2, keepdims=True), _TINY)
-    values = problems.objective(trials @ atoms)
-    mu_face = trials[folds, np.argmax(values, axis=1)]
-    mu_face[mu_face < 1e-12 * mu_face.max(axis=1, keepdims=True)] = 0.0
+    change = np.sum(atoms * direction[:, :, None], axis=1)
+    step = _largest_ascent_step(problems.weight, density, change, steps,
+                                problems.n_fit * direction.sum(axis=1)) * todo
+    mu_face = np.maximum(mu_face + step[:, None] * direction, 0.0)
+    mu_face[(step >= to_boundary)[:, None] & (ratios <= to_boundary[:, None])] = 0.0  # the atom leaves
     mu = np.zeros_like(mu)
-    np.put_along_axis(mu, index, np.where(np.take_along_axis(on_face, index, axis=1), mu_face, 0.0), axis=1)
+    mu[folds, index] = np.where(on_face[folds, index], mu_face, 0.0)
     mu /= np.maximum(mu.sum(axis=1, keepdims=True), _TINY)
     return mu, problems.density(mu)
+
+
+def _largest_ascent_step(weight, density, change, steps, cost):
+    """Per fold, the largest of ``steps`` (K or 1, T) at which the concave
+    phi(t) = sum_j w_j log(v_j + t c_j) - cost t still has phi'(t) >= 0 (0 if none): then
+    phi(t) >= phi(0)."""
+    moved = density[:, None, :] + steps[:, :, None] * change[:, None, :]
+    slope = np.sum(weight[:, None, :] * change[:, None, :] / np.maximum(moved, _TINY), axis=2)
+    ascent = slope >= np.reshape(cost, (-1, 1))
+    return np.max(np.where(ascent, np.broadcast_to(steps, ascent.shape), 0.0), axis=1)
 
 
 def _solve_on(hessian, slope, free):
