@@ -201,9 +201,10 @@ def _newton_step_on_face(problems, mu, density, entering, todo):
     index = np.argsort(~on_face, axis=1, kind="stable")[:, :size]  # face atoms first, padded
     free = on_face[folds, index] & todo[:, None]
     atoms = problems.beta[folds, index][:, :, None] * problems.k_te[index]  # (K, s, n)
-    curvature = problems.weight / np.maximum(density, _TINY) ** 2
-    hessian = (atoms * curvature[:, None, :]) @ atoms.transpose(0, 2, 1)  # minus the Hessian of F
-    slope = problems.gradient(density)[folds, index] - problems.n_fit[:, None]  # gradient of L
+    scaled = atoms * (np.sqrt(problems.weight) / np.maximum(density, _TINY))[:, None, :]
+    hessian = scaled @ scaled.transpose(0, 2, 1)  # minus the Hessian of F on the face
+    inverse = problems.weight / np.maximum(density, _TINY)
+    slope = np.einsum("ksn,kn->ks", atoms, inverse) - problems.n_fit[:, None]  # gradient of L on the face
     mu_face = mu[folds, index]
     direction = _solve_on(hessian, slope, free)
     leaving = free & (mu_face <= 0) & (direction < 0)
