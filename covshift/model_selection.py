@@ -41,8 +41,9 @@ def default_sigma_grid(X_tr, X_te, n=9, random_state=0, max_centers=None):
     return _SharedKernels(X_tr, X_te, max_centers, random_state).default_grid(n, random_state)
 
 
-#: Relative duality gap of the ranking solves: loose, only the order of the widths matters;
-#: the estimator then solves once, tightly, at the chosen width.
+#: Duality gap per fitting test point (nats) of the ranking solves of rule "lcv" (relative
+#: duality gap for "iwcv"): loose, only the order of the widths matters; the estimator then
+#: solves once, tightly, at the chosen width.
 RANKING_TOL = 1e-2
 #: At most this many test points serve as Gaussian centres when rule="iwcv" weights all the data
 #: (a seeded subset beyond), which bounds its memory at MAX_CV_CENTERS x (n_tr + n_te) floats.
@@ -81,8 +82,8 @@ def kliep_sigma(X_tr, X_te, rule="lcv", sigma_grid=None, n_folds=5, y_tr=None, r
         best mean (the one-standard-error rule, not the plain argmax): neighbouring widths
         often tie within the fold noise, and the rule makes the choice insensitive to the
         loose ranking tolerance; (iii) each fold is solved by the exact solver
-        (fully-corrective Frank-Wolfe, as FCFWCS) only to the relative duality gap
-        ``ranking_tol``, see Speed.
+        (fully-corrective Frank-Wolfe, as FCFWCS) only to the duality gap
+        ``ranking_tol`` (nats per point), see Speed.
     "iwcv": the paper's rule (section II): for each sigma, KLIEP weights on all the data
         (all test points up to ``max_centers`` as centres), then the importance-weighted
         cross-validation error (:func:`iwcv_score`) of a downstream ``regressor`` trained
@@ -95,7 +96,7 @@ def kliep_sigma(X_tr, X_te, rule="lcv", sigma_grid=None, n_folds=5, y_tr=None, r
     folds of a width share them and are solved together, each step one batched numpy
     operation (:func:`covshift.weights._kliep_folds.solve_folds`); the grid is walked from
     the largest width down, each fold warm-started from its own solution at the previous
-    width; and the ranking solves stop at the loose relative duality gap ``ranking_tol``.
+    width; and the ranking solves stop at the loose duality gap ``ranking_tol`` per point.
     The estimator then solves once, tightly, with its own centres at the chosen width.
     With the default 9 widths and 5 folds this costs a few single fits (bench/weights.py,
     bench/results/weights.md).
@@ -113,7 +114,10 @@ def kliep_sigma(X_tr, X_te, rule="lcv", sigma_grid=None, n_folds=5, y_tr=None, r
         Downstream model of rule="iwcv"; default :class:`covshift.regression.GPR` with the
         median-heuristic width of X_tr, lam = 0.01 and normalised outputs.
     ranking_tol : float, default 1e-2
-        Relative duality gap of the ranking solves.
+        Tolerance of the ranking solves: "lcv" stops each fold when its duality gap is at
+        most ``ranking_tol`` per fitting test point (its fitted mean log-density is then
+        within ``ranking_tol`` nats of the optimum, the unit of the held-out score); "iwcv"
+        when its relative duality gap is at most ``ranking_tol``.
     max_centers : int or None
         Gaussian centres (a seeded subset of the test points); default LCV_CENTERS (100)
         for "lcv" and MAX_CV_CENTERS (1000) for "iwcv".
@@ -249,8 +253,8 @@ def _likelihood_cv(kernels, grid, n_folds, tol, random_state):
         scores[i] = problems.held_out_scores(mu)
     if unconverged:
         warnings.warn(f"{unconverged} of the {grid.size * n_folds} ranking solves of the likelihood "
-                      f"cross-validation stopped above the relative gap {tol:g}; the choice of sigma "
-                      "may be less reliable.", ConvergenceWarning, stacklevel=3)
+                      f"cross-validation stopped above the duality gap {tol:g} per point; the choice of "
+                      "sigma may be less reliable.", ConvergenceWarning, stacklevel=3)
     with np.errstate(invalid="ignore"):
         mean, std = scores.mean(axis=1), scores.std(axis=1, ddof=1)
     return {"mean_log_likelihood": mean, "std_log_likelihood": std,
