@@ -25,7 +25,7 @@ from ._kliep_problem import MIN_DENSITY, MIN_MEAN_KERNEL
 FW_STEPS = np.array([1.0, 0.5, 0.25, 0.1, 0.03, 0.01, 3e-3, 1e-3, 1e-4, 1e-5, 1e-6, 1e-8])
 #: Trial fractions of the Newton step on the face (capped at the face's boundary, where an
 #: atom leaves, which is tried too).
-NEWTON_STEPS = np.array([1.0, 0.5, 0.25, 0.1, 0.03, 0.01, 1e-3])
+NEWTON_STEPS = np.array([1.0, 0.5, 0.1, 0.01])
 _TINY = 1e-300
 
 
