@@ -125,7 +125,8 @@ def timed(fn):
 
 def sigma_note():
     return (f"sigma='auto' = kliep_sigma (likelihood CV: 9 widths x 5 folds on b = min(100, n_te) centres, "
-            f"the folds of a width solved together by fully-corrective FW to relative gap 1e-2, warm starts "
+            f"the folds of a width solved together by fully-corrective FW to a duality gap of 0.01 nats per "
+            f"fitting point, warm starts "
             f"along the grid) plus one tight FCFWCS fit with all test points as centres. Medians of "
             f"alternating repeats in one process, OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}, "
             f"load average at the start {os.getloadavg()[0]:.1f}. Issue-12 target: auto / one fit <= 5.")
