@@ -25,6 +25,10 @@ MIN_DEFAULT_BAG = 200
 MAX_DEFAULT_PARTS = 10
 #: An explicit n_parts that leaves fewer points than this per bag gets a warning.
 SMALL_BAG = 50
+#: Ensembles build the kernels of all the data once, and slice every bag's kernel from
+#: them, while these two kernels (n_tr x n_tr and n_tr x n_te, float64) fit in this many
+#: bytes; above it every bag builds its own (smaller) kernels.
+SHARED_KERNEL_BYTES = 32 * 2**20
 
 
 def kmm_weights(X_tr, X_te, sigma, B=1000.0, eps=None):
@@ -37,9 +41,13 @@ def kmm_weights(X_tr, X_te, sigma, B=1000.0, eps=None):
     -------
     beta : ndarray (n_tr,)
     """
+    return solve_kmm_qp(*_kmm_problem(X_tr, X_te, sigma), B, eps)
+
+
+def _kmm_problem(X_tr, X_te, sigma):
+    """K = k(X_tr, X_tr) and kappa_i = n_tr / n_te sum_j k(x_tr_i, x_te_j) of the KMM QP."""
     K = gaussian_kernel(X_tr, X_tr, sigma)
-    kappa = (len(X_tr) / len(X_te)) * gaussian_kernel(X_tr, X_te, sigma).sum(axis=1)
-    return solve_kmm_qp(K, kappa, B, eps)
+    return K, (len(X_tr) / len(X_te)) * gaussian_kernel(X_tr, X_te, sigma).sum(axis=1)
 
 
 def solve_kmm_qp(K, kappa, B=1000.0, eps=None):
@@ -233,9 +241,26 @@ class EnsembleKMM(_KMMParams):
         check_kmm_memory(f"EnsembleKMM('{self.strategy}') bag", len(largest[0]), len(largest[1]),
                          "Use strategy='vf' (VFKMM) or 'enstr' with a larger n_parts: smaller bags.")
         betas = Parallel(n_jobs=self.n_jobs)(
-            delayed(kmm_weights)(X_tr[tr], X_te[te], self.sigma_, self.B, self.eps) for tr, te in bags)
+            delayed(solve_kmm_qp)(K, kappa, self.B, self.eps)
+            for K, kappa in self._bag_problems(X_tr, X_te, bags))
         self.n_samples_ = len(bags)
         return self._aggregate(X_tr, bags, betas, len(test_parts))
+
+    def _bag_problems(self, X_tr, X_te, bags):
+        """(K, kappa) of every bag, lazily. On toy sizes the kernels of all the data are built
+        once and every bag's are slices of them (the same numbers as building them per bag);
+        kappa of bag (tr, te) is |tr| / |te| times the row sums over te of k(x_tr, x_te)."""
+        n_tr, n_te = len(X_tr), len(X_te)
+        if 8 * n_tr * (n_tr + n_te) > SHARED_KERNEL_BYTES:
+            yield from (_kmm_problem(X_tr[tr], X_te[te], self.sigma_) for tr, te in bags)
+            return
+        K_all = gaussian_kernel(X_tr, X_tr, self.sigma_)
+        K_cross = gaussian_kernel(X_tr, X_te, self.sigma_)
+        row_sums = {}  # bags share test parts: sums over each part of k(x_tr_i, x_te_j), once
+        for tr, te in bags:
+            if id(te) not in row_sums:
+                row_sums[id(te)] = K_cross[:, te].sum(axis=1)
+            yield K_all[np.ix_(tr, tr)], (len(tr) / len(te)) * row_sums[id(te)][tr]
 
     def _resolve_parts(self, n_tr, n_te):
         """k: n_parts if given (warning under SMALL_BAG points per bag), else the default."""
