@@ -39,7 +39,7 @@ SIZE_LADDER = (100, 150, 200, 300, 500, 750, 1000, 1500, 2000, 3000, 4000, 5000,
 #: Keys are the names of :mod:`covshift.catalog` (weight estimators and regression models).
 METHOD_MAX_POINTS = {
     # weight estimators, sigma "auto" (the KLIEP family: model_selection.kliep_sigma, then one solve)
-    "FCFWCS": 6000, "PFWCS": 5000, "AFWCS": 5000, "FWCS": 6000, "KLIEP": 8000,
+    "FCFWCS": 6000, "PFWCS": 5000, "AFWCS": 6000, "FWCS": 6000, "KLIEP": 10000,
     "KMM": 1500, "ENSKMM": 1000, "ENSTRKMM": 6000, "VFKMM": 4000, "EVFKMM": 1500,
     "LogisticRatio": 10000, "RuLSIF": 10000,
     # the app's one shared width for the KLIEP family (catalog.shared_kliep_sigma, LCV)

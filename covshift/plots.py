@@ -473,7 +473,7 @@ def replay_animation(frames, positions, name, grid=None, truth=None, x_title=Non
     data = _replay_traces(frames[start], positions, name, last, corner)
     if grid is not None:
         data[0]["x"] = _typed(grid)
-    layout = dict(_LAYOUT, title=dict(_LAYOUT["title"], text=f"Replay of {name}: one frame per iterate mu_t"),
+    layout = dict(_STYLE, title=dict(_LAYOUT["title"], text=f"Replay of {name}: one frame per iterate mu_t"),
                   xaxis=dict(title=dict(text=x_title or "x")),
                   yaxis=dict(title=dict(text="w(x) and alpha_l"), range=[0, top]),
                   legend=dict(orientation="h", x=0, y=1.02, yanchor="bottom"),
@@ -487,7 +487,19 @@ def replay_animation(frames, positions, name, grid=None, truth=None, x_title=Non
                              data=_replay_traces(f, positions, name, last, corner),
                              layout=dict(updatemenus=_replay_menus(frames, i, play, jump)))
                         for i, f in enumerate(frames)])
-    return go.Figure(spec)
+    return _trusted_figure(spec)
+
+
+def _trusted_figure(spec):
+    """``go.Figure(spec)`` for a spec this module wrote, without validating it property by property.
+
+    Validating a replay's hundred frames takes 0.1-0.9 s and changes nothing in them (a test
+    compares the JSON with the validated figure's); the template is set as :func:`_white` does.
+    Later changes to the figure (e.g. :func:`presentation`) are validated as usual.
+    """
+    fig = go.Figure(spec, _validate=False)
+    fig._validate = True
+    return _white(fig)
 
 
 def cv_curve(cv_results):

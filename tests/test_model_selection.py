@@ -10,8 +10,9 @@ from covshift.weights import FCFWCS, KLIEP, PFWCS
 
 def test_lcv_scores_match_refits_on_the_folds(paper_data):
     grid = [0.1, 0.3, 1.0]
+    # all test points as centres, as FCFWCS uses below (the default is a 100-centre subset)
     cv = kliep_sigma(paper_data.X_tr, paper_data.X_te, sigma_grid=grid, n_folds=3,
-                     ranking_tol=1e-10, random_state=0)
+                     ranking_tol=1e-10, max_centers=len(paper_data.X_te), random_state=0)
     # recompute each grid point by hand: FCFWCS fitted on two folds, scored on the third only
     folds = KFold(3, shuffle=True, random_state=0)
     for i, sigma in enumerate(grid):

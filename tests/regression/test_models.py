@@ -79,3 +79,33 @@ def test_tuned_gpr_maximises_the_marginal_likelihood_of_the_same_model():
     paper = GPR(rho=rho_from_paper(5.0), lam=1e-4).fit(data.X_tr, data.Y_tr).predict(data.X_te).reshape(-1)
     tuned = model.predict(data.X_te).reshape(-1)
     assert np.mean(np.abs(tuned - data.Y_te[:, 0])) < np.mean(np.abs(paper - data.Y_te[:, 0]))
+
+
+def test_spd_cholesky_factor_and_jitter_on_a_singular_matrix():
+    import warnings
+
+    from covshift.exceptions import NumericalWarning
+    from covshift.regression.gpr import spd_cholesky
+
+    rng = np.random.default_rng(2)
+    M = rng.normal(size=(30, 30))
+    A = M @ M.T + 30 * np.eye(30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NumericalWarning)
+        L = np.tril(spd_cholesky(A))
+    np.testing.assert_allclose(L, np.linalg.cholesky(A), rtol=1e-12, atol=1e-12)
+    singular = np.ones((5, 5))  # rank one: needs the jitter
+    with pytest.warns(NumericalWarning, match="numerically singular.*lam"):
+        L = np.tril(spd_cholesky(singular, "test matrix", "lam"))
+    assert np.all(np.isfinite(L))
+    np.testing.assert_allclose(L @ L.T, singular, atol=1e-5)
+
+
+def test_gpr_with_a_zero_weight_ignores_that_point():
+    X, Y, Xt = _data()
+    w = np.ones(len(X))
+    w[0] = 0.0
+    Y_moved = Y.copy()
+    Y_moved[0] += 100.0  # a point with weight 0 may say anything
+    np.testing.assert_allclose(GPR(rho=0.8, lam=0.05).fit(X, Y_moved, sample_weight=w).predict(Xt),
+                               GPR(rho=0.8, lam=0.05).fit(X[1:], Y[1:]).predict(Xt), rtol=1e-8, atol=1e-10)

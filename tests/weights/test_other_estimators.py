@@ -238,3 +238,36 @@ def test_ensemble_default_parts_follow_the_bag_size_and_explicit_values_win():
     assert EnsembleKMM("vf")._resolve_parts(150, 300) == 1
     with pytest.warns(UserWarning, match="points per bag"):
         assert EnsembleKMM("vf", n_parts=10)._resolve_parts(300, 300) == 10
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_ensemble_bags_sliced_from_shared_kernels_equal_per_bag_kernels(strategy, monkeypatch):
+    import covshift.weights.kmm as kmm
+
+    rng = np.random.default_rng(4)
+    X_tr, X_te = rng.normal(size=(120, 2)), rng.normal(0.4, 0.8, size=(110, 2))
+    shared = EnsembleKMM(strategy, n_parts=2, sigma=0.8).fit(X_tr, X_te).weights_
+    monkeypatch.setattr(kmm, "SHARED_KERNEL_BYTES", 0)  # every bag builds its own kernels
+    per_bag = EnsembleKMM(strategy, n_parts=2, sigma=0.8).fit(X_tr, X_te).weights_
+    np.testing.assert_allclose(shared, per_bag, rtol=1e-6, atol=1e-9)
+
+
+def test_kmm_sparse_constraints_solve_the_same_qp_as_dense_ones():
+    from cvxopt import matrix, solvers
+
+    rng = np.random.default_rng(5)
+    X_tr, X_te = rng.normal(size=(60, 2)), rng.normal(0.5, 0.7, size=(40, 2))
+    sigma, B, eps = 0.7, 1000.0, 0.1
+    beta = kmm_weights(X_tr, X_te, sigma, B=B, eps=eps)
+    n = len(X_tr)
+    K = gaussian_kernel(X_tr, X_tr, sigma) + 1e-8 * np.eye(n)
+    kappa = n / len(X_te) * gaussian_kernel(X_tr, X_te, sigma).sum(axis=1)
+    B = min(B, n * (1 + eps))
+    ones = np.ones((1, n))
+    G = np.vstack([ones, -ones, np.eye(n), -np.eye(n)])
+    h = np.concatenate([[n * (1 + eps), n * (eps - 1)], np.full(n, B), np.zeros(n)])
+    dense = solvers.qp(matrix(K), matrix(-kappa), matrix(G), matrix(h), options={"show_progress": False})
+    reference = np.clip(np.array(dense["x"]).ravel(), 0, B)
+    diff = beta - reference
+    assert diff @ K @ diff <= 1e-8 * (reference @ K @ reference)
+    assert np.abs(diff).max() <= 1e-4 * np.abs(reference).max()

@@ -1,5 +1,6 @@
 """Replay of a Frank-Wolfe run from its history: frames, input-space view, animation figure."""
 
+import json
 import warnings
 
 import numpy as np
@@ -96,3 +97,13 @@ def test_replay_in_several_dimensions_names_its_index_axis(small_2d):
     assert "index" in fig.layout.xaxis.title.text
     plots_fig = plots.replay_animation(replay_frames(est), est.center_index_, "FCFWCS", start=1)
     assert plots_fig.layout.sliders[0].active == 1
+
+
+def test_replay_figure_built_without_validation_equals_the_validated_figure(pfwcs_run):
+    data, est = pfwcs_run
+    fig, *_ = replay_figure(est, data.X_tr, data.X_te, data.density_ratio, max_frames=20)
+    validated = go.Figure(fig.to_plotly_json())  # every property validated by plotly
+    assert json.loads(fig.to_json()) == json.loads(validated.to_json())  # key order aside
+    assert fig.layout.template.layout.paper_bgcolor == "white"  # plotly_white, as the other figures
+    with pytest.raises(ValueError):  # later changes are validated again
+        fig.update_layout(not_a_property=1)
