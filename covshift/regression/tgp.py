@@ -5,7 +5,7 @@ eqs. (10), (14)-(17). Every cost depends on the candidate output y only through 
 output-kernel vector k_y(y), so one chain rule (eq. 16) serves all three, and the M
 test points are optimised together: per iteration a few (M x N) @ (N x N) products
 against inverses precomputed at fit time (BLAS-3), a batched BFGS update and a
-batched backtracking line search.
+batched backtracking line search; blocks of test points can run in threads (``n_jobs``).
 
 Importance weights (eq. 11 as a weighted likelihood): with s = sqrt(w),
 K_XW = S Ktilde_X S + lambda_x I, k_XW = S k_X, and likewise for Y and the
