@@ -56,6 +56,37 @@ def condition_number(A, lower_factor):
     return float(np.max((diagonal.max(axis=-1) / diagonal.min(axis=-1)) ** 2))
 
 
+def spd_cholesky(A, name="kernel matrix", parameter="lambda"):
+    """Lower Cholesky factor L (A = L L') of a symmetric positive definite matrix.
+
+    The solves of GPR need only the factor (two triangular solves), not the inverse that
+    :func:`spd_inverse` forms (n^3 more flops); the safeguards
+    are the same: an increasing jitter on the diagonal if the factorisation fails, and a
+    NumericalWarning naming ``parameter`` when the matrix is singular or ill-conditioned.
+    The upper triangle of the returned array is not zeroed (cho_solve and
+    solve_triangular(lower=True) ignore it).
+    """
+    scale = np.mean(np.diagonal(A))
+    for jitter in [0.0, 1e-10, 1e-8, 1e-6, 1e-4]:
+        shifted = A + jitter * scale * np.eye(len(A)) if jitter else A
+        try:
+            factor, _ = cho_factor(shifted, lower=True)
+        except LinAlgError:
+            continue
+        if not np.all(np.isfinite(np.diagonal(factor))):
+            continue
+        if jitter:
+            warnings.warn(f"The {name} is numerically singular (duplicate inputs or a tiny {parameter}); "
+                          f"added {jitter:g} x its mean diagonal to make it invertible.",
+                          NumericalWarning, stacklevel=3)
+        elif (condition := condition_number(shifted, factor)) > MAX_CONDITION:
+            warnings.warn(f"The {name} is ill-conditioned (condition number about {condition:.1e} > "
+                          f"{MAX_CONDITION:.0e}): the solution can be dominated by round-off. Increase "
+                          f"{parameter} or the kernel width.", NumericalWarning, stacklevel=3)
+        return factor
+    raise ValueError(f"The {name} could not be factorised even with jitter; increase {parameter}.")
+
+
 def spd_inverse(A, name="kernel matrix", parameter="lambda"):
     """Inverse of a symmetric positive definite matrix (or a stack of them) by Cholesky.
 
@@ -66,18 +97,15 @@ def spd_inverse(A, name="kernel matrix", parameter="lambda"):
     regulariser ``parameter`` to increase.
     """
     n = A.shape[-1]
+    if A.ndim == 2:
+        return cho_solve((spd_cholesky(A, name, parameter), True), np.eye(n))
     scale = np.mean(np.diagonal(A, axis1=-2, axis2=-1))
     for jitter in [0.0, 1e-10, 1e-8, 1e-6, 1e-4]:
         try:
             shifted = A + jitter * scale * np.eye(n)
-            if A.ndim == 2:
-                factor = cho_factor(shifted, lower=True)
-                inverse = cho_solve(factor, np.eye(n))
-                L = factor[0]
-            else:
-                L = np.linalg.cholesky(shifted)
-                L_inv = np.linalg.inv(L)
-                inverse = np.swapaxes(L_inv, -1, -2) @ L_inv
+            L = np.linalg.cholesky(shifted)
+            L_inv = np.linalg.inv(L)
+            inverse = np.swapaxes(L_inv, -1, -2) @ L_inv
         except (LinAlgError, np.linalg.LinAlgError):
             continue
         if not np.all(np.isfinite(inverse)):

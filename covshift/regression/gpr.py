@@ -1,17 +1,14 @@
 """Gaussian process regression with importance weights."""
 
-import warnings
-
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve, solve_triangular
+from scipy.linalg import cho_solve, solve_triangular
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_features, check_positive
 from ..kernels import gaussian_kernel
 from ..limits import check_gpr_memory
-from ..exceptions import NumericalWarning
-from ._common import MAX_CONDITION, check_sample_weight, check_xy, condition_number
+from ._common import check_sample_weight, check_xy, spd_cholesky
 
 
 class GPR(RegressorMixin, BaseEstimator):
@@ -74,37 +71,6 @@ class GPR(RegressorMixin, BaseEstimator):
         variance = np.maximum(1.0 - np.sum(half * half, axis=0), 0.0)
         std = np.sqrt(variance)[:, None] * self.y_std_
         return mean, (std[:, 0] if self._y_1d else std)
-
-
-def spd_cholesky(A, name="kernel matrix", parameter="lambda"):
-    """Lower Cholesky factor L (A = L L') of a symmetric positive definite matrix.
-
-    The solves of GPR need only the factor (two triangular solves), not the inverse that
-    :func:`covshift.regression._common.spd_inverse` forms (n^3 more flops); the safeguards
-    are the same: an increasing jitter on the diagonal if the factorisation fails, and a
-    NumericalWarning naming ``parameter`` when the matrix is singular or ill-conditioned.
-    The upper triangle of the returned array is not zeroed (cho_solve and
-    solve_triangular(lower=True) ignore it).
-    """
-    scale = np.mean(np.diagonal(A))
-    for jitter in [0.0, 1e-10, 1e-8, 1e-6, 1e-4]:
-        shifted = A + jitter * scale * np.eye(len(A)) if jitter else A
-        try:
-            factor, _ = cho_factor(shifted, lower=True)
-        except LinAlgError:
-            continue
-        if not np.all(np.isfinite(np.diagonal(factor))):
-            continue
-        if jitter:
-            warnings.warn(f"The {name} is numerically singular (duplicate inputs or a tiny {parameter}); "
-                          f"added {jitter:g} x its mean diagonal to make it invertible.",
-                          NumericalWarning, stacklevel=3)
-        elif (condition := condition_number(shifted, factor)) > MAX_CONDITION:
-            warnings.warn(f"The {name} is ill-conditioned (condition number about {condition:.1e} > "
-                          f"{MAX_CONDITION:.0e}): the solution can be dominated by round-off. Increase "
-                          f"{parameter} or the kernel width.", NumericalWarning, stacklevel=3)
-        return factor
-    raise ValueError(f"The {name} could not be factorised even with jitter; increase {parameter}.")
 
 
 def tuned_gpr(X, Y, sample_weight=None, n_restarts=2, random_state=0):

@@ -85,7 +85,7 @@ def test_spd_cholesky_factor_and_jitter_on_a_singular_matrix():
     import warnings
 
     from covshift.exceptions import NumericalWarning
-    from covshift.regression.gpr import spd_cholesky
+    from covshift.regression._common import spd_cholesky
 
     rng = np.random.default_rng(2)
     M = rng.normal(size=(30, 30))
