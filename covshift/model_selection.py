@@ -98,8 +98,9 @@ def kliep_sigma(X_tr, X_te, rule="lcv", sigma_grid=None, n_folds=5, y_tr=None, r
     the largest width down, each fold warm-started from its own solution at the previous
     width; and the ranking solves stop at the loose duality gap ``ranking_tol`` per point.
     The estimator then solves once, tightly, with its own centres at the chosen width.
-    With the default 9 widths and 5 folds, sigma="auto" costs about 7-8 single FCFWCS fits
-    at 500-1000 points and under 3 at 2000 (bench/weights.py, bench/results/weights.md).
+    With the default 9 widths and 5 folds, sigma="auto" costs about 8 single FCFWCS fits at
+    500 x 300 points (0.03 s), 12 at 1000 x 1000 (0.06 s) and 6 at 2000 x 2000 (0.14 s) on an
+    idle machine (bench/weights.py --sigma-only, bench/results/weights.md).
 
     Parameters
     ----------
