@@ -263,7 +263,8 @@ def chart(title, make_figure, *args, key=None, where=None, **kwargs):
 
 
 def show_table(rows, index, formats=None, help=None):
-    """A table with blank empty cells, numbers formatted per column and a tooltip per header.
+    """A table with numbers formatted per column, a tooltip per header and a dash (–) in the
+    cells that have no value (Streamlit's table would show "None").
 
     rows: list of dicts; formats: {column: format spec}; help: {column: tooltip}. The values
     stay numbers (sortable, readable by tests); only their display is formatted.
@@ -277,7 +278,7 @@ def show_table(rows, index, formats=None, help=None):
     shown = frame.style.format({c: _functools.partial(plots.format_number, spec=formats.get(c, ".3g"))
                                 for c in frame.columns}, na_rep="")
     config = {c: st.column_config.Column(c, help=help.get(c)) for c in frame.columns}
-    st.dataframe(shown, width="stretch", column_config=config)
+    st.dataframe(shown, width="stretch", column_config=config, placeholder="–")
     return frame
 
 

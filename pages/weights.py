@@ -74,7 +74,7 @@ ui.show_table(rows, "estimator",
                     "final relative gap": "Duality gap / objective at the returned solution: an upper bound on how "
                                           "far (relatively) the objective is from the optimum.",
                     **{f"atoms at gap {level:g}": f"Non-zero alpha when the solver first reached relative gap "
-                                                  f"{level:g} (blank: never within its budget). Sparsity compared "
+                                                  f"{level:g} (–: never within its budget). Sparsity compared "
                                                   "at equal accuracy." for level in lessons.EQUAL_GAPS},
                     "non-zeros": "Non-zero mixing coefficients alpha (Gaussian atoms) in the returned solution.",
                     "objective": "KLIEP objective: sum of log w over the test points (higher is better).",
@@ -84,8 +84,9 @@ ui.show_table(rows, "estimator",
                     "NMSE": "Normalised mean squared error against the true ratio, on the mean-1 "
                                            "scale: mean_i (w_i / mean(w) - t_i / mean(t))^2. 0 is perfect; 1 is an "
                                            "error as large as the weights themselves."})
-st.caption("One row per estimator; hover over a column header for its meaning. Blank cells do not apply "
-           "(e.g. iterations of a closed-form estimator)."
+st.caption("One row per estimator; hover over a column header for its meaning. A dash (–) means no value: "
+           "the column does not apply (e.g. iterations of a closed-form estimator), or the solver did not "
+           "reach that duality gap within its budget."
            + (f" sigma = {shared.sigma:.3g} chosen by {shared.rule_label} for all KLIEP-family solvers"
               + (f" (once, {shared.seconds:.2f} s)." if shared.rule != "manual" else ".") if shared else ""))
 if shared:
