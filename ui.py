@@ -530,10 +530,21 @@ def open_lesson(title):
     setting widgets of this run are drawn.
     """
     lesson = lessons.LESSONS[title]
+    _open_view(lesson.settings, lesson.page)
+
+
+def open_preset(label):
+    """A sidebar preset, opened as a lesson is (:func:`open_lesson`): defaults, its settings, its page."""
+    preset = catalog.PRESETS[label]
+    changes = {"source": "built-in", **preset, **(catalog.paper_tgp_defaults(preset.get("dataset")) or {})}
+    _open_view(changes, catalog.PRESET_PAGES[label])
+
+
+def _open_view(settings_of_view, page):
     presentation = get("presentation")
     reset()
-    apply({**lesson.settings, "presentation": presentation})
-    st.switch_page(lesson.page, query_params=st.query_params.to_dict())
+    apply({**settings_of_view, "presentation": presentation})
+    st.switch_page(page, query_params=st.query_params.to_dict())
 
 
 def active_lesson():
@@ -572,6 +583,12 @@ def sidebar():
         for title, lesson in lessons.LESSONS.items():
             if st.button(title, key=f"lesson.{lesson.key}", width="stretch", help=lesson.summary):
                 open_lesson(title)
+        if catalog.PRESETS:
+            st.header("More presets")
+            for label in catalog.PRESETS:
+                if st.button(label, key=f"preset.{label}", width="stretch",
+                             help="Opens its page with these settings (every other setting back to its default)."):
+                    open_preset(label)
         st.header("Data")
         widget(st.radio, "Source", "source", horizontal=True,
                help="Upload a CSV on the Data & shift page.")
@@ -580,12 +597,6 @@ def sidebar():
                help="Draws new random data with the same settings; lesson claims are checked on seeds 0-2.")
         widget(st.toggle, "Presentation (projector)", "presentation",
                help="Larger fonts, thicker lines and bigger markers in every figure.")
-        if catalog.PRESETS:
-            st.header("More presets")
-            for label, preset in catalog.PRESETS.items():
-                changes = {"source": "built-in", **preset,
-                           **(catalog.paper_tgp_defaults(preset.get("dataset")) or {})}
-                st.button(label, key=f"preset.{label}", width="stretch", on_click=apply, args=(changes,))
         st.button("Reset to defaults", key="reset", width="stretch", on_click=reset)
         st.caption("Every setting is in the page address: copy the link to share exactly this view "
                    "(an uploaded CSV has to be uploaded again).")

@@ -522,7 +522,10 @@ def weight_error(weights, true_weights):
 
 #: Presets of the pages that have no lesson yet (classification, domain transfer); the
 #: lessons of the other pages, with checked claims, are in :mod:`covshift.lessons`.
+#: Sidebar presets: label -> the settings they set (after a reset, as a lesson does) ...
 PRESETS = {}
+#: ... and label -> the page they open.
+PRESET_PAGES = {}
 
 
 # ------------------------------------------- classification under covariate shift (issue 14)
@@ -628,6 +631,7 @@ def classification_fig3_results(path=None):
     path = pathlib.Path(path or pathlib.Path(__file__).resolve().parents[1] / "assets" / "classification_fig3.json")
     return json.loads(path.read_text()) if path.exists() else None
 
+PRESET_PAGES["Classification under shift: the boundary turns"] = "pages/classification.py"
 PRESETS["Classification under shift: the boundary turns"] = {
     "clf.n": 400, "clf.steepness": 2.0, "clf.label_noise": 0.3, "clf.kernel": "linear", "clf.C": 1.0,
     "clf.C_v": 1.0, "clf.weights": "LogisticRatio", "clf.sized_by": "integrated", "seed": 0}
@@ -711,5 +715,6 @@ def transfer_stored_curves():
     return json.loads(TRANSFER_CURVES.read_text())
 
 
+PRESET_PAGES["Domain transfer: digits with thicker, rotated strokes"] = "pages/transfer.py"
 PRESETS["Domain transfer: digits with thicker, rotated strokes"] = {
     "dataset": "digits", "dt_task": "multiclass", "dt_shift": "thicken+rotate", "dt_l": 10, "dt_C": 10.0}

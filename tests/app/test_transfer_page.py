@@ -72,3 +72,18 @@ def test_the_pages_where_it_does_not_win_sentence_holds_on_the_stored_curves():
         source = mild["methods"]["source only"]["mean"]
         transfer = mild["methods"]["domain transfer"]["mean"]
         assert all(t < s for t, s in zip(transfer, source)), (task, source, transfer)
+
+
+def test_presets_start_from_the_defaults_and_name_an_existing_page():
+    from covshift import catalog
+
+    assert set(catalog.PRESET_PAGES) == set(catalog.PRESETS)
+    assert all((ROOT / page).is_file() for page in catalog.PRESET_PAGES.values())
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["seed"] = "7"
+    at.query_params["sinc.n_tr"] = "300"
+    at.run()
+    next(b for b in at.sidebar.button if b.label == PRESET).click().run()
+    settings = at.session_state["settings"]
+    assert settings["seed"] == 0 and settings["sinc.n_tr"] == 500  # reset first, as a lesson does
+    assert settings["dataset"] == "digits" and settings["dt_l"] == 10
