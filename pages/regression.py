@@ -90,7 +90,12 @@ ui.show_table(rows, "model", formats={"MAE": ".4f", "RMSE": ".4f", "R^2": ".3f",
                                        "a small p-value says the difference is unlikely to be chance.",
                     "seconds": "Wall time of fit and prediction (an SMTGP from the linear start includes the "
                                  "time of its KLTGP start, which is computed once and reused by a KLTGP row)."})
-st.caption(f"Lowest mean Euclidean error: **{best}**. The p-values compare each model with it, point by point.")
+finite_rmse = [row for row in rows if np.isfinite(row["RMSE"])]
+best_rmse = min(finite_rmse, key=lambda row: row["RMSE"])["model"] if finite_rmse else None
+st.caption(f"Lowest mean Euclidean error: **{best}**. The p-values compare each model with it, point by point."
+           + (f" **{best_rmse}** has the lowest RMSE: RMSE and R^2 square each point's error, so a few large "
+              "errors (e.g. a Twin GP that follows the wrong branch at some test points) weigh more there than "
+              "in the mean errors, and the rankings can differ." if best_rmse not in (None, best) else ""))
 if any(catalog.REGRESSORS.get(n) is not None and "TGP" in n for n in results):
     st.caption("A Twin GP predicts the local minimum of its cost reached from its start (*Twin-GP start* under "
                "Hyper-parameters). The lessons on the papers' data use the papers' start, linear least squares; "

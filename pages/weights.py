@@ -50,6 +50,7 @@ for name, outcome in outcomes.items():
     est, w = outcome.model, outcome.model.weights_
     history = getattr(est, "history_", None) if name in catalog.FRANK_WOLFE else None
     row = {"estimator": name,
+           "NMSE": ui.quiet(catalog.weight_error, w, truth) if truth is not None else None,
            "choose sigma (s)": shared.seconds if shared and name in catalog.KLIEP_FAMILY else None,
            "solve (s)": outcome.seconds, "sigma": getattr(est, "sigma_", None),
            "iterations": getattr(est, "n_iter_", None),
@@ -59,8 +60,7 @@ for name, outcome in outcomes.items():
         row[f"atoms at gap {level:g}"] = catalog.first_at_gap(history, level)[1] if history is not None else None
     row.update({"non-zeros": int(np.count_nonzero(est.alpha_)) if hasattr(est, "alpha_") else None,
                 "objective": getattr(est, "objective_", None), "ESS": ui.quiet(metrics.effective_sample_size, w),
-                "max weight": ui.quiet(metrics.max_weight, w),
-                "NMSE": ui.quiet(catalog.weight_error, w, truth) if truth is not None else None})
+                "max weight": ui.quiet(metrics.max_weight, w)})
     rows.append(row)
 ui.show_table(rows, "estimator",
               formats={"choose sigma (s)": ".2f", "solve (s)": ".2f", "objective": ".6g", "iterations": ".0f",
@@ -74,7 +74,7 @@ ui.show_table(rows, "estimator",
                     "final relative gap": "Duality gap / objective at the returned solution: an upper bound on how "
                                           "far (relatively) the objective is from the optimum.",
                     **{f"atoms at gap {level:g}": f"Non-zero alpha when the solver first reached relative gap "
-                                                  f"{level:g} (–: never within its budget). Sparsity compared "
+                                                  f"{level:g} (–: never within its budget; the gap can rise again later). Sparsity compared "
                                                   "at equal accuracy." for level in lessons.EQUAL_GAPS},
                     "non-zeros": "Non-zero mixing coefficients alpha (Gaussian atoms) in the returned solution.",
                     "objective": "KLIEP objective: sum of log w over the test points (higher is better).",
@@ -86,7 +86,8 @@ ui.show_table(rows, "estimator",
                                            "error as large as the weights themselves."})
 st.caption("One row per estimator; hover over a column header for its meaning. A dash (–) means no value: "
            "the column does not apply (e.g. iterations of a closed-form estimator), or the solver did not "
-           "reach that duality gap within its budget."
+           "reach that duality gap within its budget. The gap of a Frank-Wolfe iterate can rise again after "
+           "a step, so a solver can first reach a gap and end above it."
            + (f" sigma = {shared.sigma:.3g} chosen by {shared.rule_label} for all KLIEP-family solvers"
               + (f" (once, {shared.seconds:.2f} s)." if shared.rule != "manual" else ".") if shared else ""))
 if shared:
