@@ -482,8 +482,9 @@ def weighting_by_width(spec, weight_name, sigma, widths, lambda_x):
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def replay_figure(spec, name, sigma):
-    """The animated replay of a fitted Frank-Wolfe run, built once from its history (no re-solve).
+def replay_figure(spec, name, sigma, presentation=False):
+    """The animated replay of a fitted Frank-Wolfe run, built once from its history (no re-solve),
+    enlarged for a projector with ``presentation`` (covshift.plots.presentation).
 
     Returns (figure, number of frames, whether the inputs are 1-D).
     """
@@ -491,7 +492,8 @@ def replay_figure(spec, name, sigma):
 
     data = load_data(spec)
     model = _weights(spec, name, _sigma_for(spec, name, sigma)).model
-    return build(model, data.X_tr, data.X_te, data.density_ratio)
+    figure, n_frames, one_d = build(model, data.X_tr, data.X_te, data.density_ratio)
+    return (plots.presentation(figure) if presentation else figure), n_frames, one_d
 
 
 # ----------------------------------------------------------- regression

@@ -126,13 +126,18 @@ def presentation(fig):
     scale = 1.35
     fig.update_layout(font=dict(size=round(BASE_FONT * scale)), title_font=dict(size=round(TITLE_FONT * scale)),
                       legend_font=dict(size=round(BASE_FONT * scale)))
-    for trace in fig.data:
+    for update_axes in (fig.update_xaxes, fig.update_yaxes):  # _finish sets the axis fonts explicitly
+        update_axes(tickfont_size=round(BASE_FONT * scale), title_font_size=round((BASE_FONT + 1) * scale))
+    for trace in [*fig.data, *(trace for frame in fig.frames for trace in frame.data)]:  # frames: animations
         line = getattr(trace, "line", None)
         if line is not None and line.width is not None:
             line.width = line.width * 1.6
         marker = getattr(trace, "marker", None)
         if marker is not None and getattr(marker, "size", None) is not None and np.isscalar(marker.size):
             marker.size = marker.size * 1.4
+        textfont = getattr(trace, "textfont", None)
+        if textfont is not None and textfont.size is not None and np.isscalar(textfont.size):
+            textfont.size = round(textfont.size * scale)
     for annotation in fig.layout.annotations:
         annotation.font.size = round(BASE_FONT * scale)
     return fig
@@ -397,18 +402,18 @@ def _replay_traces(frame, positions, name, last, corner):
     change_x = np.concatenate([x[entered], positions[frame.left]])
     change_y = np.concatenate([frame.alpha[entered], frame.left_alpha])
     is_new = np.arange(len(change_x)) < entered.sum()
-    curve = dict(type="scatter", mode="lines", name="w_t(x), current iterate",
+    curve = dict(type="scatter", mode="lines", name="w_t(x), the iterate",
                  line=dict(color="#CC79A7", width=3))
     if frame.curve is not None:  # x (the grid) is set once, in the figure's data
         curve["y"] = _typed(frame.curve)
     return [
         curve,
         dict(type="scatter", x=_typed(stem_x), y=_typed(stem_y), mode="lines+markers",
-             name="atoms: stem at the centre, height alpha_l", line=dict(color="#777777", width=2),
+             name="atoms (height alpha_l)", line=dict(color="#777777", width=2),
              marker=dict(color="#777777", size=_typed(stem_size)),
              hovertemplate="centre %{x:.3g}<br>alpha %{y:.3g}<extra></extra>"),
         dict(type="scatter", x=_typed(change_x), y=_typed(change_y), mode="markers",
-             name="entered (green) / left (red x, at its last alpha)",
+             name="entered / left",
              marker=dict(symbol=np.where(is_new, "triangle-up", "x").tolist(), size=15,
                          color=np.where(is_new, "#009E73", "#D55E00").tolist(), line=dict(width=1))),
         dict(type="scatter", x=[corner[0]], y=[corner[1]], mode="text", showlegend=False, hoverinfo="skip",
@@ -473,13 +478,14 @@ def replay_animation(frames, positions, name, grid=None, truth=None, x_title=Non
     data = _replay_traces(frames[start], positions, name, last, corner)
     if grid is not None:
         data[0]["x"] = _typed(grid)
-    layout = dict(_STYLE, title=dict(_LAYOUT["title"], text=f"Replay of {name}: one frame per iterate mu_t"),
+    layout = dict(_STYLE, title=dict(_LAYOUT["title"], text=f"Replay of {name}: its iterates mu_t, step by step"),
+                  height=_HEIGHT + 130, margin=dict(_LAYOUT["margin"], t=125),
                   xaxis=dict(title=dict(text=x_title or "x")),
                   yaxis=dict(title=dict(text="w(x) and alpha_l"), range=[0, top]),
                   legend=dict(orientation="h", x=0, y=1.02, yanchor="bottom"),
                   updatemenus=_replay_menus(frames, start, play, jump),
                   sliders=[dict(active=start, x=0.3, len=0.7, y=-0.05, yanchor="top", pad=dict(t=30),
-                                currentvalue=dict(prefix="iteration t = "),
+                                currentvalue=dict(prefix="iteration t = ", xanchor="right"),
                                 steps=[dict(label=str(f.t), method="animate", args=[[str(f.t)], jump])
                                        for f in frames])])
     spec = dict(data=data + static, layout=layout,

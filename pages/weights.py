@@ -189,7 +189,7 @@ if histories:
 
     st.subheader("Replay a run step by step")
     name = ui.widget(st.selectbox, "Solver", "replay", list(histories))
-    replay = ui.guard("Replay", ui.replay_figure, ui.data_spec(), name, ui.sigma_setting())
+    replay = ui.guard("Replay", ui.replay_figure, ui.data_spec(), name, ui.sigma_setting(), ui.get("presentation"))
     if replay is not None:
         figure, n_frames, one_d = replay
         st.plotly_chart(figure, width="stretch", key="weights.replay")

@@ -90,7 +90,19 @@ def test_projector_fonts_legend_below_and_presentation_mode():
     big = plots.presentation(fig)
     assert big.layout.font.size > fig.layout.font.size
     assert big.data[1].line.width > fig.data[1].line.width
+    assert big.layout.xaxis.tickfont.size > fig.layout.xaxis.tickfont.size  # tick labels grow too
+    assert big.layout.yaxis.title.font.size > fig.layout.yaxis.title.font.size
     assert fig.layout.font.size == plots.BASE_FONT  # the original is unchanged
+
+
+def test_presentation_enlarges_the_frames_of_an_animation_and_its_text():
+    frame = dict(name="0", data=[dict(type="scatter", x=[0, 1], y=[0, 1], mode="lines", line=dict(width=2)),
+                                 dict(type="scatter", x=[0], y=[1], mode="text", text=["t = 0"],
+                                      textfont=dict(size=14))])
+    fig = go.Figure(dict(data=frame["data"], frames=[frame]))
+    big = plots.presentation(fig)
+    assert big.frames[0].data[0].line.width > 2 and big.frames[0].data[1].textfont.size > 14
+    assert big.data[1].textfont.size > 14
 
 
 def test_log_axes_show_major_ticks_only():
