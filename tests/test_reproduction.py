@@ -158,3 +158,15 @@ def test_transfer_row_needs_transfer_above_both_baselines():
     assert verdict == "not comparable" and reason.startswith("direction holds") and "1/2 seeds" in reason
     values["target only"] = np.array([0.6, 0.5])
     assert judge(values)[1].startswith("direction fails")
+
+
+def test_certainty_direction_needs_a_significant_negative_mean_over_the_seeds():
+    judge = R.ROWS["smtgp.certainty.digits"].judge
+    key = "Pearson r (certainty, error)"
+    noisy = {key: np.array([-0.3, 0.2, -0.1, 0.15, -0.2, 0.1])}  # mean < 0, majority negative, spread wide
+    verdict, reason = judge(noisy)
+    assert verdict == "not comparable" and reason.startswith("direction fails") and "not significant" in reason
+    clear = {key: np.array([-0.35, -0.4, -0.3, -0.45, -0.38])}
+    assert judge(clear)[1].startswith("direction holds")
+    assert R.ROWS["smtgp.certainty.toy1"].judge(clear)[0] == "reproduced"
+    assert R.ROWS["smtgp.certainty.toy1"].judge(noisy)[0] == "not reproduced"
