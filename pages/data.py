@@ -72,7 +72,9 @@ c3.metric("inputs / outputs", f"{data.X_tr.shape[1]} / {data.Y_tr.shape[1]}")
 left, right = st.columns(2)
 ui.chart("input densities", plots.input_densities, data.X_tr, data.X_te, data.true_weights, key="data.input_densities", where=left)
 left.caption("Kernel density estimates of the training (blue) and test (orange, dashed) inputs"
-             + ("; dotted: the training density re-weighted by the true ratio, which should lie on the test one."
+             + ("; dotted: the training density re-weighted by the true ratio. In expectation it is the test "
+                "density; with a finite sample it only approaches it (where the test inputs lie, few training "
+                "points carry large weights, and both curves are smoothed)."
                 if data.true_weights is not None else ".") + (" With several inputs, x is their first principal "
                                                              "component." if data.X_tr.shape[1] > 1 else ""))
 ui.chart("data scatter", plots.data_scatter, data.X_tr, data.Y_tr, data.X_te, data.Y_te, key="data.data_scatter", where=right)
