@@ -58,6 +58,13 @@ def get(name):
     return st.session_state.settings[name]
 
 
+def through_app():
+    """The first call of every page: a page the server runs without app.py (a shared page
+    link as a fresh server's first request) reruns through app.py, so its sidebar, settings
+    and link are those of the whole app (see :func:`_run_through_app`). No-op under app.py."""
+    get("seed")
+
+
 def _run_through_app():
     """Recover when a page runs without app.py, then run again through app.py.
 

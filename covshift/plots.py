@@ -665,6 +665,11 @@ def reproduction_bars(metrics, paper_values=None, title=""):
     positive = [m for m in means if m > 0] + [paper_values[n] for n in shown]
     if len(positive) == len(means) + len(shown) and positive and max(positive) / min(positive) > 100:
         fig.update_yaxes(type="log")
+    fig = _finish(fig)
+    # slanted method names need the room below the bars: the short legend goes to the top right
+    fig.update_layout(legend=dict(orientation="h", x=1, xanchor="right", y=1.0, yanchor="bottom"),
+                      margin=dict(t=90, b=40))
+    fig.update_xaxes(tickangle=-30, automargin=True)
     return fig
 
 
@@ -686,7 +691,7 @@ def reproduction_curve(metrics, title="", y_title="error"):
                         fillcolor=c, opacity=0.15, line=dict(width=0), showlegend=False, hoverinfo="skip")
         fig.add_scatter(x=n, y=mean, mode="lines+markers", name=model,
                         line=dict(color=c, dash=dashes[i % len(dashes)]))
-    return fig
+    return _finish(fig, legend_rows=2)
 
 
 def reproduction_gaps(trace, title="Relative duality gap per iteration (seed 0)"):
@@ -698,7 +703,7 @@ def reproduction_gaps(trace, title="Relative duality gap per iteration (seed 0)"
                         line=dict(color=color(name), dash=dashes[i % len(dashes)]))
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log")
-    return fig
+    return _finish(fig, legend_rows=2)
 
 
 # ------------------------------------------- classification under covariate shift (issue 14)

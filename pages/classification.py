@@ -4,7 +4,7 @@ import streamlit as st
 import ui
 from covshift import catalog, plots
 
-ui.init()  # no-op under app.py; keeps a direct first visit of this page (before st.navigation) working
+ui.through_app()
 st.title("Classification under shift")
 st.markdown(
     "When the training sample is selected from one region, a classifier fitted to it is tuned to that "

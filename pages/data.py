@@ -6,6 +6,7 @@ import streamlit as st
 import ui
 from covshift import catalog, plots
 
+ui.through_app()
 st.title("Data & shift")
 st.markdown("Choose the data and how the training inputs are shifted from the test inputs. "
             "The densities show the shift; where the densities are known, the true importance "

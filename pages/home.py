@@ -4,6 +4,7 @@ import streamlit as st
 import ui
 from covshift import lessons, plots
 
+ui.through_app()
 st.title("Covariate shift, step by step")
 ui.lesson_banner()
 st.markdown(

@@ -6,6 +6,7 @@ import streamlit as st
 import ui
 from covshift import catalog, metrics, plots
 
+ui.through_app()
 st.title("Structured regression")
 ui.lesson_banner()
 st.markdown(

@@ -11,6 +11,7 @@ from covshift import plots, reproduction
 
 RESULTS = pathlib.Path(__file__).resolve().parents[1] / "assets" / "reproduction.json"
 
+ui.through_app()
 st.title("Reproduction: the papers, checked")
 st.markdown(
     "Each row is one claim of one paper: the paper's number, ours as mean ± sd over seeds, and a "

@@ -3,6 +3,7 @@ import streamlit as st
 import ui
 from covshift import catalog, plots
 
+ui.through_app()
 st.title("Scaling")
 st.markdown("Run time of the weight estimators against the sample size n_tr = n_te on the paper's "
             "synthetic data with sigma = 0.3 (paper Fig. 2g). The full table with many more "

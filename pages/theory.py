@@ -1,7 +1,9 @@
 import streamlit as st
 
+import ui
 from covshift import lessons
 
+ui.through_app()
 st.title("About & theory")
 st.markdown("The whole story in five equations. Each page repeats the one it uses, in its expander "
             "*The maths*, next to the figures.")

@@ -4,6 +4,7 @@ import streamlit as st
 import ui
 from covshift import catalog, plots
 
+ui.through_app()
 st.title("Domain transfer")
 st.markdown(
     "A model trained on one **source** domain often fails on a **target** domain whose inputs "

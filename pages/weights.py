@@ -6,6 +6,7 @@ import streamlit as st
 import ui
 from covshift import catalog, lessons, metrics, plots
 
+ui.through_app()
 st.title("Importance weights")
 ui.lesson_banner()
 st.markdown(

@@ -114,3 +114,14 @@ def test_a_page_link_as_the_first_request_of_a_fresh_server(monkeypatch):
     assert [title.value for title in at.title] == ["Importance weights"]
     assert at.number_input(key="w.seed").value == 3  # the sidebar of app.py is there
     assert any("cannot carry the file" in info.value for info in at.info)
+
+
+@pytest.mark.parametrize("page", sorted(p.name for p in (ROOT / "pages").glob("*.py")))
+def test_every_page_link_as_a_fresh_server_s_first_request_draws_the_whole_app(monkeypatch, page):
+    """As above, for every page: the sidebar of app.py (its lessons and seed) is drawn."""
+    monkeypatch.undo()  # as on a fresh server (see conftest.py)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params.update({"seed": "4"})
+    no_exception(at.switch_page(f"pages/{page}").run())
+    assert at.number_input(key="w.seed").value == 4
+    assert any(button.label == "Why weights" for button in at.sidebar.button)
