@@ -80,7 +80,7 @@ finite = [n for n in errors if np.isfinite(errors[n].mean())]
 best = min(finite, key=lambda n: errors[n].mean()) if finite else None  # None: no model gave finite errors
 for row in rows:
     test = ui.quiet(metrics.paired_ttest, errors[row["model"]], errors[best]) if best and row["model"] != best else None
-    row["p-value vs best"] = plots.format_p(test[1]) if test else ""
+    row["p-value vs best"] = plots.format_p(test[1]) if test else ("(the best)" if row["model"] == best else None)
 ui.show_table(rows, "model", formats={"MAE": ".4f", "RMSE": ".4f", "R^2": ".3f", "mean Euclidean error": ".4f",
                                       "seconds": ".2f"},
               help={"MAE": "Mean absolute error over all test points and outputs.",
