@@ -10,13 +10,18 @@ from .exceptions import NumericalWarning
 from .kernels import gaussian_kernel
 
 
-def _weights(w, name="weights"):
-    if w is None or np.iscomplexobj(w):
-        raise ValueError(f"{name} must be an array of real numbers; got {type(w).__name__}.")
+def _real_vector(values, name):
+    """``values`` flattened to a 1-D float array, or ValueError naming it (None, complex, text)."""
+    if values is None or np.iscomplexobj(values):
+        raise ValueError(f"{name} must be an array of real numbers; got {type(values).__name__}.")
     try:
-        w = np.asarray(w, dtype=float).ravel()
+        return np.asarray(values, dtype=float).ravel()
     except (TypeError, ValueError):
         raise ValueError(f"{name} must contain numbers only.") from None
+
+
+def _weights(w, name="weights"):
+    w = _real_vector(w, name)
     if w.size == 0 or not np.all(np.isfinite(w)) or np.any(w < 0):
         raise ValueError(f"{name} must be a non-empty array of finite, non-negative numbers.")
     return w
@@ -120,12 +125,7 @@ def mean_euclidean_error(y_true, y_pred):
 
 def _errors(values, name):
     """A finite 1-D float array of per-point errors, or ValueError naming it."""
-    if values is None or np.iscomplexobj(values):
-        raise ValueError(f"{name} must be an array of real numbers.")
-    try:
-        values = np.asarray(values, dtype=float).ravel()
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must contain numbers only.") from None
+    values = _real_vector(values, name)
     if not np.all(np.isfinite(values)):
         raise ValueError(f"{name} contains NaN or infinite values.")
     check_scale(values, name)
