@@ -258,9 +258,10 @@ class EnsembleKMM(_KMMParams):
         K_cross = gaussian_kernel(X_tr, X_te, self.sigma_)
         row_sums = {}  # bags share test parts: sums over each part of k(x_tr_i, x_te_j), once
         for tr, te in bags:
-            if id(te) not in row_sums:
-                row_sums[id(te)] = K_cross[:, te].sum(axis=1)
-            yield K_all[np.ix_(tr, tr)], (len(tr) / len(te)) * row_sums[id(te)][tr]
+            part = np.asarray(te).tobytes()  # the part's indices, not the array's identity
+            if part not in row_sums:
+                row_sums[part] = K_cross[:, te].sum(axis=1)
+            yield K_all[np.ix_(tr, tr)], (len(tr) / len(te)) * row_sums[part][tr]
 
     def _resolve_parts(self, n_tr, n_te):
         """k: n_parts if given (warning under SMALL_BAG points per bag), else the default."""
