@@ -22,4 +22,4 @@ def test_re_run_button_recomputes_the_row_on_the_small_size():
     button = next(b for b in at.button if b.key == "rerun.button.smtgp.certainty.toy1")
     no_exception(button.click().run())
     table = next(d.value for d in at.dataframe if "re-run now" in d.value.columns)
-    assert (table["same numbers"] == "✔ yes").all(), table
+    assert (table["reproduces"] == "✔ yes").all(), table

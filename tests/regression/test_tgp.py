@@ -175,8 +175,10 @@ def test_folded_cost_equals_the_written_out_cost(divergence, knn):
     np.testing.assert_allclose(grad, ref_grad, rtol=1e-8, atol=1e-10)
     rows = np.array([1, 4, 7])  # the subset copy the optimiser makes for its active points
     sub_cost, sub_grad = model.cost_and_gradient(Yh[rows], local.take(rows, divergence), divergence)
-    np.testing.assert_allclose(sub_cost, cost[rows], rtol=1e-12)
-    np.testing.assert_allclose(sub_grad, grad[rows], rtol=1e-12, atol=1e-14)
+    # The same formulas on a copy of 3 rows: BLAS may sum a 3-row product in another order than
+    # the full one (7.7e-12 relative on another CPU), so the same tolerance as the reference above.
+    np.testing.assert_allclose(sub_cost, cost[rows], rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(sub_grad, grad[rows], rtol=1e-8, atol=1e-10)
     assert local.take(np.arange(len(Xt)), divergence) is local  # all rows: no copy
 
 
