@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-import ui
+from teaching import ui
 
 st.set_page_config(page_title="covshift: covariate shift, step by step", page_icon=":material/balance:", layout="wide")
 ui.init()

@@ -22,7 +22,9 @@ import numpy as np
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
 from _table import markdown_table, write_report  # noqa: E402
 
-from covshift import catalog, settings  # noqa: E402
+from covshift import settings  # noqa: E402
+
+from teaching import catalog
 from covshift.exceptions import ConvergenceWarning  # noqa: E402
 
 VIEW = "Domain transfer: digits with thicker, rotated strokes"
@@ -103,7 +105,7 @@ def main():
                             "CPU s (median)", f"target <= {TARGET:g} s"], rows)
     write_report("digits_view", "Twin-GP prediction on the app's Digits view",
                  f"The models of the Structured regression page for the Digits preset ({VIEW!r}), fitted "
-                 f"and predicted through covshift.catalog as the page does, median of {args.repeats} "
+                 f"and predicted through teaching.catalog as the page does, median of {args.repeats} "
                  "repeats per row (wall and process CPU time; the CPU time counts every BLAS thread). "
                  "The target applies to the Twin GPs of the view together. The last two rows per seed: "
                  "the papers' linear start, with the SMTGP's KLTGP stage taken from the KLTGP row "

@@ -1,10 +1,10 @@
-"""How the time budget of covshift.limits was set: every app method on a ladder of sizes.
+"""How the time budget of teaching.budget was set: every app method on a ladder of sizes.
 
-For each weight estimator and regression model of covshift.catalog, with the app's
+For each weight estimator and regression model of teaching.catalog, with the app's
 default settings (sigma "auto", catalog.make_regressor defaults), on the paper's 1-D sinc
 data with n_tr = n_te = n: time one fit (and, for regression, one prediction of the test
-set) for n on limits.SIZE_LADDER until the budget is exceeded. The largest n within the
-budget is the method's limit; the table compares it with limits.METHOD_MAX_POINTS and
+set) for n on budget.SIZE_LADDER until the budget is exceeded. The largest n within the
+budget is the method's limit; the table compares it with budget.METHOD_MAX_POINTS and
 gives the time at that size. CPU seconds of this process are the measure (at least the
 wall time of an idle 2-core machine, and far less sensitive than wall time to other
 users of a shared machine); wall time is shown next to them.
@@ -28,7 +28,10 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
 from _table import markdown_table, write_report  # noqa: E402
 
-from covshift import catalog, limits  # noqa: E402
+from covshift import limits  # noqa: E402
+from teaching import budget
+
+from teaching import catalog
 
 
 def run_once(name, n, sigma=None):
@@ -37,7 +40,7 @@ def run_once(name, n, sigma=None):
     cpu, wall = time.process_time(), time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        if name == limits.SHARED_SIGMA:
+        if name == budget.SHARED_SIGMA:
             catalog.shared_kliep_sigma(data)
         elif name in catalog.WEIGHT_ESTIMATORS:
             catalog.make_weight_estimator(name, sigma).fit(data.X_tr, data.X_te)
@@ -79,21 +82,21 @@ def measure(names, sizes, budget, sigma):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--methods", nargs="*", default=list(limits.METHOD_MAX_POINTS))
+    parser.add_argument("--methods", nargs="*", default=list(budget.METHOD_MAX_POINTS))
     parser.add_argument("--start", type=int, default=20, help="smallest size tried")
     parser.add_argument("--fixed-sigma", type=float, default=0.3,
                         help="kernel width of the second ladder (the KLIEP family with a fixed sigma)")
     args = parser.parse_args()
-    sizes = [n for n in sorted({args.start, 50, *limits.SIZE_LADDER}) if n >= args.start]
-    budget = limits.BUDGET_SECONDS
+    sizes = [n for n in sorted({args.start, 50, *budget.SIZE_LADDER}) if n >= args.start]
+    budget = budget.BUDGET_SECONDS
     header = ["method", "largest n within budget", "cpu s at that n", "wall s at that n",
               "first n over budget (cpu s)"]
     sections = []
     auto_table, auto = measure(args.methods, sizes, budget, None)
     sections.append(("Time of each method at its limit (app settings, sigma 'auto')",
                      markdown_table(header, auto_table)))
-    fixed_names = [n for n in args.methods if n in limits.METHOD_MAX_POINTS_FIXED_SIGMA
-                   and n != limits.SHARED_SIGMA]
+    fixed_names = [n for n in args.methods if n in budget.METHOD_MAX_POINTS_FIXED_SIGMA
+                   and n != budget.SHARED_SIGMA]
     fixed_table, fixed = measure(fixed_names, sizes, budget, args.fixed_sigma)
     sections.append((f"The KLIEP family with a fixed sigma = {args.fixed_sigma:g} (no cross-validation)",
                      markdown_table(header, fixed_table)))
@@ -107,13 +110,13 @@ def main():
              "one fit and one prediction of the test set; IW- models cost as their base model) on the "
              f"sinc data with n_tr = n_te = n, for n on {sizes}, until a run exceeds the budget. The "
              f"KLIEP family is measured again with a fixed sigma (the app's manual mode, and how the app "
-             f"fits them after choosing one shared width); '{limits.SHARED_SIGMA}' is that shared choice "
+             f"fits them after choosing one shared width); '{budget.SHARED_SIGMA}' is that shared choice "
              "(catalog.shared_kliep_sigma, likelihood cross-validation). Time is CPU "
              "seconds of the process with BLAS limited to one thread: the single-core compute time, an "
              "upper bound of the wall time on an idle 2-core machine; wall time is shown beside it. "
              "**The machine was shared with other engineers' jobs while this ran (load several times "
              "the core count), so wall times are inflated several-fold and CPU times are somewhat "
-             "noisy**; the limits use CPU time. covshift.limits.METHOD_MAX_POINTS (and "
+             "noisy**; the limits use CPU time. teaching.budget.METHOD_MAX_POINTS (and "
              "METHOD_MAX_POINTS_FIXED_SIGMA) hold the limits; the data sets' slider maxima and the CSV "
              "subsample (the slowest selected method decides) follow from them.")
     write_report("limits", "Time budget and the size limits it sets", intro, sections)

@@ -2,7 +2,7 @@
 
 Writes ``assets/reproduction.json`` (read by the app's Reproduction page and checked by
 tests/test_reproduction.py) and ``bench/results/reproduction.md``. Each row of
-:mod:`covshift.reproduction` is run at size "full" on every seed (the headline mean +- sd
+:mod:`teaching.reproduction` is run at size "full" on every seed (the headline mean +- sd
 and the verdict) and at size "small" on the first ``--small-seeds`` seeds (the numbers
 the tests and the app's "re-run this row" button compare against).
 
@@ -25,7 +25,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 from _table import RESULTS  # noqa: E402
 
-from covshift import reproduction as R  # noqa: E402
+from teaching import reproduction as R  # noqa: E402
 
 JSON_PATH = ROOT / "assets" / "reproduction.json"
 MD_PATH = RESULTS / "reproduction.md"

@@ -1,8 +1,8 @@
 import pandas as pd
 import streamlit as st
 
-import ui
-from covshift import catalog, plots
+from teaching import ui
+from teaching import catalog, figures
 
 ui.through_app()
 st.title("Classification under shift")
@@ -63,7 +63,7 @@ for name, texts in messages.items():
 names = catalog.shift_classifier_names(weights_name)
 weight_source = names[2] if sized_by == "integrated" else names[1]
 with figure_column:
-    st.plotly_chart(ui.figure(plots.classification_map, data.X_tr, data.Y_tr, data.X_te, data.Y_te, xs, ys, scores,
+    st.plotly_chart(ui.figure(figures.classification_map, data.X_tr, data.Y_tr, data.X_te, data.Y_te, xs, ys, scores,
                               p_test, weights.get(weight_source), weight_source,
                               true_boundary=catalog.classification_true_boundary(xs)),
                     width="stretch")
@@ -87,7 +87,7 @@ results = stored_fig3()
 if results is None:
     st.info("No stored results yet: run `python bench/classification.py` to create assets/classification_fig3.json.")
 else:
-    st.plotly_chart(ui.figure(plots.fig3_curves, results), width="stretch")
+    st.plotly_chart(ui.figure(figures.fig3_curves, results), width="stretch")
     st.caption(
         f"Each method sees a training set chosen by selection bias and a growing number of unlabelled test "
         f"inputs; the curve is the share of the iid classifier's 1-AUC risk it removes (above 0: better than iid), "

@@ -3,8 +3,8 @@ import io
 import numpy as np
 import streamlit as st
 
-import ui
-from covshift import catalog, plots
+from teaching import ui
+from teaching import catalog, figures
 
 ui.through_app()
 st.title("Data & shift")
@@ -31,7 +31,7 @@ if ui.get("source") == "built-in":
     cols = st.columns(4)
     for i, param in enumerate(params):
         with cols[i % 4]:
-            ui.widget(st.slider, param, f"{name}.{param}",  # range and step from covshift.settings
+            ui.widget(st.slider, param, f"{name}.{param}",  # range and step from teaching.settings
                       help=HELP.get(param, "Training images are chosen by the selection-bias sampler."))
 else:
     upload = st.file_uploader("Upload a CSV (header row, numeric columns)", type=["csv"], key="csv_upload")
@@ -71,24 +71,24 @@ c2.metric("test points", len(data.X_te))
 c3.metric("inputs / outputs", f"{data.X_tr.shape[1]} / {data.Y_tr.shape[1]}")
 
 left, right = st.columns(2)
-ui.chart("input densities", plots.input_densities, data.X_tr, data.X_te, data.true_weights, key="data.input_densities", where=left)
+ui.chart("input densities", figures.input_densities, data.X_tr, data.X_te, data.true_weights, key="data.input_densities", where=left)
 left.caption("Kernel density estimates of the training (blue) and test (orange, dashed) inputs"
              + ("; dotted: the training density re-weighted by the true ratio. In expectation it is the test "
                 "density; with a finite sample it only approaches it (where the test inputs lie, few training "
                 "points carry large weights, and both curves are smoothed)."
                 if data.true_weights is not None else ".") + (" With several inputs, x is their first principal "
                                                              "component." if data.X_tr.shape[1] > 1 else ""))
-ui.chart("data scatter", plots.data_scatter, data.X_tr, data.Y_tr, data.X_te, data.Y_te, key="data.data_scatter", where=right)
+ui.chart("data scatter", figures.data_scatter, data.X_tr, data.Y_tr, data.X_te, data.Y_te, key="data.data_scatter", where=right)
 right.caption("Training and test points: the output y0 against the input. Where there are test points but few "
               "training points, a model has to extrapolate.")
 if data.Y_tr.shape[1] == 2:
-    ui.chart("output plane", plots.output_plane, data.Y_tr, data.Y_te, key="data.output_plane")
+    ui.chart("output plane", figures.output_plane, data.Y_tr, data.Y_te, key="data.output_plane")
     st.caption("The two outputs of every point drawn as y1 against y0: the Circle data lie on the unit circle, "
                "a structure a model that predicts the outputs separately does not know.")
 if data.density_ratio is not None and data.X_tr.shape[1] == 1:
     x = data.X_tr[:, 0]
     grid = np.linspace(x.min(), x.max(), 300)
-    ui.chart("weights vs truth", plots.weights_vs_truth, grid, {}, data.density_ratio(grid[:, None]), heading="True importance w(x)", key="data.weights_vs_truth")
+    ui.chart("weights vs truth", figures.weights_vs_truth, grid, {}, data.density_ratio(grid[:, None]), heading="True importance w(x)", key="data.weights_vs_truth")
     st.caption("The true ratio w(x) = p_te(x) / p_tr(x): training points where it is large stand for many test "
                "points, those where it is near 0 for none.")
 elif data.density_ratio is None:

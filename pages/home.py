@@ -1,8 +1,8 @@
 import numpy as np
 import streamlit as st
 
-import ui
-from covshift import lessons, plots
+from teaching import ui
+from teaching import lessons, figures
 
 ui.through_app()
 st.title("Covariate shift, step by step")
@@ -29,7 +29,7 @@ effect = ui.guard("Fits", ui.weighting_effect, spec, weight_name, sigma, float(w
 if effect is None:
     st.stop()
 grid = np.linspace(lo, hi, 300)[:, None]
-ui.chart("shift overview", plots.shift_overview, data.X_tr, data.Y_tr, data.X_te, data.Y_te, grid, {label: pred for label, (_, pred) in effect.items()},
+ui.chart("shift overview", figures.shift_overview, data.X_tr, data.Y_tr, data.X_te, data.Y_te, grid, {label: pred for label, (_, pred) in effect.items()},
     heading=f"A GP of width {width:g} fitted to the training points, with and without weights",
     focus=(float(data.X_te.min()) - 0.3, float(data.X_te.max()) + 0.5), key="home.shift_overview")
 maes = {label: value for label, (value, _) in effect.items()}
@@ -44,7 +44,7 @@ ui.claims("home.fit")
 st.subheader("When do weights matter?")
 table = ui.guard("Widths", ui.weighting_by_width, spec, weight_name, sigma, WIDTHS, float(ui.get("lambda_x")))
 if table is not None:
-    ui.chart("error by width", plots.error_by_width, table, chosen=float(width), key="home.error_by_width")
+    ui.chart("error by width", figures.error_by_width, table, chosen=float(width), key="home.error_by_width")
     st.caption(
         "Test error of the same model for every width, without and with weights (dotted line: the slider). "
         "A flexible model (small width) fits the curve everywhere, so the weights change little; a smooth "

@@ -3,8 +3,9 @@ import io
 import numpy as np
 import streamlit as st
 
-import ui
-from covshift import catalog, metrics, plots
+from teaching import ui
+from covshift import metrics
+from teaching import catalog, figures
 
 ui.through_app()
 st.title("Structured regression")
@@ -80,7 +81,7 @@ finite = [n for n in errors if np.isfinite(errors[n].mean())]
 best = min(finite, key=lambda n: errors[n].mean()) if finite else None  # None: no model gave finite errors
 for row in rows:
     test = ui.quiet(metrics.paired_ttest, errors[row["model"]], errors[best]) if best and row["model"] != best else None
-    row["p-value vs best"] = plots.format_p(test[1]) if test else ("(the best)" if row["model"] == best else None)
+    row["p-value vs best"] = figures.format_p(test[1]) if test else ("(the best)" if row["model"] == best else None)
 ui.show_table(rows, "model", formats={"MAE": ".4f", "RMSE": ".4f", "R^2": ".3f", "mean Euclidean error": ".4f",
                                       "seconds": ".2f"},
               help={"MAE": "Mean absolute error over all test points and outputs.",
@@ -110,23 +111,23 @@ if data.X_te.shape[1] == 1:
     if Y.shape[1] > 1:
         output = ui.widget(st.selectbox, "Output to plot", "plot_output", list(range(Y.shape[1])),
                            format_func=lambda k: f"y{k}")
-    ui.chart("regression fits", plots.regression_fits, data.X_te[:, 0], Y, fits, output, key="regression.regression_fits")
-    same = plots.coinciding({n: f["mean"][:, output] for n, f in fits.items()})
+    ui.chart("regression fits", figures.regression_fits, data.X_te[:, 0], Y, fits, output, key="regression.regression_fits")
+    same = figures.coinciding({n: f["mean"][:, output] for n, f in fits.items()})
     st.caption("Grey dots: the true test outputs. Lines: GPR-type predictions (grey band: 2 standard deviations); "
                "markers: Twin GP predictions, coloured by their certainty phi (colour scale spans the observed "
                "range). Where the truth has several branches, see which branch each model follows."
                + "".join(f" The predictions of {' and '.join(g)} coincide." for g in same))
     ui.claims("regression.fits")
 if Y.shape[1] == 2:
-    ui.chart("output plane", plots.output_plane, data.Y_tr, Y, {n: f["mean"] for n, f in fits.items()},
+    ui.chart("output plane", figures.output_plane, data.Y_tr, Y, {n: f["mean"] for n, f in fits.items()},
                                 heading="Outputs drawn as y1 against y0", key="regression.output_plane")
     st.caption("The two outputs of each point drawn as one point of the plane (the Circle data lie on the unit "
                "circle). A structured model keeps its predictions on the circle; averaging pulls them inside.")
 elif Y.shape[1] > 2 and Y.shape[1] != 16:
-    ui.chart("predicted vs true", plots.predicted_vs_true, Y, {n: f["mean"] for n, f in fits.items()}, key="regression.predicted_vs_true")
+    ui.chart("predicted vs true", figures.predicted_vs_true, Y, {n: f["mean"] for n, f in fits.items()}, key="regression.predicted_vs_true")
     st.caption("Predicted against true value per output: perfect predictions lie on the dotted diagonal.")
 if Y.shape[1] == 16 and data.X_te.shape[1] == 48:
-    ui.chart("digits grid", plots.digits_grid, data.X_te, Y, {n: f["mean"] for n, f in fits.items()}, key="regression.digits_grid")
+    ui.chart("digits grid", figures.digits_grid, data.X_te, Y, {n: f["mean"] for n, f in fits.items()}, key="regression.digits_grid")
     st.caption("Top row: true digits. Below: the same digits with the 4x4 centre predicted by each model from the "
                "48 outer pixels.")
 
@@ -136,12 +137,12 @@ if with_certainty:
     cols = st.columns(min(len(with_certainty), 3))
     for i, (name, fit) in enumerate(with_certainty.items()):
         r_p = ui.quiet(metrics.certainty_error_correlation, fit["certainty"], errors[name])
-        ui.chart("error vs certainty", plots.error_vs_certainty, errors[name], fit["certainty"], name, key=f"regression.certainty.{name}", where=cols[i % len(cols)])
+        ui.chart("error vs certainty", figures.error_vs_certainty, errors[name], fit["certainty"], name, key=f"regression.certainty.{name}", where=cols[i % len(cols)])
         if r_p is None:
             cols[i % len(cols)].caption("Pearson r needs at least 3 test points with finite values.")
             continue
         r, p = r_p
-        cols[i % len(cols)].caption(f"Pearson r = {r:.2f} (p {'= ' if p >= 1e-4 else ''}{plots.format_p(p)}). "
+        cols[i % len(cols)].caption(f"Pearson r = {r:.2f} (p {'= ' if p >= 1e-4 else ''}{figures.format_p(p)}). "
                                     + ("Negative: lower certainty goes with larger errors here." if r < 0 and p < 0.01
                                        else "No clear negative relation here."))
     st.caption("Each point is a test point: its certainty phi against its error. If certainty were a reliable "
@@ -190,7 +191,7 @@ if ui.widget(st.toggle, "Compare no adaptation, importance weighting and delta a
                           formats={"MAE on the unlabelled test points": ".4f"})
             if X_eval.shape[1] == 1:
                 labelled = catalog.labelled_test_points(len(data.X_te), n_labels, int(ui.get("seed")))
-                ui.chart("regression fits", plots.regression_fits, X_eval[:, 0], Y_eval, {n: {"mean": p} for n, p in preds.items()},
+                ui.chart("regression fits", figures.regression_fits, X_eval[:, 0], Y_eval, {n: {"mean": p} for n, p in preds.items()},
                                                labelled=(data.X_te[labelled, 0], data.Y_te[labelled]),
                                                heading="A few target labels: three GPs", key="regression.regression_fits.2")
                 st.caption("No adaptation fits the training data as they are; importance weighting re-weights them "

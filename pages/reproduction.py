@@ -6,8 +6,8 @@ import pathlib
 import pandas as pd
 import streamlit as st
 
-import ui
-from covshift import plots, reproduction
+from teaching import ui
+from teaching import figures, reproduction
 
 RESULTS = pathlib.Path(__file__).resolve().parents[1] / "assets" / "reproduction.json"
 
@@ -35,7 +35,7 @@ def fmt(x):
 
 
 def verdict_text(verdict):
-    icon, word = plots.VERDICT_MARKS[verdict]
+    icon, word = figures.VERDICT_MARKS[verdict]
     return f"{icon} {word}"
 
 
@@ -46,10 +46,10 @@ def ours(metrics):
 def figure(row):
     title = f"{row['where']}: ours over {len(row['full']['seeds'])} seeds"
     if row["figure"] == "curve":
-        return ui.figure(plots.reproduction_curve, row["full"]["metrics"], title)
+        return ui.figure(figures.reproduction_curve, row["full"]["metrics"], title)
     if row["figure"] == "gaps" and row.get("trace"):
-        return ui.figure(plots.reproduction_gaps, row["trace"])
-    return ui.figure(plots.reproduction_bars, row["full"]["metrics"], row["paper_values"], title)
+        return ui.figure(figures.reproduction_gaps, row["trace"])
+    return ui.figure(figures.reproduction_bars, row["full"]["metrics"], row["paper_values"], title)
 
 
 def rerun(row):
@@ -94,7 +94,7 @@ for paper, title in reproduction.PAPERS.items():
         "ours (mean ± sd)": ours(r["full"]["metrics"]), "verdict": verdict_text(r["verdict"]),
         "reason": r["reason"]} for r in rows]), hide_index=True, width="stretch")
     for r in rows:
-        st.subheader(f"{plots.VERDICT_MARKS[r['verdict']][0]} {r['where']}: {r['key']}")
+        st.subheader(f"{figures.VERDICT_MARKS[r['verdict']][0]} {r['where']}: {r['key']}")
         left, right = st.columns([3, 2])
         left.plotly_chart(figure(r), width="stretch", key=f"fig.{r['key']}")
         right.markdown(f"**Claim.** {r['claim']}")

@@ -1,7 +1,7 @@
 import streamlit as st
 
-import ui
-from covshift import catalog, plots
+from teaching import ui
+from teaching import catalog, figures
 
 ui.through_app()
 st.title("Scaling")
@@ -9,7 +9,7 @@ st.markdown("Run time of the weight estimators against the sample size n_tr = n_
             "synthetic data with sigma = 0.3 (paper Fig. 2g). The full table with many more "
             "numbers is produced by `python bench/weights.py`.")
 
-choices = ui.widget(st.multiselect, "Estimators", "scaling_estimators")  # options from covshift.settings
+choices = ui.widget(st.multiselect, "Estimators", "scaling_estimators")  # options from teaching.settings
 sizes = ui.widget(st.multiselect, "Sample sizes", "scaling_sizes")
 
 
@@ -32,7 +32,7 @@ if ui.get("scaling_run") and choices and sizes:
             done += 1
             progress.progress(done / total, text=f"{name}, n = {n}")
         results[name] = (sorted(sizes), seconds)
-    ui.chart("Scaling", plots.scaling, results, key="scaling.chart")
+    ui.chart("Scaling", figures.scaling, results, key="scaling.chart")
 else:
     st.info("Press Run: results are cached, so a second run is instant; after it the chart "
             "follows your choices.")

@@ -1,7 +1,7 @@
 import streamlit as st
 
-import ui
-from covshift import lessons
+from teaching import ui
+from teaching import lessons
 
 ui.through_app()
 st.title("About & theory")

@@ -3,8 +3,9 @@ import io
 import numpy as np
 import streamlit as st
 
-import ui
-from covshift import catalog, lessons, metrics, plots
+from teaching import ui
+from covshift import metrics
+from teaching import catalog, lessons, figures
 
 ui.through_app()
 st.title("Importance weights")
@@ -106,23 +107,23 @@ if data.X_tr.shape[1] == 1:
             on_points[name] = outcome.model.weights_
     true_curve = data.density_ratio(grid[:, None]) if data.density_ratio is not None else None
     if curves:
-        ui.chart("weights vs truth", plots.weights_vs_truth, grid, curves, true_curve, key="weights.weights_vs_truth")
-        same = plots.coinciding(curves)
+        ui.chart("weights vs truth", figures.weights_vs_truth, grid, curves, true_curve, key="weights.weights_vs_truth")
+        same = figures.coinciding(curves)
         st.caption("Each estimator's w(x) on a grid of x" + (", the dotted black line the true ratio" if
                    true_curve is not None else "") + ". Where w(x) > 1 the test density is the larger one."
                    + "".join(f" The curves of {' and '.join(g)} coincide: only the last one drawn is visible."
                              for g in same))
     if on_points:
-        ui.chart("weights on points", plots.weights_on_points, x, on_points, truth, key="weights.weights_on_points")
+        ui.chart("weights on points", figures.weights_on_points, x, on_points, truth, key="weights.weights_on_points")
         st.caption("Estimators that only weight the training points themselves (KMM and its ensembles): one "
                    "marker per training point.")
     ui.claims("weights.curves")
 else:
     left, right = st.columns(2)
-    ui.chart("weight histogram", plots.weight_histogram, {n: o.model.weights_ for n, o in outcomes.items()}, key="weights.weight_histogram", where=left)
+    ui.chart("weight histogram", figures.weight_histogram, {n: o.model.weights_ for n, o in outcomes.items()}, key="weights.weight_histogram", where=left)
     left.caption("How the weights are spread; a long tail means a few points dominate the weighted fit.")
     first = next(iter(outcomes))
-    ui.chart("input densities", plots.input_densities, data.X_tr, data.X_te, outcomes[first].model.weights_, key="weights.input_densities", where=right)
+    ui.chart("input densities", figures.input_densities, data.X_tr, data.X_te, outcomes[first].model.weights_, key="weights.input_densities", where=right)
     right.caption(f"Dotted: the training density re-weighted by {first}; it should move onto the test density.")
     ui.claims("weights.curves")
 
@@ -136,14 +137,14 @@ st.download_button("Download the weights (one row per training point) as CSV", b
 
 if shared and shared.cv_results is not None and "mean_log_likelihood" in shared.cv_results:
     with st.expander("KLIEP family: how sigma was chosen"):
-        ui.chart("How sigma was chosen", plots.cv_curve, shared.cv_results, key="weights.cv.shared")
+        ui.chart("How sigma was chosen", figures.cv_curve, shared.cv_results, key="weights.cv.shared")
         st.caption("Held-out log-likelihood of the test points for each candidate sigma (mean and spread "
                    "over folds); the chosen sigma is marked.")
 
 kliep_family = {n: o.model for n, o in outcomes.items() if n in catalog.KLIEP_FAMILY}
 if kliep_family:
     st.subheader("Sparsity of alpha")
-    ui.chart("alpha stems", plots.alpha_stems, {n: (m.center_index_, m.alpha_) for n, m in kliep_family.items()}, key="weights.alpha_stems")
+    ui.chart("alpha stems", figures.alpha_stems, {n: (m.center_index_, m.alpha_) for n, m in kliep_family.items()}, key="weights.alpha_stems")
     st.caption("One stem per Gaussian atom kept: its height is the mixing coefficient alpha, its position the "
                "test point it is centred on. Fewer stems = a sparser, cheaper w(x).")
 
@@ -153,16 +154,16 @@ if histories:
     st.subheader("Frank-Wolfe: duality gap, active set, steps")
     axis = ui.widget(st.radio, "x axis", "gap_axis", ["iteration", "seconds"], horizontal=True)
     left, right = st.columns(2)
-    ui.chart("duality gaps", plots.duality_gaps, histories, axis, key="weights.duality_gaps", where=left)
-    ui.chart("active set sizes", plots.active_set_sizes, histories, key="weights.active_set_sizes", where=right)
-    same = plots.coinciding({n: catalog.relative_gaps(h) for n, h in histories.items()}, log=True)
+    ui.chart("duality gaps", figures.duality_gaps, histories, axis, key="weights.duality_gaps", where=left)
+    ui.chart("active set sizes", figures.active_set_sizes, histories, key="weights.active_set_sizes", where=right)
+    same = figures.coinciding({n: catalog.relative_gaps(h) for n, h in histories.items()}, log=True)
     st.caption("Left: the relative duality gap of every iterate (both axes logarithmic, so a 12-step run is as "
                "visible as a 2000-step one); open crosses mark drop steps (an atom leaves), open diamonds swap "
                "steps. Right: how many atoms are active."
                + "".join(f" The gap curves of {' and '.join(g)} coincide." for g in same))
     ui.claims("weights.gap")
     if "FCFWCS" in histories:
-        ui.chart("inner iterations", plots.inner_iterations, {"FCFWCS": histories["FCFWCS"]}, key="weights.inner_iterations")
+        ui.chart("inner iterations", figures.inner_iterations, {"FCFWCS": histories["FCFWCS"]}, key="weights.inner_iterations")
         st.caption("FCFWCS re-optimises all active atoms after each new one (corrective Newton steps): "
                    "more work per step, far fewer steps.")
     with st.expander("The maths"):

@@ -3,7 +3,9 @@
 import numpy as np
 import pytest
 
-from covshift import catalog, metrics, settings
+from covshift import metrics
+
+from teaching import catalog, settings
 from covshift.model_selection import kliep_sigma
 
 

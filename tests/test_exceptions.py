@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
-from covshift.catalog import run_with_warnings
+from teaching.catalog import run_with_warnings
 from covshift.exceptions import NumericalWarning, quiet_warnings, record_warnings
 from covshift.weights import FWCS, KLIEP
 

@@ -8,8 +8,8 @@ import warnings
 
 import pytest
 
-import ui
-from covshift import catalog, lessons
+from teaching import ui
+from teaching import catalog, lessons
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SEEDS = [0, 1, 2]

@@ -5,7 +5,10 @@ import time
 import numpy as np
 import pytest
 
-from covshift import catalog, limits
+from covshift import limits
+from teaching import budget
+
+from teaching import catalog
 from covshift.regression import GPR, TwinGP
 from covshift.regression.tgp import _kernel_block
 from covshift.kernels import gaussian_kernel
@@ -19,9 +22,9 @@ def _points(n, d=1, seed=0):
 # ------------------------------------------------------------------ sizes from the budget
 def test_every_catalog_method_has_a_budgeted_size():
     names = set(catalog.WEIGHT_ESTIMATORS) | {n.replace("IW-", "") for n in catalog.REGRESSORS}
-    assert names | {limits.SHARED_SIGMA} == set(limits.METHOD_MAX_POINTS)
-    assert all(limits.max_points(n) >= limits.SIZE_LADDER[0] for n in catalog.REGRESSORS)
-    assert limits.max_points("IW-SMTGP") == limits.max_points("SMTGP")
+    assert names | {budget.SHARED_SIGMA} == set(budget.METHOD_MAX_POINTS)
+    assert all(budget.max_points(n) >= budget.SIZE_LADDER[0] for n in catalog.REGRESSORS)
+    assert budget.max_points("IW-SMTGP") == budget.max_points("SMTGP")
 
 
 def test_dataset_slider_maxima_come_from_the_limits():
@@ -29,22 +32,22 @@ def test_dataset_slider_maxima_come_from_the_limits():
         for size in ("n_tr", "n_te"):
             if size in params:
                 default, low, high, _ = params[size]
-                assert high == limits.dataset_size_max(name)
+                assert high == budget.dataset_size_max(name)
                 assert low <= default <= high
-    assert catalog.DATASETS["digits"][1]["n_tr"][2] <= limits.DIGITS_MAX_TRAIN
+    assert catalog.DATASETS["digits"][1]["n_tr"][2] <= budget.DIGITS_MAX_TRAIN
 
 
 def test_the_slowest_selected_method_decides_sizes_and_csv_rows():
     slow = "SMTGP"
-    fast = max(limits.METHOD_MAX_POINTS, key=limits.METHOD_MAX_POINTS.get)
-    assert catalog.max_csv_rows([fast, slow]) == limits.max_points(slow) < limits.max_points(fast)
-    assert catalog.size_limit([fast]) == limits.max_points(fast)
-    assert catalog.size_limit([]) == max(limits.METHOD_MAX_POINTS.values())
-    with pytest.raises(ValueError, match=rf"{slow} with .* limited to {limits.max_points(slow)}"):
-        catalog.check_size([fast, slow], limits.max_points(slow) + 1, 10)
-    catalog.check_size([fast, slow], limits.max_points(slow), limits.max_points(slow))
+    fast = max(budget.METHOD_MAX_POINTS, key=budget.METHOD_MAX_POINTS.get)
+    assert catalog.max_csv_rows([fast, slow]) == budget.max_points(slow) < budget.max_points(fast)
+    assert catalog.size_limit([fast]) == budget.max_points(fast)
+    assert catalog.size_limit([]) == max(budget.METHOD_MAX_POINTS.values())
+    with pytest.raises(ValueError, match=rf"{slow} with .* limited to {budget.max_points(slow)}"):
+        catalog.check_size([fast, slow], budget.max_points(slow) + 1, 10)
+    catalog.check_size([fast, slow], budget.max_points(slow), budget.max_points(slow))
     with pytest.raises(ValueError, match="Unknown method"):
-        limits.max_points("NOPE")
+        budget.max_points("NOPE")
 
 
 # ------------------------------------------------------------------ memory refusals
@@ -121,29 +124,29 @@ def test_memory_helpers():
 
 
 def test_a_fixed_sigma_has_its_own_limits_for_the_kliep_family_only():
-    for name, fixed in limits.METHOD_MAX_POINTS_FIXED_SIGMA.items():
-        assert limits.max_points(name, sigma=0.3) == fixed
-        assert limits.max_points(name) == limits.METHOD_MAX_POINTS[name]
-    assert limits.max_points("GPR", sigma=0.3) == limits.max_points("GPR")
-    assert catalog.size_limit(["FCFWCS"], sigma=0.3) == limits.METHOD_MAX_POINTS_FIXED_SIGMA["FCFWCS"]
+    for name, fixed in budget.METHOD_MAX_POINTS_FIXED_SIGMA.items():
+        assert budget.max_points(name, sigma=0.3) == fixed
+        assert budget.max_points(name) == budget.METHOD_MAX_POINTS[name]
+    assert budget.max_points("GPR", sigma=0.3) == budget.max_points("GPR")
+    assert catalog.size_limit(["FCFWCS"], sigma=0.3) == budget.METHOD_MAX_POINTS_FIXED_SIGMA["FCFWCS"]
 
 
 def test_a_method_over_budget_at_any_size_asks_for_a_fixed_sigma(monkeypatch):
     # a measured limit of 0 (FWCS with sigma "auto" before the solvers were sped up)
-    monkeypatch.setitem(limits.METHOD_MAX_POINTS, "FWCS", 0)
+    monkeypatch.setitem(budget.METHOD_MAX_POINTS, "FWCS", 0)
     with pytest.raises(ValueError, match="at any size.*fixed sigma"):
-        limits.check_size("FWCS", 20, 20)
-    limits.check_size("FWCS", 20, 20, sigma=0.3)
+        budget.check_size("FWCS", 20, 20)
+    budget.check_size("FWCS", 20, 20, sigma=0.3)
 
 
 def test_kernel_system_models_are_limited_by_their_effective_size():
     """A Twin GP's cost grows as n_tr^3 + n_tr^2 n_te: the digits view (485 training and 1312
     test images) is within SMTGP's equal-size limit, a large training set is not."""
-    assert limits.effective_size("IW-SMTGP", 485, 1312) == 676
-    limits.check_size("SMTGP", 485, 1312)  # allowed
+    assert budget.effective_size("IW-SMTGP", 485, 1312) == 676
+    budget.check_size("SMTGP", 485, 1312)  # allowed
     with pytest.raises(ValueError, match="SMTGP"):
-        limits.check_size("SMTGP", limits.max_points("SMTGP") + 1, 10)
-    assert limits.effective_size("KMM", 485, 1312) == 1312  # others: the larger side
+        budget.check_size("SMTGP", budget.max_points("SMTGP") + 1, 10)
+    assert budget.effective_size("KMM", 485, 1312) == 1312  # others: the larger side
 
 
 def test_kernel_classifiers_refuse_before_the_dense_kernel_features():

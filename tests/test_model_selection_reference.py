@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from sklearn.model_selection import KFold
 
-from covshift import catalog
+from teaching import catalog
 from covshift.kernels import median_heuristic, squared_distances
 from covshift.model_selection import kliep_sigma
 from covshift.weights import FCFWCS

@@ -3,60 +3,60 @@
 import numpy as np
 import plotly.graph_objects as go
 
-from covshift import plots
+from teaching import figures
 from covshift.data import circle_outputs, sinc_shift
 from covshift.weights import FCFWCS, PFWCS
 
 
 def test_method_colours_are_consistent_and_distinct_within_a_family():
     weights = ["KLIEP", "FWCS", "AFWCS", "PFWCS", "FCFWCS"]
-    assert len({plots.color(n) for n in weights}) == len(weights)
-    assert plots.color("unknown") == "#777777"
+    assert len({figures.color(n) for n in weights}) == len(weights)
+    assert figures.color("unknown") == "#777777"
 
 
 def test_weight_figures():
     data = sinc_shift(n_tr=200, n_te=150)
     est = PFWCS(sigma=0.3, tol=1e-4).fit(data.X_tr, data.X_te)
     grid = np.linspace(-1, 2, 50)
-    fig = plots.weights_vs_truth(grid, {"PFWCS": est.predict_weights(grid[:, None])},
+    fig = figures.weights_vs_truth(grid, {"PFWCS": est.predict_weights(grid[:, None])},
                                  data.density_ratio(grid[:, None]))
     assert isinstance(fig, go.Figure) and [t.name for t in fig.data] == ["true ratio", "PFWCS"]
-    assert fig.data[1].line.color == plots.color("PFWCS")
-    gap = plots.duality_gaps({"PFWCS": est.history_})
+    assert fig.data[1].line.color == figures.color("PFWCS")
+    gap = figures.duality_gaps({"PFWCS": est.history_})
     assert gap.layout.yaxis.type == "log"
     kinds = {t.name for t in gap.data}
     assert "PFWCS" in kinds and any("drop" in k or "swap" in k for k in kinds)
     assert gap.layout.xaxis.type == "log"  # a 12-step run stays visible next to a 2000-step one
-    stems = plots.alpha_stems({"PFWCS": (est.center_index_, est.alpha_)})
+    stems = figures.alpha_stems({"PFWCS": (est.center_index_, est.alpha_)})
     assert f"{np.count_nonzero(est.alpha_)} non-zero" in stems.layout.annotations[0].text
-    assert len(plots.active_set_sizes({"PFWCS": est.history_}).data) == 1
+    assert len(figures.active_set_sizes({"PFWCS": est.history_}).data) == 1
     fc = FCFWCS(sigma=0.3).fit(data.X_tr, data.X_te)
-    assert plots.inner_iterations({"FCFWCS": fc.history_}).data[0].type == "bar"
+    assert figures.inner_iterations({"FCFWCS": fc.history_}).data[0].type == "bar"
 
 
 def test_data_and_regression_figures():
     data = circle_outputs(n_tr=50, n_te=40)
-    assert len(plots.input_densities(data.X_tr, data.X_te, np.ones(50)).data) == 3
-    assert len(plots.data_scatter(data.X_tr, data.Y_tr, data.X_te, data.Y_te).data) == 2
+    assert len(figures.input_densities(data.X_tr, data.X_te, np.ones(50)).data) == 3
+    assert len(figures.data_scatter(data.X_tr, data.Y_tr, data.X_te, data.Y_te).data) == 2
     fits = {"GPR": {"mean": data.Y_te, "std": np.full_like(data.Y_te, 0.1), "certainty": None},
             "SMTGP": {"mean": data.Y_te, "std": None, "certainty": np.linspace(0.1, 1, 40)}}
-    fig = plots.regression_fits(data.X_te[:, 0], data.Y_te, fits)
+    fig = figures.regression_fits(data.X_te[:, 0], data.Y_te, fits)
     assert any(t.fill == "toself" for t in fig.data)
     phi = [t for t in fig.data if t.marker is not None and t.marker.cmin is not None][0]
     assert (phi.marker.cmin, phi.marker.cmax) == (0.1, 1.0)  # colour scaled to the observed range of phi
-    labelled = plots.regression_fits(data.X_te[:, 0], data.Y_te, fits, labelled=(data.X_te[:3, 0], data.Y_te[:3]))
+    labelled = figures.regression_fits(data.X_te[:, 0], data.Y_te, fits, labelled=(data.X_te[:3, 0], data.Y_te[:3]))
     assert labelled.data[-1].name == "labelled target points" and len(labelled.data[-1].x) == 3
-    plane = plots.output_plane(data.Y_tr, data.Y_te, {"GPR": data.Y_te})
+    plane = figures.output_plane(data.Y_tr, data.Y_te, {"GPR": data.Y_te})
     assert plane.layout.xaxis.title.text == "y0" and plane.layout.yaxis.title.text == "y1"
     assert list(plane.data[0].y) == list(data.Y_tr[:, 1])
-    assert len(plots.predicted_vs_true(data.Y_te, {"GPR": data.Y_te}).data) == 4
-    assert len(plots.error_vs_certainty(np.ones(40), np.ones(40), "SMTGP").data) == 1
+    assert len(figures.predicted_vs_true(data.Y_te, {"GPR": data.Y_te}).data) == 4
+    assert len(figures.error_vs_certainty(np.ones(40), np.ones(40), "SMTGP").data) == 1
 
 
 def test_first_component_projects_multidimensional_inputs():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 3)) * [5, 1, 0.1]
-    a, b, label = plots.first_component(X[:20], X[20:])
+    a, b, label = figures.first_component(X[:20], X[20:])
     assert a.shape == (20,) and b.shape == (10,) and "principal" in label
     assert abs(np.corrcoef(np.r_[a, b], X[:, 0])[0, 1]) > 0.99
 
@@ -64,9 +64,9 @@ def test_first_component_projects_multidimensional_inputs():
 def test_digits_grid_and_scaling():
     X = np.random.default_rng(0).uniform(size=(3, 48))
     Y = np.random.default_rng(1).uniform(size=(3, 16))
-    fig = plots.digits_grid(X, Y, {"GPR": Y}, n_images=3)
+    fig = figures.digits_grid(X, Y, {"GPR": Y}, n_images=3)
     assert len(fig.data) == 6
-    assert plots.scaling({"PFWCS": ([100, 200], [0.1, 0.3])}).layout.xaxis.type == "log"
+    assert figures.scaling({"PFWCS": ([100, 200], [0.1, 0.3])}).layout.xaxis.type == "log"
 
 
 def test_every_method_has_its_own_colour_marker_and_dash_within_a_figure_family():
@@ -76,7 +76,7 @@ def test_every_method_has_its_own_colour_marker_and_dash_within_a_figure_family(
                 ["no adaptation", "importance weighting", "delta adaptation"],
                 ["no weights", "true weights", "estimated weights"]]
     for family in families:
-        styles = [tuple(plots.style(n).values()) for n in family]
+        styles = [tuple(figures.style(n).values()) for n in family]
         assert len({s[0] for s in styles}) == len(family), family
         assert len(set(styles)) == len(family)
         for a, b in zip(styles, styles[1:]):  # neighbours differ in marker or dash, not only in colour
@@ -84,15 +84,15 @@ def test_every_method_has_its_own_colour_marker_and_dash_within_a_figure_family(
 
 
 def test_projector_fonts_legend_below_and_presentation_mode():
-    fig = plots.weights_vs_truth(np.linspace(0, 1, 5), {"FWCS": np.ones(5)}, np.ones(5))
+    fig = figures.weights_vs_truth(np.linspace(0, 1, 5), {"FWCS": np.ones(5)}, np.ones(5))
     assert fig.layout.font.size >= 14 and fig.layout.xaxis.tickfont.size >= 14
     assert fig.layout.legend.y < 0  # below the plot: never over the title
-    big = plots.presentation(fig)
+    big = figures.presentation(fig)
     assert big.layout.font.size > fig.layout.font.size
     assert big.data[1].line.width > fig.data[1].line.width
     assert big.layout.xaxis.tickfont.size > fig.layout.xaxis.tickfont.size  # tick labels grow too
     assert big.layout.yaxis.title.font.size > fig.layout.yaxis.title.font.size
-    assert fig.layout.font.size == plots.BASE_FONT  # the original is unchanged
+    assert fig.layout.font.size == figures.BASE_FONT  # the original is unchanged
 
 
 def test_presentation_enlarges_the_frames_of_an_animation_and_its_text():
@@ -100,49 +100,49 @@ def test_presentation_enlarges_the_frames_of_an_animation_and_its_text():
                                  dict(type="scatter", x=[0], y=[1], mode="text", text=["t = 0"],
                                       textfont=dict(size=14))])
     fig = go.Figure(dict(data=frame["data"], frames=[frame]))
-    big = plots.presentation(fig)
+    big = figures.presentation(fig)
     assert big.frames[0].data[0].line.width > 2 and big.frames[0].data[1].textfont.size > 14
     assert big.data[1].textfont.size > 14
 
 
 def test_log_axes_show_major_ticks_only():
-    fig = plots.scaling({"PFWCS": ([100, 200, 400], [0.1, 0.3, 1.0])})
+    fig = figures.scaling({"PFWCS": ([100, 200, 400], [0.1, 0.3, 1.0])})
     assert fig.layout.xaxis.dtick == 1 and fig.layout.yaxis.exponentformat == "power"
 
 
 def test_coinciding_curves_are_detected_for_the_caption():
     x = np.linspace(0, 1, 50)
     curves = {"FWCS": x, "AFWCS": x + 1e-6, "PFWCS": x**2}
-    assert plots.coinciding(curves) == [["FWCS", "AFWCS"]]
+    assert figures.coinciding(curves) == [["FWCS", "AFWCS"]]
     gaps = {"a": np.logspace(0, -5, 20), "b": np.logspace(0, -3, 20)}
-    assert plots.coinciding(gaps, log=True) == []
-    assert plots.coinciding({"a": gaps["a"], "c": gaps["a"] * 1.0001}, log=True) == [["a", "c"]]
+    assert figures.coinciding(gaps, log=True) == []
+    assert figures.coinciding({"a": gaps["a"], "c": gaps["a"] * 1.0001}, log=True) == [["a", "c"]]
 
 
 def test_numbers_for_people():
-    assert plots.format_p(3.14159e-2) == "0.031" and plots.format_p(4e-6) == "< 1e-4"
-    assert plots.format_p(float("nan")) == ""
-    assert plots.format_number(None) == "" and plots.format_number(True) == "yes"
-    assert plots.format_number(0.123456, ".2f") == "0.12"
+    assert figures.format_p(3.14159e-2) == "0.031" and figures.format_p(4e-6) == "< 1e-4"
+    assert figures.format_p(float("nan")) == ""
+    assert figures.format_number(None) == "" and figures.format_number(True) == "yes"
+    assert figures.format_number(0.123456, ".2f") == "0.12"
 
 
 def test_template_set_without_revalidation_is_plotly_white_by_name():
-    """plots._white skips re-validating the template (performance); the figure must be the one
+    """figures._white skips re-validating the template (performance); the figure must be the one
     that setting template="plotly_white" gives, and other figures must not share later changes."""
     import json
 
     import plotly.graph_objects as go
     import plotly.io as pio
 
-    fast = plots._finish(plots._figure("t", "x", "y"))
-    by_name = go.Figure().update_layout(template="plotly_white", **plots._STYLE)
+    fast = figures._finish(figures._figure("t", "x", "y"))
+    by_name = go.Figure().update_layout(template="plotly_white", **figures._STYLE)
     by_name.update_layout(xaxis_title="x", yaxis_title="y", title_text="t")
-    by_name.update_layout(**plots._STYLE)
-    by_name.update_layout(height=plots._HEIGHT + 30, margin=dict(b=110))
-    by_name.update_xaxes(title_standoff=8, tickfont_size=plots.BASE_FONT, title_font_size=plots.BASE_FONT + 1)
-    by_name.update_yaxes(tickfont_size=plots.BASE_FONT, title_font_size=plots.BASE_FONT + 1)
+    by_name.update_layout(**figures._STYLE)
+    by_name.update_layout(height=figures._HEIGHT + 30, margin=dict(b=110))
+    by_name.update_xaxes(title_standoff=8, tickfont_size=figures.BASE_FONT, title_font_size=figures.BASE_FONT + 1)
+    by_name.update_yaxes(tickfont_size=figures.BASE_FONT, title_font_size=figures.BASE_FONT + 1)
     assert json.loads(fast.to_json()) == json.loads(by_name.to_json())
     fast.layout.template.layout.paper_bgcolor = "red"  # a change to one figure's template ...
     assert json.loads(fast.to_json())["layout"]["template"]["layout"]["paper_bgcolor"] == "red"
-    assert plots._figure("t", "x", "y").layout.template.layout.paper_bgcolor != "red"  # ... stays there
+    assert figures._figure("t", "x", "y").layout.template.layout.paper_bgcolor != "red"  # ... stays there
     assert pio.templates["plotly_white"].layout.paper_bgcolor != "red"

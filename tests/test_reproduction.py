@@ -10,8 +10,8 @@ import re
 import numpy as np
 import pytest
 
-from covshift import plots
-from covshift import reproduction as R
+from teaching import figures
+from teaching import reproduction as R
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "assets" / "reproduction.json"
@@ -131,20 +131,20 @@ def test_summarise_counts_seeds_that_did_not_reach_a_gap():
 def test_figures_draw_every_kind_of_row(results):
     for r in results["rows"]:
         if r["figure"] == "curve":
-            fig = plots.reproduction_curve(r["full"]["metrics"])
+            fig = figures.reproduction_curve(r["full"]["metrics"])
             assert len(fig.data) == 2 * 4  # band + line per model (3 SMTGPs and the training mean)
         elif r["figure"] == "gaps":
-            fig = plots.reproduction_gaps(r["trace"])
+            fig = figures.reproduction_gaps(r["trace"])
             assert {t.name for t in fig.data} >= {"FWCS", "AFWCS", "PFWCS"}
         else:
-            fig = plots.reproduction_bars(r["full"]["metrics"], r["paper_values"])
+            fig = figures.reproduction_bars(r["full"]["metrics"], r["paper_values"])
             shown = [n for n, m in r["full"]["metrics"].items() if not R.is_timing(n) and m["mean"] is not None]
             assert list(fig.data[0].x) == shown
 
 
 def test_verdict_marks_do_not_rely_on_colour():
-    icons = [icon for icon, _ in plots.VERDICT_MARKS.values()]
-    assert len(set(icons)) == 3 and set(plots.VERDICT_MARKS) == set(R.VERDICTS)
+    icons = [icon for icon, _ in figures.VERDICT_MARKS.values()]
+    assert len(set(icons)) == 3 and set(figures.VERDICT_MARKS) == set(R.VERDICTS)
 
 
 def test_classification_row_compares_integrated_with_the_best_two_stage_method_on_average():

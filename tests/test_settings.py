@@ -1,11 +1,11 @@
-"""covshift.settings: every value a link can carry ends inside its widget's domain, with a note."""
+"""teaching.settings: every value a link can carry ends inside its widget's domain, with a note."""
 
 import math
 
 from hypothesis import given, settings as hyp_settings, strategies as st
 
-from covshift import catalog
-from covshift.settings import (SETTINGS, Bool, Choice, Float, Int, Multi, Names, defaults, parse_query,
+from teaching import catalog
+from teaching.settings import (SETTINGS, Bool, Choice, Float, Int, Multi, Names, defaults, parse_query,
                                to_query)
 
 # The fifteen out-of-range values of issue 9 that used to raise on a page, and seed=inf.

@@ -89,33 +89,3 @@ def replay_frames(estimator, grid=None, max_frames=MAX_FRAMES):
         frames.append(ReplayFrame(int(t), atoms, alpha, entered, left, left_alpha,
                                   float(history.objective[t]), float(history.gap[t]), step, curve))
     return frames
-
-
-def replay_figure(estimator, X_tr, X_te, density_ratio=None, max_frames=MAX_FRAMES, n_grid=150):
-    """The animated replay figure of a fitted run (:func:`covshift.plots.replay_animation`).
-
-    1-D inputs: atoms at their centres' x, w_t(x) on a grid over the data and, if
-    ``density_ratio`` is given, the true ratio. More dimensions: atoms at the index of
-    their centre among the test points, and the axis says so.
-
-    Returns
-    -------
-    figure : plotly Figure
-    n_frames : int     frames drawn (<= max_frames)
-    one_d : bool       whether the input-space view was drawn
-    """
-    from ..plots import replay_animation
-
-    one_d = np.shape(X_tr)[1] == 1
-    grid = truth = None
-    if one_d:
-        x = np.concatenate([np.ravel(X_tr), np.ravel(X_te)])
-        grid = np.linspace(x.min(), x.max(), n_grid)
-        truth = None if density_ratio is None else density_ratio(grid[:, None])
-    frames = replay_frames(estimator, None if grid is None else grid[:, None], max_frames)
-    if one_d:
-        positions, x_title = estimator.centers_[:, 0], "x"
-    else:
-        positions, x_title = estimator.center_index_, "centre: index j of the test point x_te_j"
-    figure = replay_animation(frames, positions, type(estimator).__name__, grid, truth, x_title)
-    return figure, len(frames), one_d

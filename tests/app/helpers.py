@@ -6,7 +6,7 @@ import pathlib
 
 from streamlit.testing.v1 import AppTest
 
-import ui
+from teaching import ui
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PAGES = ["pages/home.py", "pages/data.py", "pages/weights.py", "pages/regression.py",

@@ -7,8 +7,8 @@ Two different files with the same column names used to share cached weights and 
 
 import numpy as np
 
-import ui
-from covshift import catalog, settings
+from teaching import ui
+from teaching import catalog, settings
 from tests.app.helpers import go, no_exception, open_link, table
 
 COLUMNS = {"source": "csv", "csv_inputs": "x", "csv_outputs": "y", "csv_split": "train",

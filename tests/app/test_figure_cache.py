@@ -10,8 +10,8 @@ import numpy as np
 import plotly.io as pio
 import streamlit as st
 
-import ui
-from covshift import catalog, plots
+from teaching import ui
+from teaching import catalog, figures
 from tests.app.helpers import go, no_exception, open_link
 
 SMALL = {"sinc.n_tr": "100", "sinc.n_te": "60"}
@@ -46,12 +46,12 @@ def test_content_key_of_a_solver_history_follows_its_content():
 def test_figure_is_reused_for_equal_content_and_rebuilt_for_new_content():
     st.cache_resource.clear()
     grid = np.linspace(0, 1, 50)
-    first = ui.figure(plots.weights_vs_truth, grid, {"KMM": grid ** 2}, grid)
-    again = ui.figure(plots.weights_vs_truth, grid.copy(), {"KMM": grid ** 2}, grid.copy())
-    changed = ui.figure(plots.weights_vs_truth, grid, {"KMM": grid ** 3}, grid)
+    first = ui.figure(figures.weights_vs_truth, grid, {"KMM": grid ** 2}, grid)
+    again = ui.figure(figures.weights_vs_truth, grid.copy(), {"KMM": grid ** 2}, grid.copy())
+    changed = ui.figure(figures.weights_vs_truth, grid, {"KMM": grid ** 3}, grid)
     assert again is first
     assert changed is not first
-    fresh = plots.weights_vs_truth(grid, {"KMM": grid ** 3}, grid)
+    fresh = figures.weights_vs_truth(grid, {"KMM": grid ** 3}, grid)
     assert pio.to_json(changed) == pio.to_json(fresh)
     assert pio.to_json(changed) != pio.to_json(first)
 
@@ -59,14 +59,14 @@ def test_figure_is_reused_for_equal_content_and_rebuilt_for_new_content():
 def test_presentation_figure_is_cached_apart_from_the_plain_one():
     st.cache_resource.clear()
     grid = np.linspace(0, 1, 20)
-    plain = ui.figure(plots.weights_vs_truth, grid, {"KMM": grid}, grid)
-    big = ui.figure(plots.weights_vs_truth, grid, {"KMM": grid}, grid, presentation=True)
+    plain = ui.figure(figures.weights_vs_truth, grid, {"KMM": grid}, grid)
+    big = ui.figure(figures.weights_vs_truth, grid, {"KMM": grid}, grid, presentation=True)
     assert big.layout.font.size > plain.layout.font.size
-    assert pio.to_json(big) == pio.to_json(plots.presentation(plots.weights_vs_truth(grid, {"KMM": grid}, grid)))
+    assert pio.to_json(big) == pio.to_json(figures.presentation(figures.weights_vs_truth(grid, {"KMM": grid}, grid)))
 
 
 def test_unpicklable_arguments_are_drawn_without_the_cache():
-    figure = ui.figure(lambda f: plots.weights_vs_truth(np.arange(3.0), {}, f(np.arange(3.0))), lambda v: v)
+    figure = ui.figure(lambda f: figures.weights_vs_truth(np.arange(3.0), {}, f(np.arange(3.0))), lambda v: v)
     assert len(figure.data) == 1
 
 
@@ -91,6 +91,6 @@ def test_functions_outside_covshift_are_never_cached_by_their_name():
     """Two lambdas (or two pages' local functions) can share a name; they must not share figures."""
     st.cache_resource.clear()
     grid = np.arange(3.0)
-    first = ui.figure(lambda g: plots.weights_vs_truth(g, {}, g), grid)
-    second = ui.figure(lambda g: plots.weights_vs_truth(g, {}, 2 * g), grid)
+    first = ui.figure(lambda g: figures.weights_vs_truth(g, {}, g), grid)
+    second = ui.figure(lambda g: figures.weights_vs_truth(g, {}, 2 * g), grid)
     assert list(first.data[0].y) != list(second.data[0].y)

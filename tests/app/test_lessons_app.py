@@ -6,7 +6,7 @@ import pathlib
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from covshift import lessons
+from teaching import lessons
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TITLES = list(lessons.LESSONS)

@@ -9,7 +9,7 @@ so that each example stays fast and the whole test takes about a minute.
 
 from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
 
-from covshift.settings import SETTINGS, Choice, Multi, parse_query
+from teaching.settings import SETTINGS, Choice, Multi, parse_query
 from tests.app.helpers import PAGES, go, no_exception, open_link
 
 SIZE_KEYS = {name for name in SETTINGS if name.endswith((".n_tr", ".n_te"))}

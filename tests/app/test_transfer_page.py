@@ -75,7 +75,7 @@ def test_the_pages_where_it_does_not_win_sentence_holds_on_the_stored_curves():
 
 
 def test_presets_start_from_the_defaults_and_name_an_existing_page():
-    from covshift import catalog
+    from teaching import catalog
 
     assert set(catalog.PRESET_PAGES) == set(catalog.PRESETS)
     assert all((ROOT / page).is_file() for page in catalog.PRESET_PAGES.values())

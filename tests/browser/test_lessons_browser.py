@@ -5,7 +5,7 @@ Skipped when Playwright or /usr/bin/chromium is missing (see conftest.py)."""
 
 import pytest
 
-from covshift import lessons
+from teaching import lessons
 from tests.browser.conftest import SHOTS, wait_for_page
 
 HEADINGS = {"pages/home.py": "Covariate shift", "pages/weights.py": "Importance weights",

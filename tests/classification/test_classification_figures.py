@@ -1,9 +1,9 @@
-"""The classification figures (covshift.plots) and the page helpers (covshift.catalog) on the toy."""
+"""The classification figures (teaching.figures) and the page helpers (teaching.catalog) on the toy."""
 
 import numpy as np
 import plotly.graph_objects as go
 
-from covshift import catalog, plots
+from teaching import catalog, figures
 
 
 def test_map_draws_every_boundary_the_selector_and_weighted_points():
@@ -13,7 +13,7 @@ def test_map_draws_every_boundary_the_selector_and_weighted_points():
     assert p_test.shape == (30, 30) and np.all((p_test >= 0) & (p_test <= 1))
     weights = catalog.training_weights(outcomes)
     assert set(weights) == {"two-stage (LogisticRatio)", "integrated"}
-    fig = plots.classification_map(data.X_tr, data.Y_tr, data.X_te, data.Y_te, xs, ys, scores, p_test,
+    fig = figures.classification_map(data.X_tr, data.Y_tr, data.X_te, data.Y_te, xs, ys, scores, p_test,
                                    weights["integrated"], "integrated",
                                    true_boundary=catalog.classification_true_boundary(xs))
     contours = [t for t in fig.data if isinstance(t, go.Contour)]
@@ -36,5 +36,5 @@ def test_scores_table_and_fig3_from_stored_results():
     assert all(0 <= r["accuracy"] <= 1 and 0 <= r["AUC"] <= 1 and r["log-loss"] > 0 for r in rows)
     results = catalog.classification_fig3_results()
     assert results is not None and set(results["tasks"]) == {"breast_cancer", "digits_3_8", "wine"}
-    fig = plots.fig3_curves(results)
+    fig = figures.fig3_curves(results)
     assert len(fig.data) == 4 * len(results["tasks"])  # four adaptive methods per panel

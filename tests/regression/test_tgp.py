@@ -363,7 +363,7 @@ def test_default_chain_reproduces_the_smtgp_papers_toys(toy, generator, n_seeds,
     reported number must lie within two seed-to-seed standard deviations of our mean
     (the range of a single run), and SMTGP must beat KLTGP on average, as in the paper.
     """
-    from covshift.catalog import paper_tgp_defaults
+    from teaching.catalog import paper_tgp_defaults
     from covshift.metrics import mae
 
     hyper = paper_tgp_defaults(toy)

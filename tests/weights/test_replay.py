@@ -7,12 +7,13 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from covshift import plots
+from teaching import figures
 from covshift.data import sinc_shift
 from covshift.exceptions import ConvergenceWarning
 from covshift.kernels import gaussian_kernel
 from covshift.weights import FCFWCS, KLIEP, PFWCS
-from covshift.weights.replay import frame_rows, replay_figure, replay_frames
+from covshift.weights.replay import frame_rows, replay_frames
+from teaching.figures import replay_figure
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +96,7 @@ def test_replay_in_several_dimensions_names_its_index_axis(small_2d):
     fig, n_frames, one_d = replay_figure(est, X_tr, X_te)
     assert not one_d and n_frames == len(est.history_)
     assert "index" in fig.layout.xaxis.title.text
-    plots_fig = plots.replay_animation(replay_frames(est), est.center_index_, "FCFWCS", start=1)
+    plots_fig = figures.replay_animation(replay_frames(est), est.center_index_, "FCFWCS", start=1)
     assert plots_fig.layout.sliders[0].active == 1
 
 

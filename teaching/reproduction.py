@@ -23,12 +23,12 @@ from typing import Callable, Dict
 import numpy as np
 from scipy import stats
 
-from . import metrics
-from .data import arm_forward, arm_pose, digits_center, double_s, s_shape, selection_bias, sinc_shift
-from .kernels import median_heuristic
-from .model_selection import kliep_sigma
-from .regression import GPR, HSICKNN, KTAKNN, WKNN, TwinGP, rho_from_paper, tuned_gpr
-from .weights import AFWCS, FCFWCS, FWCS, KLIEP, PFWCS, EnsembleKMM, KMM
+from covshift import metrics
+from covshift.data import arm_forward, arm_pose, digits_center, double_s, s_shape, selection_bias, sinc_shift
+from covshift.kernels import median_heuristic
+from covshift.model_selection import kliep_sigma
+from covshift.regression import GPR, HSICKNN, KTAKNN, WKNN, TwinGP, rho_from_paper, tuned_gpr
+from covshift.weights import AFWCS, FCFWCS, FWCS, KLIEP, PFWCS, EnsembleKMM, KMM
 
 PAPERS = {
     "sharma-mittal-tgp": "Generalized Twin Gaussian Processes using Sharma-Mittal divergence",

@@ -1,7 +1,7 @@
 """Thin Streamlit glue shared by the pages: settings kept in session state and in the URL,
 cached calls into covshift, and a guard that turns any failure into a readable message.
 
-Settings and their domains live in :mod:`covshift.settings`; every widget drawn through
+Settings and their domains live in :mod:`teaching.settings`; every widget drawn through
 :func:`widget` takes its range and options from there, and every run writes the non-default
 settings into the page address (:func:`sync_url`), so a copied link reproduces the view.
 """
@@ -14,7 +14,9 @@ import pickle
 
 import streamlit as st
 
-from covshift import catalog, limits, lessons, plots, settings
+from teaching import budget
+
+from teaching import catalog, lessons, figures, settings
 
 DEFAULTS = settings.defaults()
 _NUMERIC_WIDGETS = (st.slider, st.number_input)
@@ -128,7 +130,7 @@ def _clamp(value, lo, hi):
 def widget(kind, label, name, *args, **kwargs):
     """A Streamlit widget bound to setting ``name`` (persists across pages and in the URL).
 
-    Numbers take min/max/step from :data:`covshift.settings.SETTINGS` (a page may narrow
+    Numbers take min/max/step from :data:`teaching.settings.SETTINGS` (a page may narrow
     them); choices take the registry's options unless the page passes the options available in
     this view. The widget's state is seeded from the setting through its session-state key, so
     that presets and resets (button callbacks) can move it, and it is kept inside the domain.
@@ -230,39 +232,39 @@ def _feed(digest, value):
 @st.cache_resource(show_spinner=False, max_entries=128)
 def _cached_figure(function_name, key, presentation, _make_figure, _args, _kwargs):
     figure = _make_figure(*_args, **_kwargs)
-    return plots.presentation(figure) if presentation else figure
+    return figures.presentation(figure) if presentation else figure
 
 
 def figure(make_figure, *args, presentation=False, **kwargs):
-    """``make_figure(*args, **kwargs)`` (a pure covshift.plots function), built once per content.
+    """``make_figure(*args, **kwargs)`` (a pure teaching.figures function), built once per content.
 
     Building a plotly figure validates every property (0.02-0.3 s a figure); a rerun that shows
     the same data reuses the figure, cached by the content of the arguments (:func:`content_key`),
     never by names. The figure is shared between reruns and sessions: read it, do not change it.
-    With ``presentation``, the enlarged copy (covshift.plots.presentation).
+    With ``presentation``, the enlarged copy (teaching.figures.presentation).
     """
     name = f"{make_figure.__module__}.{make_figure.__qualname__}"
     try:
         if not _is_named_core_function(make_figure):
-            raise TypeError(f"{name} is not a function of the covshift package")
+            raise TypeError(f"{name} is not a function of the covshift or teaching package")
         key = content_key(args, kwargs)
     except (TypeError, AttributeError, pickle.PicklingError):  # no reliable key: build it every time
         built = make_figure(*args, **kwargs)
-        return plots.presentation(built) if presentation else built
+        return figures.presentation(built) if presentation else built
     return _cached_figure(name, key, bool(presentation), make_figure, args, kwargs)
 
 
 def _is_named_core_function(function):
-    """A module-level function of covshift, so that its name says which code it runs (a page's
+    """A module-level function of covshift or teaching, so that its name says which code it runs (a page's
     local function or a lambda could share its name with another)."""
     module, qualname = getattr(function, "__module__", "") or "", getattr(function, "__qualname__", "<?>")
-    return module.startswith("covshift.") and "<" not in qualname
+    return module.startswith(("covshift.", "teaching.")) and "<" not in qualname
 
 
 def chart(title, make_figure, *args, key=None, where=None, **kwargs):
-    """Draw ``make_figure(*args, **kwargs)`` (a covshift.plots function) with a unique key,
+    """Draw ``make_figure(*args, **kwargs)`` (a teaching.figures function) with a unique key,
     or a message if the figure cannot be drawn from these data. With the sidebar's
-    presentation switch on, fonts, lines and markers are enlarged (covshift.plots.presentation).
+    presentation switch on, fonts, lines and markers are enlarged (teaching.figures.presentation).
     The figure is built once per content of the arguments (:func:`figure`)."""
     built = guard(title, figure, make_figure, *args, presentation=get("presentation"), **kwargs)
     if built is not None:
@@ -282,7 +284,7 @@ def show_table(rows, index, formats=None, help=None):
 
     formats, help = formats or {}, help or {}
     frame = pd.DataFrame(rows).set_index(index)
-    shown = frame.style.format({c: _functools.partial(plots.format_number, spec=formats.get(c, ".3g"))
+    shown = frame.style.format({c: _functools.partial(figures.format_number, spec=formats.get(c, ".3g"))
                                 for c in frame.columns}, na_rep="")
     config = {c: st.column_config.Column(c, help=help.get(c)) for c in frame.columns}
     st.dataframe(shown, width="stretch", column_config=config, placeholder="–")
@@ -381,7 +383,7 @@ def selected_methods():
 
 
 def csv_row_limit():
-    """Rows kept from an uploaded CSV: the slowest selected method decides (covshift.limits)."""
+    """Rows kept from an uploaded CSV: the slowest selected method decides (teaching.budget)."""
     return catalog.max_csv_rows(selected_methods(), sigma_setting())
 
 
@@ -449,7 +451,7 @@ def shared_sigma(spec=None):
     """The one sigma of all KLIEP-family solvers on this view (chosen once, cached)."""
     spec = spec or data_spec()
     if sigma_setting() is None:
-        check_size([limits.SHARED_SIGMA], load_data(spec))
+        check_size([budget.SHARED_SIGMA], load_data(spec))
     return _shared_sigma(spec, sigma_setting())
 
 
@@ -491,16 +493,14 @@ def weighting_by_width(spec, weight_name, sigma, widths, lambda_x):
 @st.cache_resource(show_spinner=False, max_entries=16)
 def replay_figure(spec, name, sigma, presentation=False):
     """The animated replay of a fitted Frank-Wolfe run, built once from its history (no re-solve),
-    enlarged for a projector with ``presentation`` (covshift.plots.presentation).
+    enlarged for a projector with ``presentation`` (teaching.figures.presentation).
 
     Returns (figure, number of frames, whether the inputs are 1-D).
     """
-    from covshift.weights.replay import replay_figure as build
-
     data = load_data(spec)
     model = _weights(spec, name, _sigma_for(spec, name, sigma)).model
-    figure, n_frames, one_d = build(model, data.X_tr, data.X_te, data.density_ratio)
-    return (plots.presentation(figure) if presentation else figure), n_frames, one_d
+    figure, n_frames, one_d = figures.replay_figure(model, data.X_tr, data.X_te, data.density_ratio)
+    return (figures.presentation(figure) if presentation else figure), n_frames, one_d
 
 
 # ----------------------------------------------------------- regression

@@ -3,7 +3,7 @@
 A :class:`Lesson` names the page it opens, *every* setting it needs (so that opening it
 always gives the same view, whatever was clicked before) and its :class:`Claim` s. A claim
 is one sentence shown beside the figure it describes, plus a check that evaluates the
-sentence on the lesson's own data through the same :mod:`covshift.catalog` functions the
+sentence on the lesson's own data through the same :mod:`teaching.catalog` functions the
 pages call. ``tests/test_lessons.py`` runs every check over several seeds, so the text of
 the app and what the data show cannot drift apart; README's "Teach with it" section is
 generated from the same definitions (:func:`readme_section`).
@@ -16,7 +16,8 @@ from typing import Callable
 
 import numpy as np
 
-from . import catalog, metrics
+from covshift import metrics
+from teaching import catalog
 
 #: Regression hyper-parameters every lesson sets (the app's defaults).
 _HYPER = dict(theta=0.9, gamma=1.5, rho_x=0.3, rho_y=0.5, lambda_x=1e-3, lambda_y=1e-3, tgp_start="linear")

@@ -13,7 +13,7 @@ streamlit), then draw it in a page with ``ui.widget(st.slider, "label", "name")`
 import math
 from dataclasses import dataclass
 
-from . import catalog
+from teaching import catalog
 
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 #: Longest text a link may put into a free-text setting (CSV column names).

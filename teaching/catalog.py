@@ -11,21 +11,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import data as datasets
-from . import limits
-from ._validation import MAX_ABS_VALUE, check_positive
-from .exceptions import record_warnings
-from .model_selection import kliep_sigma
-from .regression import GPR, WKNN, TwinGP, rho_from_paper
-from .transfer import ResidualDeltaRegressor
-from .weights import AFWCS, FCFWCS, FWCS, KLIEP, KMM, PFWCS, EnsembleKMM, LogisticRatio, RuLSIF
+from covshift import data as datasets
+from teaching import budget
+from covshift._validation import MAX_ABS_VALUE, check_positive
+from covshift.exceptions import record_warnings
+from covshift.model_selection import kliep_sigma
+from covshift.regression import GPR, WKNN, TwinGP, rho_from_paper
+from covshift.transfer import ResidualDeltaRegressor
+from covshift.weights import AFWCS, FCFWCS, FWCS, KLIEP, KMM, PFWCS, EnsembleKMM, LogisticRatio, RuLSIF
 
 def _sizes(name, n_tr, n_te):
     """Slider specs (default, min, max, step) of n_tr and n_te; the maxima follow the time
-    budget (:func:`covshift.limits.dataset_size_max`), the defaults never exceed them."""
-    top = limits.dataset_size_max(name)
-    return {"n_tr": (min(n_tr, top), limits.MIN_POINTS[0], top, 10),
-            "n_te": (min(n_te, top), limits.MIN_POINTS[1], top, 10)}
+    budget (:func:`teaching.budget.dataset_size_max`), the defaults never exceed them."""
+    top = budget.dataset_size_max(name)
+    return {"n_tr": (min(n_tr, top), budget.MIN_POINTS[0], top, 10),
+            "n_te": (min(n_te, top), budget.MIN_POINTS[1], top, 10)}
 
 
 #: Data sets and their adjustable parameters: name -> (label, {param: (default, min, max, step)}).
@@ -43,33 +43,33 @@ DATASETS = {
         "std_tr": (0.6, 0.1, 2.0, 0.05), "mean_te": (0.5, -2.0, 2.0, 0.1), "std_te": (0.3, 0.1, 2.0, 0.05),
         "noise": (0.03, 0.0, 0.5, 0.01)}),
     "digits": ("Digits centre pixels (selection bias)",
-               {"n_tr": (300, 50, limits.dataset_size_max("digits"), 10)}),
+               {"n_tr": (300, 50, budget.dataset_size_max("digits"), 10)}),
 }
 _GENERATORS = {"sinc": datasets.sinc_shift, "s_shape": datasets.s_shape, "double_s": datasets.double_s,
                "circle": datasets.circle_outputs, "digits": datasets.digits_center}
 #: Rows kept from an uploaded CSV when no methods are named (the fastest method's limit);
 #: use :func:`max_csv_rows` with the selected methods.
-MAX_CSV_ROWS = limits.max_points_for([])
+MAX_CSV_ROWS = budget.max_points_for([])
 
 
 def size_limit(names, sigma=None):
     """Largest n_tr and n_te the selected weight estimators and models all handle within the
     time budget (the slowest decides): the app offers no larger size. ``sigma``: None for the
     "auto" width, a number for a fixed one (faster for the KLIEP family). See :mod:`covshift.limits`."""
-    return limits.max_points_for(names, sigma)
+    return budget.max_points_for(names, sigma)
 
 
 def max_csv_rows(names, sigma=None):
     """Rows to keep from an uploaded CSV when these methods (weight estimators and regression
-    models, catalog names) will run on it: the slowest one decides (:func:`covshift.limits.max_csv_rows`).
+    models, catalog names) will run on it: the slowest one decides (:func:`teaching.budget.max_csv_rows`).
     Pass the result to :func:`read_csv` as ``max_rows``."""
-    return limits.max_csv_rows(names, sigma)
+    return budget.max_csv_rows(names, sigma)
 
 
 def check_size(names, n_tr, n_te, sigma=None):
     """ValueError naming the first method that would exceed the time budget at this size."""
     for name in names:
-        limits.check_size(name, n_tr, n_te, sigma)
+        budget.check_size(name, n_tr, n_te, sigma)
 
 
 def make_dataset(name, seed=0, **params):
@@ -521,7 +521,7 @@ def weight_error(weights, true_weights):
 
 
 #: Presets of the pages that have no lesson yet (classification, domain transfer); the
-#: lessons of the other pages, with checked claims, are in :mod:`covshift.lessons`.
+#: lessons of the other pages, with checked claims, are in :mod:`teaching.lessons`.
 #: Sidebar presets: label -> the settings they set (after a reset, as a lesson does) ...
 PRESETS = {}
 #: ... and label -> the page they open.
@@ -638,8 +638,8 @@ PRESETS["Classification under shift: the boundary turns"] = {
 
 
 # ----------------------------------------------------------------- domain transfer (issue 15)
-from .transfer import DomainTransferSSVM, MulticlassProblem, MultilabelProblem, StructuredSVM  # noqa: E402
-from .transfer.data import digits_transfer, draw_labelled  # noqa: E402
+from covshift.transfer import DomainTransferSSVM, MulticlassProblem, MultilabelProblem, StructuredSVM  # noqa: E402
+from covshift.transfer.data import digits_transfer, draw_labelled  # noqa: E402
 
 #: Target-domain transformations offered by the Domain transfer page.
 TRANSFER_SHIFTS = ["thicken+rotate", "thicken", "rotate", "blur+rotate", "blur", "invert"]
