@@ -467,7 +467,7 @@ def weighting_effect(data, estimated_weights, width, lambda_x=1e-3, grid=None):
     Returns {label: (test MAE, predictions on ``grid`` or None)}; the true-ratio fit is left
     out when the data set's ratio is unknown.
     """
-    from .metrics import mae
+    from covshift.metrics import mae
 
     fits = {"no weights": None, "true weights": data.true_weights, "estimated weights": estimated_weights}
     result = {}
@@ -515,7 +515,7 @@ def weight_error(weights, true_weights):
     i.e. the mean squared error of weights rescaled to mean 1: 0 is perfect, 1 is an error as
     large as the weights themselves.
     """
-    from .metrics import normalized_mse
+    from covshift.metrics import normalized_mse
 
     return normalized_mse(weights, true_weights) * len(np.ravel(weights)) ** 2
 
@@ -552,9 +552,9 @@ def fit_shift_classifiers(data, kernel="linear", sigma=1.0, C=1.0, C_v=1.0, weig
     """
     from threadpoolctl import threadpool_limits
 
-    from .kernels import median_heuristic
+    from covshift.kernels import median_heuristic
 
-    from .classification import IntegratedShiftClassifier, KernelLogisticRegression, TwoStageShiftClassifier
+    from covshift.classification import IntegratedShiftClassifier, KernelLogisticRegression, TwoStageShiftClassifier
 
     if weights_name not in SHIFT_CLASSIFIER_WEIGHTS:
         raise ValueError(f"Unknown weight estimator {weights_name!r}; choose one of {SHIFT_CLASSIFIER_WEIGHTS}.")

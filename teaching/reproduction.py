@@ -649,7 +649,7 @@ def _classification_run(seed, size):
     """Fig. 3 protocol of bench/classification.py (every method tuned alike on a labelled tuning split)
     at one test size: the 1-AUC risk reduction relative to iid of the integrated model and of each
     two-stage method."""
-    from .classification.protocol import TWO_STAGE, reduction, run_one
+    from covshift.classification.protocol import TWO_STAGE, reduction, run_one
 
     n_test = CLASSIFICATION_SIZES[size]
     aucs = run_one(CLASSIFICATION_TASK, seed, [n_test])[0][n_test]
