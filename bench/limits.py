@@ -50,7 +50,7 @@ def run_once(name, n, sigma=None):
     return time.process_time() - cpu, time.perf_counter() - wall
 
 
-def ladder(name, sizes, budget, sigma=None):
+def ladder(name, sizes, seconds, sigma=None):
     """Times along the ladder until one exceeds the budget: [(n, cpu, wall)]."""
     rows = []
     for n in sizes:
@@ -61,18 +61,18 @@ def ladder(name, sizes, budget, sigma=None):
             break
         rows.append((n, cpu, wall))
         print(f"  {name} n={n}: {cpu:.2f} s cpu, {wall:.2f} s wall", flush=True)
-        if cpu > budget:
+        if cpu > seconds:
             break
     return rows
 
 
-def measure(names, sizes, budget, sigma):
+def measure(names, sizes, seconds, sigma):
     """Ladder of every method: the table rows and the measured limits {name: n or None}."""
     table, measured = [], {}
     for name in names:
-        rows = ladder(name, sizes, budget, sigma)
-        within = [r for r in rows if r[1] <= budget]
-        over = next((r for r in rows if r[1] > budget), None)
+        rows = ladder(name, sizes, seconds, sigma)
+        within = [r for r in rows if r[1] <= seconds]
+        over = next((r for r in rows if r[1] > seconds), None)
         best = within[-1] if within else None
         measured[name] = best[0] if best else None
         table.append([name, best[0] if best else f"< {sizes[0]}", best[1] if best else None,
@@ -88,23 +88,23 @@ def main():
                         help="kernel width of the second ladder (the KLIEP family with a fixed sigma)")
     args = parser.parse_args()
     sizes = [n for n in sorted({args.start, 50, *budget.SIZE_LADDER}) if n >= args.start]
-    budget = budget.BUDGET_SECONDS
+    seconds = budget.BUDGET_SECONDS
     header = ["method", "largest n within budget", "cpu s at that n", "wall s at that n",
               "first n over budget (cpu s)"]
     sections = []
-    auto_table, auto = measure(args.methods, sizes, budget, None)
+    auto_table, auto = measure(args.methods, sizes, seconds, None)
     sections.append(("Time of each method at its limit (app settings, sigma 'auto')",
                      markdown_table(header, auto_table)))
     fixed_names = [n for n in args.methods if n in budget.METHOD_MAX_POINTS_FIXED_SIGMA
                    and n != budget.SHARED_SIGMA]
-    fixed_table, fixed = measure(fixed_names, sizes, budget, args.fixed_sigma)
+    fixed_table, fixed = measure(fixed_names, sizes, seconds, args.fixed_sigma)
     sections.append((f"The KLIEP family with a fixed sigma = {args.fixed_sigma:g} (no cross-validation)",
                      markdown_table(header, fixed_table)))
     for heading, table in sections:
         print(f"\n{heading}\n{table}")
     print("METHOD_MAX_POINTS =", auto)
     print("METHOD_MAX_POINTS_FIXED_SIGMA =", fixed)
-    intro = (f"Budget: {budget:g} s per computation on the reference machine (2 cores). Each method "
+    intro = (f"Budget: {seconds:g} s per computation on the reference machine (2 cores). Each method "
              "runs with the app's settings (weights: sigma 'auto', i.e. likelihood cross-validation for "
              "the KLIEP family and each method's own choice otherwise; regression: the catalog defaults, "
              "one fit and one prediction of the test set; IW- models cost as their base model) on the "

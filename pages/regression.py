@@ -179,22 +179,18 @@ st.subheader("A few target labels")
 if ui.widget(st.toggle, "Compare no adaptation, importance weighting and delta adaptation", "few_labels"):
     n_labels = ui.widget(st.slider, "labelled test points", "n_labels",
                          help="How many test points reveal their label to the delta adaptation.")
-    weights = ui.guard("Weights", ui.weights, ui.get("weights_for_models"))
-    if weights is not None:
-        outcome = ui.guard("Few labels", catalog.few_labels_comparison, data, weights.model.weights_,
-                           n_labels=n_labels, seed=int(ui.get("seed")), rho_x=float(ui.get("rho_x")),
-                           lambda_x=float(ui.get("lambda_x")))
-        if outcome is not None:
-            X_eval, Y_eval, preds = outcome
-            ui.show_table([{"method": n, "MAE on the unlabelled test points": metrics.mae(Y_eval, p)}
-                           for n, p in preds.items()], "method",
-                          formats={"MAE on the unlabelled test points": ".4f"})
-            if X_eval.shape[1] == 1:
-                labelled = catalog.labelled_test_points(len(data.X_te), n_labels, int(ui.get("seed")))
-                ui.chart("regression fits", figures.regression_fits, X_eval[:, 0], Y_eval, {n: {"mean": p} for n, p in preds.items()},
-                                               labelled=(data.X_te[labelled, 0], data.Y_te[labelled]),
-                                               heading="A few target labels: three GPs", key="regression.regression_fits.2")
-                st.caption("No adaptation fits the training data as they are; importance weighting re-weights them "
-                           "(no target labels needed); delta adaptation adds a correction fitted to the labelled "
-                           "test points (black rings). Errors are measured on the other test points.")
-            ui.claims("regression.few_labels")
+    outcome = ui.guard("Few labels", ui.few_labels, n_labels)
+    if outcome is not None:
+        X_eval, Y_eval, preds = outcome
+        ui.show_table([{"method": n, "MAE on the unlabelled test points": metrics.mae(Y_eval, p)}
+                       for n, p in preds.items()], "method",
+                      formats={"MAE on the unlabelled test points": ".4f"})
+        if X_eval.shape[1] == 1:
+            labelled = catalog.labelled_test_points(len(data.X_te), n_labels, int(ui.get("seed")))
+            ui.chart("regression fits", figures.regression_fits, X_eval[:, 0], Y_eval, {n: {"mean": p} for n, p in preds.items()},
+                                           labelled=(data.X_te[labelled, 0], data.Y_te[labelled]),
+                                           heading="A few target labels: three GPs", key="regression.regression_fits.2")
+            st.caption("No adaptation fits the training data as they are; importance weighting re-weights them "
+                       "(no target labels needed); delta adaptation adds a correction fitted to the labelled "
+                       "test points (black rings). Errors are measured on the other test points.")
+        ui.claims("regression.few_labels")

@@ -17,7 +17,7 @@ from typing import Callable
 import numpy as np
 
 from covshift import metrics
-from teaching import catalog
+from teaching import catalog, views
 
 #: Regression hyper-parameters every lesson sets (the app's defaults).
 _HYPER = dict(theta=0.9, gamma=1.5, rho_x=0.3, rho_y=0.5, lambda_x=1e-3, lambda_y=1e-3, tgp_start="linear")
@@ -66,55 +66,40 @@ class Lesson:
 
 
 class LessonRun:
-    """A lesson's data and fits, computed through the catalog functions the pages call.
-
-    Results are cached per run, so several claims on one lesson share the fits.
-    """
+    """A lesson's data and fits, computed by the view pipeline the pages call (:mod:`teaching.views`),
+    whose cache lets several claims on one lesson share the fits."""
 
     def __init__(self, lesson, seed=None):
         self.lesson = lesson
         self.settings = dict(lesson.settings)
         if seed is not None:
             self.settings["seed"] = int(seed)
-        self._cache = {}
 
     def setting(self, name):
         if name not in self.settings:
             raise KeyError(f"Lesson {self.lesson.key!r} does not set {name!r}; every lesson sets all it uses.")
         return self.settings[name]
 
-    def _cached(self, key, compute):
-        if key not in self._cache:
-            self._cache[key] = compute()
-        return self._cache[key]
+    @property
+    def spec(self):
+        return views.data_spec(self.settings)
 
     @property
     def data(self):
-        name = self.setting("dataset")
-        params = {p: self.setting(f"{name}.{p}") for p in catalog.DATASETS[name][1]}
-        return self._cached("data", lambda: catalog.make_dataset(name, seed=self.setting("seed"), **params))
+        return views.data(self.spec)
 
     @property
     def sigma(self):
-        return None if self.setting("sigma_mode") == "auto" else float(self.setting("sigma"))
+        return views.sigma_setting(self.settings)
 
     def weights(self, name):
         """catalog.Outcome of the weight estimator ``name`` (the lesson's sigma rule)."""
-        return self._cached(("w", name), lambda: catalog.fit_weights(self.data, name, self.sigma))
-
-    def hyper(self, **overrides):
-        numbers = {k: float(self.setting(k)) for k in _HYPER if k != "tgp_start"}
-        return {**numbers, "tgp_start": self.setting("tgp_start"), **overrides}
+        return views.weights(self.spec, name, self.sigma)
 
     def prediction(self, name, **overrides):
         """catalog.Outcome of regression model ``name`` with the lesson's weights and hyper-parameters."""
-        hyper = self.hyper(**overrides)
-
-        def compute():
-            w = self.weights(self.setting("weights_for_models")).model.weights_ if catalog.REGRESSORS[name] else None
-            return catalog.fit_predict(self.data, name, w, **hyper)
-
-        return self._cached(("p", name, tuple(sorted(hyper.items()))), compute)
+        return views.prediction(self.spec, name, self.setting("weights_for_models"), self.sigma,
+                                views.hyper_items(self.settings, **overrides))
 
     def errors(self, name, **overrides):
         return metrics.euclidean_errors(self.data.Y_te, self.prediction(name, **overrides).model["mean"])
@@ -123,10 +108,9 @@ class LessonRun:
         return metrics.mae(self.data.Y_te, self.prediction(name, **overrides).model["mean"])
 
     def weighting_by_width(self):
-        data = self.data
-        estimated = self.weights(self.setting("weights_for_models")).model.weights_
-        return self._cached("width", lambda: catalog.weighting_by_width(
-            data, estimated, [self.setting("home_width"), FLEXIBLE_WIDTH], self.setting("lambda_x")))
+        return views.weighting_by_width(self.spec, self.setting("weights_for_models"), self.sigma,
+                                        (float(self.setting("home_width")), FLEXIBLE_WIDTH),
+                                        float(self.setting("lambda_x")))
 
 
 def data_settings(name, seed=0, **params):
@@ -354,10 +338,8 @@ IW_SMTGP = Lesson(
 
 # ------------------------------------------------------------ A few target labels
 def _few_labels(run):
-    return run._cached("few", lambda: catalog.few_labels_comparison(
-        run.data, run.weights(run.setting("weights_for_models")).model.weights_,
-        n_labels=run.setting("n_labels"), seed=run.setting("seed"), rho_x=float(run.setting("rho_x")),
-        lambda_x=float(run.setting("lambda_x"))))
+    return views.few_labels(run.spec, run.setting("weights_for_models"), run.sigma, int(run.setting("n_labels")),
+                            int(run.setting("seed")), float(run.setting("rho_x")), float(run.setting("lambda_x")))
 
 
 def _both_adaptations_help(run):

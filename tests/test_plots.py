@@ -126,23 +126,24 @@ def test_numbers_for_people():
     assert figures.format_number(0.123456, ".2f") == "0.12"
 
 
-def test_template_set_without_revalidation_is_plotly_white_by_name():
-    """figures._white skips re-validating the template (performance); the figure must be the one
-    that setting template="plotly_white" gives, and other figures must not share later changes."""
+def test_default_template_is_plotly_white_by_name():
+    """Every figure starts from plotly's default template, set once to plotly_white (no re-validation
+    per figure); the figure must be the one that setting template="plotly_white" gives, and other
+    figures must not share later changes."""
     import json
 
     import plotly.graph_objects as go
     import plotly.io as pio
 
-    fast = figures._finish(figures._figure("t", "x", "y"))
-    by_name = go.Figure().update_layout(template="plotly_white", **figures._STYLE)
+    fast = figures.finish(figures.new_figure("t", "x", "y"))
+    by_name = go.Figure().update_layout(template="plotly_white", **figures.STYLE)
     by_name.update_layout(xaxis_title="x", yaxis_title="y", title_text="t")
-    by_name.update_layout(**figures._STYLE)
-    by_name.update_layout(height=figures._HEIGHT + 30, margin=dict(b=110))
+    by_name.update_layout(**figures.STYLE)
+    by_name.update_layout(height=figures.HEIGHT + 30, margin=dict(b=110))
     by_name.update_xaxes(title_standoff=8, tickfont_size=figures.BASE_FONT, title_font_size=figures.BASE_FONT + 1)
     by_name.update_yaxes(tickfont_size=figures.BASE_FONT, title_font_size=figures.BASE_FONT + 1)
     assert json.loads(fast.to_json()) == json.loads(by_name.to_json())
     fast.layout.template.layout.paper_bgcolor = "red"  # a change to one figure's template ...
     assert json.loads(fast.to_json())["layout"]["template"]["layout"]["paper_bgcolor"] == "red"
-    assert figures._figure("t", "x", "y").layout.template.layout.paper_bgcolor != "red"  # ... stays there
+    assert figures.new_figure("t", "x", "y").layout.template.layout.paper_bgcolor != "red"  # ... stays there
     assert pio.templates["plotly_white"].layout.paper_bgcolor != "red"

@@ -1,0 +1,158 @@
+"""Styles, layout and formatting every figure shares: one colour, marker and dash per method, the plotly template, presentation mode."""
+
+import copy
+
+import numpy as np
+import plotly.graph_objects as go
+import plotly.io as pio
+
+TRAIN, TEST, TRUTH = "#0072B2", "#D55E00", "#000000"
+#: name -> (colour, marker symbol, line dash).
+METHOD_STYLES = {
+    "KLIEP": ("#999999", "circle", "solid"), "FWCS": ("#E69F00", "square", "dot"),
+    "AFWCS": ("#56B4E9", "triangle-up", "dash"), "PFWCS": ("#009E73", "diamond", "longdash"),
+    "FCFWCS": ("#CC79A7", "star", "solid"), "KMM": ("#332288", "circle", "dash"),
+    "ENSKMM": ("#88CCEE", "square", "dot"), "ENSTRKMM": ("#44AA99", "triangle-down", "dashdot"),
+    "VFKMM": ("#117733", "cross", "longdash"), "EVFKMM": ("#999933", "x", "longdashdot"),
+    "LogisticRatio": ("#DDCC77", "hexagon", "dash"), "RuLSIF": ("#CC6677", "pentagon", "dot"),
+    "uLSIF": ("#882255", "hourglass", "dashdot"),
+    "GPR": ("#999999", "circle", "dash"), "WKNN": ("#E69F00", "square", "dot"),
+    "KLTGP": ("#56B4E9", "triangle-up", "dashdot"), "IKLTGP": ("#F0E442", "triangle-down", "longdash"),
+    "SMTGP": ("#009E73", "diamond", "solid"), "IW-GPR": ("#332288", "circle-open", "dot"),
+    "IW-KLTGP": ("#0072B2", "triangle-up-open", "longdashdot"), "IW-SMTGP": ("#CC79A7", "star", "solid"),
+    "no adaptation": ("#999999", "circle", "dash"), "importance weighting": ("#009E73", "diamond", "solid"),
+    "delta adaptation": ("#CC79A7", "star", "dot"),
+    "no weights": ("#999999", "circle", "dash"), "true weights": ("#000000", "x", "dot"),
+    "estimated weights": ("#CC79A7", "star", "solid"),
+}
+STEP_MARKERS = {"drop": "x-thin-open", "swap": "diamond-open"}
+BASE_FONT, TITLE_FONT = 15, 19
+LAYOUT = dict(template="plotly_white", font=dict(size=BASE_FONT),
+               margin=dict(l=70, r=30, t=70, b=40),
+               title=dict(y=0.97, yanchor="top", x=0.01, font=dict(size=TITLE_FONT)),
+               legend=dict(orientation="h", yanchor="top", y=-0.2, x=0, font=dict(size=BASE_FONT)))
+HEIGHT = 430
+pio.templates.default = LAYOUT["template"]  # set once: every go.Figure starts from it, unvalidated
+#: LAYOUT without its template: every new figure gets the template as plotly's default.
+STYLE = {key: value for key, value in LAYOUT.items() if key != "template"}
+
+
+def color(name):
+    """The colour of a method (grey for unknown names)."""
+    return style(name)["color"]
+
+
+#: name -> colour, for every method with a style and for pages that add their own names.
+METHOD_COLORS = {name: colour for name, (colour, _, _) in METHOD_STYLES.items()}
+
+
+def style(name):
+    """{'color', 'symbol', 'dash'} of a method: the same in every figure."""
+    colour, symbol, dash = METHOD_STYLES.get(name, (METHOD_COLORS.get(name, "#777777"), "circle", "solid"))
+    return {"color": colour, "symbol": symbol, "dash": dash}
+
+
+def line_style(name, width=3):
+    s = style(name)
+    return dict(color=s["color"], dash=s["dash"], width=width)
+
+
+def marker_style(name, size=8, **extra):
+    s = style(name)
+    return dict(color=s["color"], symbol=s["symbol"], size=size, **extra)
+
+
+def clean_log_axis(axis, decades=None):
+    """Major ticks only (one per decade, every second one beyond 6 decades) with 10^k labels,
+    no "5 6 7 8 9" minor labels."""
+    axis.update(dtick=2 if decades and decades > 6 else 1, exponentformat="power", minor=dict(showgrid=False))
+
+
+def decades(values):
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values) & (values > 0)]
+    return float(np.log10(values.max() / values.min())) if values.size else 0.0
+
+
+def finish(fig, height=HEIGHT, legend_rows=1):
+    """Common layout; the legend sits below the x-axis title, with room for ``legend_rows``."""
+    fig.update_layout(**STYLE)
+    fig.update_layout(height=height + 30 * legend_rows,
+                      margin=dict(b=80 + 30 * legend_rows))
+    # explicit sizes: Streamlit's chart theme would otherwise shrink tick labels to 12 px
+    fig.update_xaxes(title_standoff=8, tickfont_size=BASE_FONT, title_font_size=BASE_FONT + 1)
+    fig.update_yaxes(tickfont_size=BASE_FONT, title_font_size=BASE_FONT + 1)
+    for axis in [fig.layout[a] for a in fig.layout if a.startswith(("xaxis", "yaxis"))]:
+        if axis.type == "log":
+            clean_log_axis(axis)
+    return fig
+
+
+def new_figure(title, x_title, y_title, **layout):
+    fig = go.Figure()
+    fig.update_layout(**STYLE)
+    fig.update_layout(xaxis_title=x_title, yaxis_title=y_title, title_text=title, **layout)
+    return fig
+
+
+def presentation(fig):
+    """A copy of ``fig`` for a projector: larger fonts, thicker lines, bigger markers."""
+    fig = copy.deepcopy(fig)
+    scale = 1.35
+    fig.update_layout(font=dict(size=round(BASE_FONT * scale)), title_font=dict(size=round(TITLE_FONT * scale)),
+                      legend_font=dict(size=round(BASE_FONT * scale)))
+    for update_axes in (fig.update_xaxes, fig.update_yaxes):  # finish sets the axis fonts explicitly
+        update_axes(tickfont_size=round(BASE_FONT * scale), title_font_size=round((BASE_FONT + 1) * scale))
+    for trace in [*fig.data, *(trace for frame in fig.frames for trace in frame.data)]:  # frames: animations
+        line = getattr(trace, "line", None)
+        if line is not None and line.width is not None:
+            line.width = line.width * 1.6
+        marker = getattr(trace, "marker", None)
+        if marker is not None and getattr(marker, "size", None) is not None and np.isscalar(marker.size):
+            marker.size = marker.size * 1.4
+        textfont = getattr(trace, "textfont", None)
+        if textfont is not None and textfont.size is not None and np.isscalar(textfont.size):
+            textfont.size = round(textfont.size * scale)
+    for annotation in fig.layout.annotations:
+        annotation.font.size = round(BASE_FONT * scale)
+    return fig
+
+
+def coinciding(curves, tolerance=1e-3, log=False):
+    """Groups of curve names whose curves coincide on screen (max difference below
+    ``tolerance`` times the plotted range), so a caption can say so. ``log``: compare the
+    curves as drawn on a log axis (log10 of the values)."""
+    names = list(curves)
+    values = [np.asarray(curves[n], dtype=float).ravel() for n in names]
+    if log:
+        values = [np.log10(np.maximum(v, 1e-300)) for v in values]
+    span = max((np.nanmax(v) - np.nanmin(v) for v in values if v.size), default=0.0) or 1.0
+    groups, used = [], set()
+    for i, a in enumerate(names):
+        if a in used:
+            continue
+        group = [a] + [b for j, b in enumerate(names[i + 1:], start=i + 1) if b not in used
+                       and values[j].shape == values[i].shape
+                       and np.nanmax(np.abs(values[j] - values[i])) <= tolerance * span]
+        if len(group) > 1:
+            groups.append(group)
+            used.update(group)
+    return groups
+
+
+def format_p(p):
+    """A p-value for people: 2 significant digits, or "< 1e-4"."""
+    if p is None or not np.isfinite(p):
+        return ""
+    return "< 1e-4" if p < 1e-4 else f"{p:.2g}"
+
+
+def format_number(value, spec=".3g"):
+    """A table cell: blank for missing values, else ``format(value, spec)``."""
+    if value is None or (isinstance(value, float) and not np.isfinite(value)):
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, str):
+        return value
+    return format(value, spec)

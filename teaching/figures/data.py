@@ -1,0 +1,116 @@
+"""Figures of the Data & shift page and Home: input densities, scatter plots, the shift overview."""
+
+import numpy as np
+from plotly.subplots import make_subplots
+from scipy.stats import gaussian_kde
+
+from teaching.figures.base import TEST, TRAIN, color, finish, line_style, marker_style, new_figure
+
+
+def first_component(X_tr, X_te):
+    """1-D view of the inputs: the input itself, or the first principal component of both sets."""
+    X = np.vstack([X_tr, X_te])
+    if X.shape[1] == 1:
+        return X_tr[:, 0], X_te[:, 0], "x"
+    centre = X.mean(axis=0)
+    _, _, vt = np.linalg.svd(X - centre, full_matrices=False)
+    return (X_tr - centre) @ vt[0], (X_te - centre) @ vt[0], "first principal component of x"
+
+
+def density(values, grid, weights=None):
+    if len(values) < 2 or np.ptp(values) == 0:
+        return np.zeros_like(grid)
+    return gaussian_kde(values, weights=weights)(grid)
+
+
+def input_densities(X_tr, X_te, weights=None):
+    """Training vs test input densities (kernel density estimates), optionally also the
+    importance-weighted training density, which should match the test one."""
+    a, b, label = first_component(X_tr, X_te)
+    lo, hi = min(a.min(), b.min()), max(a.max(), b.max())
+    pad = 0.1 * (hi - lo or 1.0)
+    grid = np.linspace(lo - pad, hi + pad, 300)
+    fig = new_figure("Input densities: training vs test", label, "density")
+    fig.add_scatter(x=grid, y=density(a, grid), name="p_tr (training)", line=dict(color=TRAIN, width=3))
+    fig.add_scatter(x=grid, y=density(b, grid), name="p_te (test)", line=dict(color=TEST, width=3, dash="dash"))
+    if weights is not None and np.sum(weights) > 0:
+        fig.add_scatter(x=grid, y=density(a, grid, weights), name="w-weighted training",
+                        line=dict(color=TRAIN, width=3, dash="dot"))
+    return finish(fig)
+
+
+def data_scatter(X_tr, Y_tr, X_te, Y_te, output=0):
+    """The data: one output against the (first component of the) input."""
+    a, b, label = first_component(X_tr, X_te)
+    fig = new_figure("The data", label, f"y{output}")
+    fig.add_scatter(x=a, y=Y_tr[:, output], mode="markers", name="training",
+                    marker=dict(color=TRAIN, size=7, opacity=0.6))
+    fig.add_scatter(x=b, y=Y_te[:, output], mode="markers", name="test",
+                    marker=dict(color=TEST, size=7, opacity=0.6, symbol="triangle-up"))
+    return finish(fig)
+
+
+def output_plane(Y_tr, Y_te, predictions=None, heading="Outputs: y1 against y0"):
+    """Two-output data drawn in the output plane (the Circle data as a circle), with
+    each model's predictions for the test points."""
+    fig = new_figure(heading, "y0", "y1")
+    fig.add_scatter(x=Y_tr[:, 0], y=Y_tr[:, 1], mode="markers", name="training",
+                    marker=dict(color=TRAIN, size=6, opacity=0.5))
+    fig.add_scatter(x=Y_te[:, 0], y=Y_te[:, 1], mode="markers", name="test truth",
+                    marker=dict(color=TEST, size=7, opacity=0.6, symbol="triangle-up"))
+    for name, pred in (predictions or {}).items():
+        fig.add_scatter(x=pred[:, 0], y=pred[:, 1], mode="markers", name=name, marker=marker_style(name, 8, opacity=0.8))
+    fig.update_yaxes(scaleanchor="x", scaleratio=1)
+    return finish(fig, legend_rows=1 + len(predictions or {}) // 4)
+
+
+def shift_overview(X_tr, Y_tr, X_te, Y_te, grid, fits, heading="Covariate shift: same p(y|x), different p(x)",
+                   focus=None):
+    """Home picture: densities of x (top) and fits learned on the training data (bottom).
+
+    ``fits`` maps a label ("no weights", "true weights", ...) to predictions on ``grid``;
+    ``focus`` = (lo, hi) zooms both panels on that x range (the test region), with the
+    y-axis fitted to the points and curves inside it, so differences between fits show.
+    """
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.3, 0.7], vertical_spacing=0.05)
+    g = grid[:, 0]
+    fig.add_scatter(x=g, y=density(X_tr[:, 0], g), name="p_tr(x)", line=dict(color=TRAIN, width=3), row=1, col=1)
+    fig.add_scatter(x=g, y=density(X_te[:, 0], g), name="p_te(x)", line=dict(color=TEST, width=3, dash="dash"),
+                    row=1, col=1)
+    fig.add_scatter(x=X_tr[:, 0], y=Y_tr[:, 0], mode="markers", name="training points",
+                    marker=dict(color=TRAIN, size=5, opacity=0.45), row=2, col=1)
+    fig.add_scatter(x=X_te[:, 0], y=Y_te[:, 0], mode="markers", name="test points",
+                    marker=dict(color=TEST, size=7, symbol="triangle-up", opacity=0.7), row=2, col=1)
+    for label, values in fits.items():
+        fig.add_scatter(x=g, y=np.ravel(values), name=f"fit: {label}", line=line_style(label, 4), row=2, col=1)
+    fig.update_layout(title_text=heading)
+    fig.update_yaxes(title_text="density", row=1, col=1)
+    fig.update_yaxes(title_text="y", row=2, col=1)
+    fig.update_xaxes(title_text="x", row=2, col=1)
+    if focus is not None:
+        lo, hi = focus
+        inside = [Y_te[(X_te[:, 0] >= lo) & (X_te[:, 0] <= hi), 0], Y_tr[(X_tr[:, 0] >= lo) & (X_tr[:, 0] <= hi), 0]]
+        inside += [np.ravel(v)[(g >= lo) & (g <= hi)] for v in fits.values()]
+        values = np.concatenate([v for v in inside if v.size])
+        pad = 0.08 * (values.max() - values.min() or 1.0)
+        fig.update_xaxes(range=[lo, hi])
+        fig.update_yaxes(range=[values.min() - pad, values.max() + pad], row=2, col=1)
+    return finish(fig, height=480, legend_rows=2)
+
+
+def error_by_width(table, chosen=None):
+    """Test MAE against the model's input width, with and without weights.
+
+    ``table`` = {width: {label: MAE}} (catalog.weighting_by_width).
+    """
+    widths = sorted(table)
+    fig = new_figure("Test error vs model flexibility", "input width rho_x (small = flexible, large = smooth)",
+                  "test MAE", xaxis_type="log")
+    for label in table[widths[0]]:
+        fig.add_scatter(x=widths, y=[table[w][label] for w in widths], mode="lines+markers", name=label,
+                        line=line_style(label), marker=marker_style(label, 10))
+    if chosen is not None:
+        fig.add_vline(x=chosen, line=dict(color="#555555", width=2, dash="dot"))
+    fig = finish(fig)
+    fig.update_xaxes(dtick=None, tickvals=[0.1, 0.2, 0.5, 1, 2, 5], ticktext=["0.1", "0.2", "0.5", "1", "2", "5"])
+    return fig

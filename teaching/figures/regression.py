@@ -1,0 +1,98 @@
+"""Figures of the Structured regression page: predictions, certainty, digits, timings."""
+
+import numpy as np
+from plotly.subplots import make_subplots
+
+from teaching.figures.base import (BASE_FONT, color, finish, line_style, marker_style, new_figure,
+                                   style)
+
+
+def regression_fits(x, y_true, fits, output=0, labelled=None, heading="Predictions on the test inputs"):
+    """Predictions on the test inputs: GPR with a 2-std band, TGPs coloured by certainty phi
+    (colour scale stretched over the observed range of phi). ``labelled`` = (x, y) of the
+    revealed target labels, drawn as large black rings."""
+    order = np.argsort(x)
+    fig = new_figure(heading, "x", f"y{output}")
+    fig.add_scatter(x=x, y=y_true[:, output], mode="markers", name="test truth",
+                    marker=dict(color="#BBBBBB", size=6))
+    phis = [f["certainty"] for f in fits.values() if f.get("certainty") is not None]
+    lo = min(float(np.min(p)) for p in phis) if phis else 0.0
+    hi = max(float(np.max(p)) for p in phis) if phis else 1.0
+    for name, fit in fits.items():
+        mean = fit["mean"][:, output]
+        if fit.get("std") is not None:
+            std = fit["std"][:, output]
+            band = np.concatenate([(mean + 2 * std)[order], (mean - 2 * std)[order][::-1]])
+            fig.add_scatter(x=np.concatenate([x[order], x[order][::-1]]), y=band, fill="toself",
+                            line=dict(width=0), fillcolor="rgba(120,120,120,0.2)", name=f"{name} +-2 std",
+                            hoverinfo="skip")
+        if fit.get("certainty") is not None:
+            fig.add_scatter(x=x, y=mean, mode="markers", name=f"{name} (colour: certainty phi)",
+                            marker=dict(color=fit["certainty"], colorscale="Viridis", cmin=lo, cmax=hi if hi > lo else lo + 1e-9,
+                                        size=9, symbol=style(name)["symbol"], line=dict(width=1, color=color(name)),
+                                        colorbar=dict(title="phi", len=0.7, x=1.02)))
+        else:
+            fig.add_scatter(x=x[order], y=mean[order], name=name, mode="lines", line=line_style(name, 4))
+    if labelled is not None:
+        fig.add_scatter(x=labelled[0], y=labelled[1][:, output], mode="markers", name="labelled target points",
+                        marker=dict(color="#000000", size=14, symbol="circle-open", line=dict(width=3)))
+    return finish(fig, legend_rows=1 + len(fits) // 3)
+
+
+def error_vs_certainty(errors, certainty, name):
+    fig = new_figure(f"{name}: error vs certainty", "certainty phi", "Euclidean error")
+    fig.add_scatter(x=certainty, y=errors, mode="markers", marker=marker_style(name, 8, opacity=0.6), name=name)
+    fig = finish(fig, height=400, legend_rows=0)
+    fig.update_layout(showlegend=False)
+    return fig
+
+
+def predicted_vs_true(y_true, predictions, max_outputs=4):
+    """Per output: predicted against true values (the diagonal is perfect)."""
+    d = min(y_true.shape[1], max_outputs)
+    fig = make_subplots(rows=1, cols=d, subplot_titles=[f"output y{k}" for k in range(d)])
+    lo, hi = float(np.min(y_true)), float(np.max(y_true))
+    for k in range(d):
+        fig.add_scatter(x=[lo, hi], y=[lo, hi], mode="lines", line=dict(color="#BBBBBB", dash="dot"),
+                        showlegend=False, row=1, col=k + 1)
+        for name, pred in predictions.items():
+            fig.add_scatter(x=y_true[:, k], y=pred[:, k], mode="markers", name=name, showlegend=k == 0,
+                            marker=marker_style(name, 7, opacity=0.6), row=1, col=k + 1)
+    fig.update_layout(title_text="Predicted vs true, per output")
+    fig = finish(fig, height=420, legend_rows=1 + len(predictions) // 4)
+    fig.update_annotations(font_size=BASE_FONT)
+    return fig
+
+
+def digits_grid(X, Y_true, predictions, n_images=6):
+    """True vs reconstructed 8x8 digits: outer pixels from the input, centre 4x4 predicted."""
+    centre = np.zeros((8, 8), dtype=bool)
+    centre[2:6, 2:6] = True
+    rows = ["truth"] + list(predictions)
+    n = min(n_images, len(X))
+    fig = make_subplots(rows=len(rows), cols=n, horizontal_spacing=0.01, vertical_spacing=0.03,
+                        row_titles=rows)
+    for r, name in enumerate(rows, start=1):
+        centre_values = Y_true if name == "truth" else predictions[name]
+        for c in range(n):
+            image = np.zeros((8, 8))
+            image[~centre] = X[c]
+            image[centre] = np.clip(centre_values[c], 0, 1)
+            fig.add_heatmap(z=image[::-1], colorscale="gray_r", zmin=0, zmax=1, showscale=False,
+                            row=r, col=c + 1)
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False, scaleanchor=None)
+    fig.update_layout(title="Digits: true and reconstructed centre pixels",
+                              font=dict(size=BASE_FONT), height=120 * len(rows) + 60, margin=dict(l=20, r=120, t=50, b=10))
+    fig.update_annotations(font_size=BASE_FONT)
+    return fig
+
+
+def scaling(results):
+    """Run time vs n on log axes (paper Fig. 2g): results = {name: (sizes, seconds)}."""
+    fig = new_figure("Run time vs sample size (paper Fig. 2g)", "n_tr = n_te", "seconds",
+                  xaxis_type="log", yaxis_type="log")
+    for name, (sizes, seconds) in results.items():
+        fig.add_scatter(x=sizes, y=seconds, mode="lines+markers", name=name, line=line_style(name),
+                        marker=marker_style(name, 9))
+    return finish(fig)

@@ -1,0 +1,119 @@
+"""Figures of the Importance weights page: learned w(x), Frank-Wolfe duality gaps, active-set sizes, CV curves."""
+
+import numpy as np
+from plotly.subplots import make_subplots
+
+from teaching.figures.base import (BASE_FONT, STEP_MARKERS, TEST, TRAIN, TRUTH, clean_log_axis, color,
+                                   decades, finish, line_style, marker_style, new_figure)
+
+
+def weights_vs_truth(grid, curves, truth=None, heading="Learned importance w(x)"):
+    """1-D inputs: each estimator's w(x) on a grid, against the true ratio where known."""
+    fig = new_figure(heading, "x", "w(x) = p_te(x) / p_tr(x)")
+    if truth is not None:
+        fig.add_scatter(x=grid, y=truth, name="true ratio", line=dict(color=TRUTH, width=4, dash="dot"))
+    for name, w in curves.items():
+        fig.add_scatter(x=grid, y=w, name=name, mode="lines+markers", line=line_style(name),
+                        marker=marker_style(name, 9, maxdisplayed=12))
+    return finish(fig, legend_rows=1 + len(curves) // 5)
+
+
+def weights_on_points(x, weights, truth=None):
+    """Weights at the training points (for estimators without w(x) off the sample)."""
+    fig = new_figure("Weights of the training points", "x", "w")
+    if truth is not None:
+        order = np.argsort(x)
+        fig.add_scatter(x=x[order], y=truth[order], name="true ratio", line=dict(color=TRUTH, width=4, dash="dot"))
+    for name, w in weights.items():
+        fig.add_scatter(x=x, y=w, mode="markers", name=name, marker=marker_style(name, 7, opacity=0.7))
+    return finish(fig, legend_rows=1 + len(weights) // 5)
+
+
+def weight_histogram(weights):
+    fig = new_figure("Distribution of the weights (mean 1)", "w", "training points", barmode="overlay")
+    for name, w in weights.items():
+        fig.add_histogram(x=w, name=name, opacity=0.6, marker_color=color(name), nbinsx=40)
+    return finish(fig, legend_rows=1 + len(weights) // 5)
+
+
+def alpha_stems(alphas):
+    """Mixing coefficients alpha per estimator as stem plots (paper Fig. 2e)."""
+    names = list(alphas)
+    titles = [f"{n}: {int(np.count_nonzero(alphas[n][1]))} non-zero" for n in names]
+    fig = make_subplots(rows=max(len(names), 1), cols=1, shared_xaxes=True, subplot_titles=titles,
+                        vertical_spacing=0.12)
+    for row, name in enumerate(names, start=1):
+        pos, alpha = alphas[name]
+        xs = np.repeat(pos, 3).astype(float)
+        ys = np.column_stack([np.zeros_like(alpha), alpha, np.full_like(alpha, np.nan)]).ravel()
+        xs[2::3] = np.nan
+        fig.add_scatter(x=xs, y=ys, mode="lines", line=dict(color=color(name), width=2), showlegend=False,
+                        row=row, col=1)
+        nz = alpha > 0
+        fig.add_scatter(x=pos[nz], y=alpha[nz], mode="markers", marker=marker_style(name, 10),
+                        name=name, row=row, col=1)
+    fig.update_layout(title_text="Sparsity of alpha (paper Fig. 2e)", showlegend=False)
+    fig.update_xaxes(title_text="centre (test point index)", row=len(names), col=1)
+    fig = finish(fig, height=max(320, 170 * len(names) + 80), legend_rows=0)
+    fig.update_annotations(font_size=BASE_FONT)
+    return fig
+
+
+def duality_gaps(histories, x_axis="iteration"):
+    """Relative duality gap |<g, d_FW>| / |F| on log-log axes, drop and swap steps marked
+    (paper Fig. 2f). The log x-axis (iteration + 1) keeps a 12-step run as visible as a
+    2000-step one."""
+    label = "iteration + 1 (log scale)" if x_axis == "iteration" else "seconds (log scale)"
+    fig = new_figure("Frank-Wolfe relative duality gap (paper Fig. 2f)", label, "relative duality gap",
+                  yaxis_type="log", xaxis_type="log")
+    gaps = []
+    for name, hist in histories.items():
+        x = np.arange(1, len(hist) + 1) if x_axis == "iteration" else np.maximum(hist.elapsed, 1e-5)
+        gap = np.maximum(np.asarray(hist.gap) / np.maximum(np.abs(hist.objective), 1e-300), 1e-16)
+        gaps.append(gap)
+        fig.add_scatter(x=x, y=gap, name=name, mode="lines", line=line_style(name), legendgroup=name)
+        for kind, symbol in STEP_MARKERS.items():
+            at = hist.step_kind == kind
+            if at.any():
+                fig.add_scatter(x=x[at], y=gap[at], mode="markers", name=f"{name}: {kind} steps",
+                                legendgroup=name, showlegend=False,
+                                marker=dict(symbol=symbol, color=color(name), size=11, line=dict(width=2)))
+    for kind, symbol in STEP_MARKERS.items():  # one legend entry per step kind, in each solver's colour
+        fig.add_scatter(x=[None], y=[None], mode="markers", name=f"{kind} step",
+                        marker=dict(symbol=symbol, color="#444444", size=11, line=dict(width=2)))
+    fig = finish(fig, legend_rows=2)
+    clean_log_axis(fig.layout.yaxis, decades(np.concatenate(gaps)) if gaps else None)
+    return fig
+
+
+def active_set_sizes(histories):
+    fig = new_figure("Active-set size |S_t|", "iteration + 1 (log scale)", "active atoms", xaxis_type="log")
+    for name, hist in histories.items():
+        fig.add_scatter(x=np.arange(1, len(hist) + 1), y=hist.active_size, name=name,
+                        line=dict(**line_style(name), shape="hv"))
+    return finish(fig)
+
+
+def inner_iterations(histories):
+    """FCFWCS: corrective Newton iterations per outer step."""
+    fig = new_figure("Corrective (inner) Newton iterations per Frank-Wolfe step", "outer iteration",
+                  "inner iterations")
+    for name, hist in histories.items():
+        fig.add_bar(x=np.arange(len(hist) - 1), y=hist.inner_iterations[:-1], name=name,
+                    marker_color=color(name))
+    return finish(fig)
+
+
+def cv_curve(cv_results):
+    """Likelihood cross-validation curve of sigma (held-out log-likelihood)."""
+    fig = new_figure("Choosing sigma by likelihood cross-validation", "sigma (log scale)", "held-out log-likelihood",
+                  xaxis_type="log")
+    sigma = np.asarray(cv_results["sigma"])
+    mean = np.asarray(cv_results["mean_log_likelihood"], dtype=float)
+    std = np.asarray(cv_results["std_log_likelihood"], dtype=float)
+    finite = np.isfinite(mean)
+    fig.add_scatter(x=sigma[finite], y=mean[finite], mode="lines+markers", name="mean over folds",
+                    error_y=dict(type="data", array=np.nan_to_num(std[finite])), line=dict(color=TRAIN, width=3))
+    fig.add_vline(x=cv_results["best_sigma"], line=dict(color=TEST, dash="dash", width=3),
+                  annotation_text="chosen")
+    return finish(fig)

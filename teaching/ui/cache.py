@@ -1,0 +1,94 @@
+"""Caching at one place: the view pipeline's steps in st.cache_data, figures by the content of their data."""
+
+import hashlib
+import pickle
+
+import numpy as np
+import streamlit as st
+
+from teaching import figures, views
+from teaching.ui.guard import guard
+from teaching.ui.state import get
+
+
+def _streamlit_cache(function, max_entries):
+    return st.cache_data(function, show_spinner=False, max_entries=max_entries)
+
+
+views.use_cache(_streamlit_cache)
+
+def content_key(*values):
+    """A digest of ``values`` by content: numpy arrays by dtype, shape and every byte;
+    dicts, lists and tuples element by element; other objects by their pickle.
+
+    The key of the figure cache (:func:`figure`). Unlike st.cache_data's own hashing it never
+    samples large arrays, so two inputs that differ anywhere get different keys. Raises
+    TypeError for what cannot be pickled (e.g. a lambda).
+    """
+    digest = hashlib.blake2b(digest_size=20)
+    _feed(digest, values)
+    return digest.hexdigest()
+
+
+def _feed(digest, value):
+    if isinstance(value, np.ndarray) and value.dtype != object:
+        digest.update(f"ndarray{value.dtype.str}{value.shape}".encode())
+        digest.update(np.ascontiguousarray(value).tobytes())
+    elif isinstance(value, np.ndarray):
+        digest.update(f"objects{value.shape}".encode())
+        _feed(digest, value.ravel().tolist())
+    elif isinstance(value, dict):
+        digest.update(f"dict{len(value)}".encode())
+        for item in value.items():
+            _feed(digest, item)
+    elif isinstance(value, (list, tuple)):
+        digest.update(f"{type(value).__name__}{len(value)}".encode())
+        for item in value:
+            _feed(digest, item)
+    elif value is None or isinstance(value, (str, bool, int, float, complex, np.generic)):
+        text = repr(value)
+        digest.update(f"{type(value).__name__}{len(text)}:{text}".encode())
+    else:
+        digest.update(pickle.dumps(value, protocol=5))
+
+
+@st.cache_resource(show_spinner=False, max_entries=128)
+def _cached_figure(function_name, key, presentation, _make_figure, _args, _kwargs):
+    figure = _make_figure(*_args, **_kwargs)
+    return figures.presentation(figure) if presentation else figure
+
+
+def figure(make_figure, *args, presentation=False, **kwargs):
+    """``make_figure(*args, **kwargs)`` (a pure teaching.figures function), built once per content.
+
+    Building a plotly figure validates every property (0.02-0.3 s a figure); a rerun that shows
+    the same data reuses the figure, cached by the content of the arguments (:func:`content_key`),
+    never by names. The figure is shared between reruns and sessions: read it, do not change it.
+    With ``presentation``, the enlarged copy (teaching.figures.presentation).
+    """
+    name = f"{make_figure.__module__}.{make_figure.__qualname__}"
+    try:
+        if not _is_named_core_function(make_figure):
+            raise TypeError(f"{name} is not a function of the covshift or teaching package")
+        key = content_key(args, kwargs)
+    except (TypeError, AttributeError, pickle.PicklingError):  # no reliable key: build it every time
+        built = make_figure(*args, **kwargs)
+        return figures.presentation(built) if presentation else built
+    return _cached_figure(name, key, bool(presentation), make_figure, args, kwargs)
+
+
+def _is_named_core_function(function):
+    """A module-level function of covshift or teaching, so that its name says which code it runs (a page's
+    local function or a lambda could share its name with another)."""
+    module, qualname = getattr(function, "__module__", "") or "", getattr(function, "__qualname__", "<?>")
+    return module.startswith(("covshift.", "teaching.")) and "<" not in qualname
+
+
+def chart(title, make_figure, *args, key=None, where=None, **kwargs):
+    """Draw ``make_figure(*args, **kwargs)`` (a teaching.figures function) with a unique key,
+    or a message if the figure cannot be drawn from these data. With the sidebar's
+    presentation switch on, fonts, lines and markers are enlarged (teaching.figures.presentation).
+    The figure is built once per content of the arguments (:func:`figure`)."""
+    built = guard(title, figure, make_figure, *args, presentation=get("presentation"), **kwargs)
+    if built is not None:
+        (where or st).plotly_chart(built, width="stretch", key=key)

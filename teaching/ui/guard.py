@@ -1,0 +1,63 @@
+"""The error guard: any failure becomes one readable message where the result would be, never a traceback."""
+
+import math
+
+import streamlit as st
+
+def guard(title, fn, *args, **kwargs):
+    """Run fn; show a clear message instead of a traceback when it fails."""
+    try:
+        return fn(*args, **kwargs)
+    except ValueError as exc:
+        st.error(f"**{title}**: {exc}")
+    except NotImplementedError as exc:
+        st.info(f"**{title}**: {exc}")
+    except Exception as exc:  # the page must keep working whatever the core raises
+        st.error(f"**{title}** failed ({type(exc).__name__}: {exc}). Try other settings.")
+    return None
+
+
+PAGE_FAILED = "This page could not be drawn with these settings"
+
+
+def page_failed(exc):
+    """Last line of defence (app.py): a message instead of a traceback if a page still fails."""
+    st.error(f"**{PAGE_FAILED}** ({type(exc).__name__}: {exc}). Change a setting or press "
+             "*Reset to defaults* in the sidebar.")
+
+
+def quiet(fn, *args):
+    """fn(*args), or None (shown as an empty cell) when it fails or is not finite: for the
+    numbers beside a figure, which must not take the page down with them."""
+    try:
+        value = fn(*args)
+    except Exception:  # a number that cannot be computed is shown as missing
+        return None
+    numbers = value if isinstance(value, tuple) else (value,)
+    if any(isinstance(v, float) and not math.isfinite(v) for v in numbers):
+        return None
+    return value
+
+
+def show_warnings(name, messages):
+    for message in messages:
+        st.warning(f"{name}: {message}")
+
+
+def run_each(names, fn, doing, done, hide=None):
+    """fn(name) for every name under one progress status; failures and warnings are shown
+    (except those for which ``hide(name, message)`` is true: the page reports them itself).
+
+    Returns {name: catalog.Outcome} for the names that succeeded.
+    """
+    outcomes = {}
+    with st.status(f"{doing}...", expanded=False) as status:
+        for i, name in enumerate(names):
+            status.update(label=f"{doing}: {name} ({i + 1}/{len(names)})")
+            outcome = guard(name, fn, name)
+            if outcome is not None:
+                outcomes[name] = outcome
+        status.update(label=done, state="complete")
+    for name, outcome in outcomes.items():
+        show_warnings(name, [m for m in outcome.warnings if hide is None or not hide(name, m)])
+    return outcomes

@@ -1,0 +1,90 @@
+"""Settings in session state and in the page address: read, write, reset; a shared link read once."""
+
+import streamlit as st
+
+from teaching import settings
+
+DEFAULTS = settings.defaults()
+
+
+def init():
+    """Settings from the URL (what a shared link carries) over the defaults, once per session;
+    then, on every run, the settings back into the URL (page switches and reloads keep them)."""
+    if "settings" not in st.session_state:
+        values, notices = settings.parse_query(st.query_params.to_dict())
+        st.session_state.settings = values
+        st.session_state.link_notices = notices
+    sync_url()
+
+
+def sync_url():
+    """Write every non-default setting into st.query_params (only when the address differs)."""
+    wanted = settings.to_query(st.session_state.settings)
+    if st.query_params.to_dict() != wanted:
+        st.query_params.from_dict(wanted)
+
+
+def link_notice():
+    """The one notice about values of the opened link that were ignored or changed."""
+    notices = st.session_state.get("link_notices")
+    if notices:
+        listed = "\n".join(f"- {_escape_markdown(note)}" for note in notices)
+        st.warning(f"**Some values in this link could not be used as given:**\n{listed}",
+                   icon=":material/link_off:")
+
+
+def _escape_markdown(text):
+    """Text from a link shown literally: no links, emphasis or maths injected by the address."""
+    return "".join("\\" + c if c in "\\`*[]()#!|<>$~:" else c for c in text)
+
+
+def get(name):
+    if "settings" not in st.session_state:
+        _run_through_app()
+    return st.session_state.settings[name]
+
+
+def through_app():
+    """The first call of every page: a page the server runs without app.py (a shared page
+    link as a fresh server's first request) reruns through app.py, so its sidebar, settings
+    and link are those of the whole app (see :func:`_run_through_app`). No-op under app.py."""
+    get("seed")
+
+
+def _run_through_app():
+    """Recover when a page runs without app.py, then run again through app.py.
+
+    A fresh server whose first request is a page's address (a shared link) runs the file in
+    pages/ alone (Streamlit's multipage v1, chosen because the folder exists) until a run calls
+    st.navigation, which only app.py does. Calling st.navigation (public API) is what ends v1 for the
+    whole server; then read the link and rerun, now through app.py.
+    """
+    from teaching.ui.pages import pages
+
+    st.navigation(pages(), position="hidden")  # public API: ends multipage v1, keeps the requested page
+    init()
+    st.rerun()
+
+
+def put(name, value):
+    """Store a setting and mirror the non-default settings into the URL."""
+    if st.session_state.settings.get(name) != value:
+        st.session_state.settings[name] = value
+        st.session_state.link_notices = []  # the view has moved on from the link
+    sync_url()
+
+
+def apply(changes):
+    """Apply a preset or reset (from a button callback, before the widgets are drawn)."""
+    for name, value in changes.items():
+        put(name, value)
+        st.session_state[f"w.{name}"] = value
+
+
+def reset():
+    for name, value in DEFAULTS.items():
+        if f"w.{name}" in st.session_state:
+            st.session_state[f"w.{name}"] = value
+    st.session_state.settings = dict(DEFAULTS)
+    st.session_state.link_notices = []
+    st.query_params.clear()

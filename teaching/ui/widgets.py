@@ -1,0 +1,96 @@
+"""Widgets bound to settings (range and options from the registry) and tables formatted for reading."""
+
+import functools
+import math
+
+import pandas as pd
+import streamlit as st
+
+from teaching import figures, settings
+from teaching.ui.state import get, put
+
+_NUMERIC_WIDGETS = (st.slider, st.number_input)
+
+
+_CHOICE_WIDGETS = (st.selectbox, st.radio, st.select_slider)
+
+
+def _bounds(spec, args, kwargs):
+    """The registry's range, narrowed (never widened) by bounds a page passes for this view."""
+    lo = args[0] if len(args) > 0 else kwargs.pop("min_value", None)
+    hi = args[1] if len(args) > 1 else kwargs.pop("max_value", None)
+    kwargs.pop("min_value", None), kwargs.pop("max_value", None)
+    number = int if isinstance(spec, settings.Int) else float
+    lo = number(spec.min) if lo is None else number(max(lo, spec.min))
+    hi = number(spec.max) if hi is None else number(min(hi, spec.max))
+    return lo, max(lo, hi)
+
+
+def _clamp(value, lo, hi):
+    number = type(lo)
+    try:
+        value = number(value)
+    except (TypeError, ValueError, OverflowError):
+        return lo
+    if isinstance(value, float) and not math.isfinite(value):
+        return lo
+    return min(max(value, lo), hi)
+
+
+def widget(kind, label, name, *args, **kwargs):
+    """A Streamlit widget bound to setting ``name`` (persists across pages and in the URL).
+
+    Numbers take min/max/step from :data:`teaching.settings.SETTINGS` (a page may narrow
+    them); choices take the registry's options unless the page passes the options available in
+    this view. The widget's state is seeded from the setting through its session-state key, so
+    that presets and resets (button callbacks) can move it, and it is kept inside the domain.
+    """
+    spec = settings.SETTINGS[name]
+    key = f"w.{name}"
+    current = get(name)
+    if kind in _NUMERIC_WIDGETS:
+        lo, hi = _bounds(spec, args, kwargs)
+        args = ()
+        if kind is st.slider and hi <= lo:  # a one-value range (a slider needs min < max)
+            hi, kwargs["disabled"] = lo + type(lo)(spec.step or 1), True
+        kwargs.update(min_value=lo, max_value=hi)
+        if spec.step is not None and "step" not in kwargs:
+            kwargs["step"] = type(lo)(spec.step)
+        current = _clamp(current, lo, hi)
+        state = st.session_state.get(key)
+        if type(state) is not type(lo) or state != _clamp(state, lo, hi):
+            st.session_state[key] = current
+    elif kind in _CHOICE_WIDGETS or kind is st.multiselect:
+        options = list(args[0]) if args else list(spec.options)
+        args = (options, *args[1:])
+        if kind is st.multiselect:
+            current = [v for v in current if v in options]
+            state = st.session_state.get(key, current)
+            st.session_state[key] = [v for v in state if v in options]
+        else:
+            if current not in options:
+                current = options[0] if options else None
+            if key not in st.session_state or st.session_state[key] not in options:
+                st.session_state[key] = current
+    elif key not in st.session_state:
+        st.session_state[key] = current
+    value = kind(label, *args, key=key, **kwargs)
+    if value != get(name):
+        put(name, value)
+    return value
+
+
+def show_table(rows, index, formats=None, help=None):
+    """A table with numbers formatted per column, a tooltip per header and a dash (–) in the
+    cells that have no value (Streamlit's table would show "None").
+
+    rows: list of dicts; formats: {column: format spec}; help: {column: tooltip}. The values
+    stay numbers (sortable, readable by tests); only their display is formatted.
+    """
+    formats, help = formats or {}, help or {}
+    frame = pd.DataFrame(rows).set_index(index)
+    shown = frame.style.format({c: functools.partial(figures.format_number, spec=formats.get(c, ".3g"))
+                                for c in frame.columns}, na_rep="")
+    config = {c: st.column_config.Column(c, help=help.get(c)) for c in frame.columns}
+    st.dataframe(shown, width="stretch", column_config=config, placeholder="–")
+    return frame

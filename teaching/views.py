@@ -1,0 +1,198 @@
+"""The view pipeline, written once: settings -> data -> sigma -> weights -> predictions.
+
+Every step is a plain function of small hashable arguments (a data spec, names, numbers), so a
+page, a lesson's claim check, a benchmark or a worker process computes a view by calling the
+same functions. Nothing here imports Streamlit. The steps call each other through one cache,
+applied at one place: :func:`use_cache` (the app installs ``st.cache_data``; without it, a
+bounded ``functools.lru_cache`` per step).
+
+A *data spec* names the data of a view:
+
+- ``("built-in", name, ((parameter, value), ...), seed)`` for a generator of :mod:`teaching.catalog`;
+- ``("csv", file_digest, columns_json, seed, max_rows)`` for an uploaded file, whose bytes are
+  passed beside the spec as ``raw`` (the digest is the cache key; the bytes are not hashed again).
+
+Sizes are checked against the time budget (:mod:`teaching.budget`) before a step computes:
+:func:`weights` and :func:`prediction` raise the budget's ``ValueError`` (limit and way out).
+"""
+
+import functools
+import json
+
+import numpy as np
+
+from teaching import budget, catalog
+
+#: Cache entries kept per step (the app's st.cache_data and the default lru_cache alike).
+CACHE_ENTRIES = {"csv_table": 8, "data": 32, "shared_sigma": 32, "fitted_weights": 64, "fitted_prediction": 64,
+                 "weighting_effect": 64, "weighting_by_width": 32, "few_labels": 32}
+
+_STEPS = {}
+_CACHED = {}
+
+
+def _step(function):
+    """Register a pipeline step: calls go through the cache installed by :func:`use_cache`."""
+    name = function.__name__
+    _STEPS[name] = function
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        return _CACHED[name](*args, **kwargs)
+
+    call.uncached = function
+    return call
+
+
+def use_cache(make_cache=None):
+    """Apply ``make_cache(step_function, max_entries)`` to every step (one place for the whole app).
+
+    ``None`` restores the default: ``functools.lru_cache(maxsize=max_entries)``. The app passes a
+    wrapper around ``st.cache_data``, shared between sessions.
+    """
+    make_cache = make_cache or (lambda function, entries: functools.lru_cache(maxsize=entries)(function))
+    for name, function in _STEPS.items():
+        _CACHED[name] = make_cache(function, CACHE_ENTRIES[name])
+
+
+# ------------------------------------------------------------------ settings -> arguments
+def sigma_setting(settings):
+    """The view's kernel width: None for "auto" (the shared likelihood-CV choice), else the number."""
+    return None if settings["sigma_mode"] == "auto" else float(settings["sigma"])
+
+
+def hyper_items(settings, **overrides):
+    """The regression hyper-parameters of a view as a sorted tuple of items (a cache key)."""
+    numbers = {k: float(settings[k]) for k in ["theta", "gamma", "rho_x", "rho_y", "lambda_x", "lambda_y"]}
+    return tuple(sorted({**numbers, "tgp_start": settings["tgp_start"], **overrides}.items()))
+
+
+def selected_methods(settings):
+    """Every weight estimator and regression model the settings run somewhere in the app."""
+    return list(dict.fromkeys([*settings["estimators"], *settings["models"], settings["weights_for_models"]]))
+
+
+def csv_row_limit(settings):
+    """Rows kept from an uploaded CSV: the slowest selected method decides (:mod:`teaching.budget`)."""
+    return catalog.max_csv_rows(selected_methods(settings), sigma_setting(settings))
+
+
+def data_spec(settings, csv_digest=None, dataset=None):
+    """The data spec of ``settings`` (see the module docstring).
+
+    ``csv_digest``: the digest of this session's uploaded file (None if it has none) when the
+    source is a CSV; ``dataset`` forces a built-in data set with its current parameters.
+    """
+    if dataset is None and settings["source"] == "csv":
+        columns = json.dumps([settings["csv_inputs"], settings["csv_outputs"], settings["csv_split"]])
+        return ("csv", csv_digest, columns, int(settings["seed"]), csv_row_limit(settings))
+    name = dataset or settings["dataset"]
+    params = tuple((p, settings[f"{name}.{p}"]) for p in catalog.DATASETS[name][1])
+    return ("built-in", name, params, int(settings["seed"]))
+
+
+# ------------------------------------------------------------------ the steps
+@_step
+def csv_table(file_digest, seed, max_rows, _raw):
+    """The parsed CSV (:class:`teaching.catalog.CsvTable`), keyed by the digest of its bytes."""
+    return catalog.read_csv(_raw, seed=seed, max_rows=max_rows)
+
+
+@_step
+def data(spec, _raw=None):
+    """The data set a spec names (a :class:`covshift.data.ShiftData`)."""
+    if spec[0] == "csv":
+        _, file_digest, columns, seed, max_rows = spec
+        inputs, outputs, split = json.loads(columns)
+        table = csv_table(file_digest, seed, max_rows, _raw)
+        return catalog.csv_dataset(table, inputs, outputs, None if split == "selection bias" else split, seed)
+    _, name, params, seed = spec
+    return catalog.make_dataset(name, seed=seed, **dict(params))
+
+
+@_step
+def shared_sigma(spec, sigma, _raw=None):
+    """The one width of every KLIEP-family solver on this data (:func:`teaching.catalog.shared_kliep_sigma`)."""
+    return catalog.shared_kliep_sigma(data(spec, _raw), sigma)
+
+
+def sigma_for(spec, name, sigma, _raw=None):
+    """The width estimator ``name`` uses: the shared choice for the KLIEP family, else ``sigma``."""
+    return shared_sigma(spec, sigma, _raw).sigma if name in catalog.KLIEP_FAMILY else sigma
+
+
+@_step
+def fitted_weights(spec, name, sigma, _raw=None):
+    """:func:`teaching.catalog.fit_weights` with the width ``sigma`` already resolved (:func:`sigma_for`)."""
+    return catalog.fit_weights(data(spec, _raw), name, sigma)
+
+
+def check_size(names, spec, sigma=None, _raw=None):
+    """ValueError naming the limit and the way out when a method would exceed the time budget."""
+    points = data(spec, _raw)
+    catalog.check_size(names, len(points.X_tr), len(points.X_te), sigma)
+
+
+def weights(spec, name, sigma, _raw=None):
+    """The weight fit of estimator ``name`` (a :class:`teaching.catalog.Outcome`), within the budget.
+
+    ``sigma``: the view's setting (None: "auto").
+    """
+    if sigma is None and name in catalog.KLIEP_FAMILY:
+        check_size([budget.SHARED_SIGMA], spec, None, _raw)
+    resolved = sigma_for(spec, name, sigma, _raw)
+    check_size([name], spec, resolved, _raw)
+    return fitted_weights(spec, name, resolved, _raw)
+
+
+@_step
+def fitted_prediction(spec, name, weight_name, sigma, hyper, _raw=None):
+    """Model ``name`` fitted (with the weights of ``weight_name`` for IW-* models) and its test
+    predictions; an SMTGP with the linear start reuses its cached KLTGP start."""
+    w = None
+    if catalog.REGRESSORS[name]:
+        w = fitted_weights(spec, weight_name, sigma_for(spec, weight_name, sigma, _raw), _raw).model.weights_
+    values = dict(hyper)
+    stage = catalog.chain_start(name, values["tgp_start"])
+    start = fitted_prediction(spec, stage, weight_name, sigma, hyper, _raw) if stage else None
+    return catalog.fit_predict(data(spec, _raw), name, w, start=start, **values)
+
+
+def prediction(spec, name, weight_name, sigma, hyper, _raw=None):
+    """The fit and test predictions of regression model ``name`` (an Outcome), within the budget."""
+    check_size([name], spec, None, _raw)
+    if catalog.REGRESSORS.get(name):
+        if sigma is None and weight_name in catalog.KLIEP_FAMILY:
+            check_size([budget.SHARED_SIGMA], spec, None, _raw)
+        check_size([weight_name], spec, sigma_for(spec, weight_name, sigma, _raw), _raw)
+    return fitted_prediction(spec, name, weight_name, sigma, hyper, _raw)
+
+
+@_step
+def weighting_effect(spec, weight_name, sigma, width, lambda_x, grid_range, _raw=None):
+    """Home's Why-weights figure data (:func:`teaching.catalog.weighting_effect`) on a 300-point grid."""
+    check_size([weight_name, "GPR"], spec, None, _raw)
+    grid = np.linspace(*grid_range, 300)[:, None]
+    estimated = weights(spec, weight_name, sigma, _raw).model.weights_
+    return catalog.weighting_effect(data(spec, _raw), estimated, width, lambda_x, grid)
+
+
+@_step
+def weighting_by_width(spec, weight_name, sigma, widths, lambda_x, _raw=None):
+    """Test MAE without, with true and with estimated weights, per GP width (:func:`teaching.catalog.weighting_by_width`)."""
+    check_size([weight_name, "GPR"], spec, None, _raw)
+    estimated = weights(spec, weight_name, sigma, _raw).model.weights_
+    return catalog.weighting_by_width(data(spec, _raw), estimated, list(widths), lambda_x)
+
+
+
+@_step
+def few_labels(spec, weight_name, sigma, n_labels, seed, rho_x, lambda_x, _raw=None):
+    """No adaptation, importance weighting and delta adaptation with ``n_labels`` labelled test
+    points (:func:`teaching.catalog.few_labels_comparison`): (X_eval, Y_eval, {method: predictions})."""
+    estimated = weights(spec, weight_name, sigma, _raw).model.weights_
+    return catalog.few_labels_comparison(data(spec, _raw), estimated, n_labels=n_labels, seed=seed,
+                                         rho_x=rho_x, lambda_x=lambda_x)
+
+
+use_cache()
