@@ -2,7 +2,7 @@ import pandas as pd
 import streamlit as st
 
 from teaching import ui
-from teaching import catalog, figures
+from teaching import classification_views, figures
 
 ui.through_app()
 st.title("Classification under shift")
@@ -16,31 +16,31 @@ st.markdown(
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def toy(n, steepness, label_noise, seed):
-    return catalog.classification_toy(n, steepness, label_noise, seed)
+    return classification_views.classification_toy(n, steepness, label_noise, seed)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def fitted(data_key, kernel, sigma, C, C_v, weights_name):
     data = toy(*data_key)
-    outcomes = catalog.fit_shift_classifiers(data, kernel, sigma, C, C_v, weights_name)
-    grid = catalog.classification_grid(outcomes, data)
-    return (catalog.classification_scores(outcomes, data), grid, catalog.training_weights(outcomes),
+    outcomes = classification_views.fit_shift_classifiers(data, kernel, sigma, C, C_v, weights_name)
+    grid = classification_views.classification_grid(outcomes, data)
+    return (classification_views.classification_scores(outcomes, data), grid, classification_views.training_weights(outcomes),
             {name: o.warnings for name, o in outcomes.items()})
 
 
 @st.cache_data(show_spinner=False)
 def stored_fig3():
-    return catalog.classification_fig3_results()
+    return classification_views.classification_fig3_results()
 
 
-low, high = catalog.CLASSIFICATION_LIMITS["n"]
+low, high = classification_views.CLASSIFICATION_LIMITS["n"]
 figure_column, settings_column = st.columns([3, 1])
 with settings_column:
     n = ui.widget(st.slider, "Points in the pool", "clf.n", low, high, step=50)
     steepness = ui.widget(st.slider, "Selection steepness", "clf.steepness", 0.0, 4.0, step=0.25,
                           help="P(train | x) = 1 / (1 + exp(steepness x1)); 0 means no shift.")
     label_noise = ui.widget(st.slider, "Label noise", "clf.label_noise", 0.05, 1.0, step=0.05)
-    weights_name = ui.widget(st.selectbox, "Two-stage weights", "clf.weights", catalog.SHIFT_CLASSIFIER_WEIGHTS)
+    weights_name = ui.widget(st.selectbox, "Two-stage weights", "clf.weights", classification_views.SHIFT_CLASSIFIER_WEIGHTS)
     kernel = ui.widget(st.radio, "Kernel", "clf.kernel", ["linear", "rbf"], horizontal=True)
     sigma = ui.widget(st.slider, "RBF width sigma", "clf.sigma", 0.2, 3.0, step=0.1, disabled=kernel == "linear")
     C = ui.widget(st.select_slider, "C (classifier prior variance)", "clf.C", [0.1, 0.3, 1.0, 3.0, 10.0])
@@ -60,12 +60,12 @@ rows, (xs, ys, scores, p_test), weights, messages = result
 for name, texts in messages.items():
     ui.show_warnings(name, texts)
 
-names = catalog.shift_classifier_names(weights_name)
+names = classification_views.shift_classifier_names(weights_name)
 weight_source = names[2] if sized_by == "integrated" else names[1]
 with figure_column:
     st.plotly_chart(ui.figure(figures.classification_map, data.X_tr, data.Y_tr, data.X_te, data.Y_te, xs, ys, scores,
                               p_test, weights.get(weight_source), weight_source,
-                              true_boundary=catalog.classification_true_boundary(xs)),
+                              true_boundary=classification_views.classification_true_boundary(xs)),
                     width="stretch")
     st.caption(
         "Dots: training points (area ∝ weight), crosses: test points, colour = class. Green background: the "

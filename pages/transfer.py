@@ -2,7 +2,7 @@ import pandas as pd
 import streamlit as st
 
 from teaching import ui
-from teaching import catalog, figures
+from teaching import figures, transfer_views
 
 ui.through_app()
 st.title("Domain transfer")
@@ -17,24 +17,24 @@ st.markdown(
 
 @st.cache_resource(show_spinner="Fitting the source model (once per task and shift)...", max_entries=12)
 def source_model(task, shift):
-    return catalog.transfer_source(task, shift)
+    return transfer_views.transfer_source(task, shift)
 
 
 @st.cache_resource(show_spinner="Learning the delta function...", max_entries=32)
 def transfer(task, shift, n_labelled, seed, C, epsilon):
     source = source_model(task, shift).model
-    return catalog.transfer_fit(task, shift, source, n_labelled, seed=seed, C=C, epsilon=epsilon)
+    return transfer_views.transfer_fit(task, shift, source, n_labelled, seed=seed, C=C, epsilon=epsilon)
 
 
 c1, c2, c3, c4 = st.columns(4)
 with c1:
-    task = ui.widget(st.radio, "Task", "dt_task", catalog.TRANSFER_TASKS, horizontal=True,
+    task = ui.widget(st.radio, "Task", "dt_task", transfer_views.TRANSFER_TASKS, horizontal=True,
                      help="multiclass: the digit 0-9 (0/1 loss). multilabel: four yes/no attributes "
                           "(Hamming loss).")
 with c2:
-    shift = ui.widget(st.selectbox, "Target transformation", "dt_shift", catalog.TRANSFER_SHIFTS)
+    shift = ui.widget(st.selectbox, "Target transformation", "dt_shift", transfer_views.TRANSFER_SHIFTS)
 with c3:
-    n_labelled = ui.widget(st.slider, "l: labelled target examples", "dt_l", 1, catalog.TRANSFER_MAX_LABELLED)
+    n_labelled = ui.widget(st.slider, "l: labelled target examples", "dt_l", 1, transfer_views.TRANSFER_MAX_LABELLED)
 with c4:
     C = ui.widget(st.select_slider, "C of the delta function", "dt_C",
                   help="Large C follows the l target labels closely; C -> 0 keeps the source model.")
@@ -46,7 +46,7 @@ if task == "multilabel":
 
 # ----------------------------------------------------------------- stored curves
 st.subheader("How many target labels does transfer need?")
-curves = catalog.transfer_stored_curves()
+curves = transfer_views.transfer_stored_curves()
 if curves is None:
     st.info("No stored results yet: run `python bench/transfer.py` to write assets/transfer_curves.json.")
 else:
@@ -82,7 +82,7 @@ ui.show_warnings("Source model", source.warnings)
 ui.show_warnings("Domain transfer", outcome.warnings)
 fit = outcome.model
 model = fit["model"]
-data = catalog.transfer_data(task, shift)
+data = transfer_views.transfer_data(task, shift)
 multiclass = task == "multiclass"
 score_name = "target accuracy" if multiclass else "target Hamming loss"
 source_value = fit["source_score"] if multiclass else 1 - fit["source_score"]
@@ -96,9 +96,9 @@ m2.metric("domain transfer", f"{transfer_value:.3f}", delta=f"{transfer_value - 
 m3.metric("cutting-plane iterations", model.n_iter_)
 m4.metric("fit seconds (delta only)", f"{outcome.seconds:.2f}")
 
-truth = catalog.transfer_output_labels(task, data.y_test)
-predictions = {"source only": catalog.transfer_output_labels(task, fit["source_pred"]),
-               "transfer": catalog.transfer_output_labels(task, fit["transfer_pred"])}
+truth = transfer_views.transfer_output_labels(task, data.y_test)
+predictions = {"source only": transfer_views.transfer_output_labels(task, fit["source_pred"]),
+               "transfer": transfer_views.transfer_output_labels(task, fit["transfer_pred"])}
 st.plotly_chart(ui.figure(figures.transfer_digit_grid, data.images_test, truth, predictions), width="stretch")
 st.caption("The first 16 target test digits (never used for training), with the source model's (S) and "
            "the transfer model's (T) predictions; mistakes are orange with ✗. "

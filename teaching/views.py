@@ -21,7 +21,7 @@ import json
 
 import numpy as np
 
-from teaching import budget, catalog
+from teaching import budget, catalog, uploads
 
 #: Cache entries kept per step (the app's st.cache_data and the default lru_cache alike).
 CACHE_ENTRIES = {"csv_table": 8, "data": 32, "shared_sigma": 32, "fitted_weights": 64, "fitted_prediction": 64,
@@ -95,7 +95,7 @@ def data_spec(settings, csv_digest=None, dataset=None):
 @_step
 def csv_table(file_digest, seed, max_rows, _raw):
     """The parsed CSV (:class:`teaching.catalog.CsvTable`), keyed by the digest of its bytes."""
-    return catalog.read_csv(_raw, seed=seed, max_rows=max_rows)
+    return uploads.read_csv(_raw, seed=seed, max_rows=max_rows)
 
 
 @_step
@@ -105,7 +105,7 @@ def data(spec, _raw=None):
         _, file_digest, columns, seed, max_rows = spec
         inputs, outputs, split = json.loads(columns)
         table = csv_table(file_digest, seed, max_rows, _raw)
-        return catalog.csv_dataset(table, inputs, outputs, None if split == "selection bias" else split, seed)
+        return uploads.csv_dataset(table, inputs, outputs, None if split == "selection bias" else split, seed)
     _, name, params, seed = spec
     return catalog.make_dataset(name, seed=seed, **dict(params))
 

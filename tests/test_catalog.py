@@ -5,7 +5,7 @@ import pytest
 
 from covshift import metrics
 
-from teaching import catalog, settings
+from teaching import catalog, settings, uploads
 from covshift.model_selection import kliep_sigma
 
 
@@ -19,93 +19,93 @@ def _rows(n=20, sep=",", header=("x1", "x2", "y"), decimal="."):
 
 
 def test_comma_utf8_file_is_read_without_notes():
-    table = catalog.read_csv(_rows().encode())
+    table = uploads.read_csv(_rows().encode())
     assert table.columns == ["x1", "x2", "y"] and table.values.shape == (20, 3)
     assert table.notes == []
 
 
 @pytest.mark.parametrize("sep,name", [(";", "semicolon"), ("\t", "tab"), ("|", "vertical bar")])
 def test_other_separators_are_detected_and_named(sep, name):
-    table = catalog.read_csv(_rows(sep=sep).encode())
+    table = uploads.read_csv(_rows(sep=sep).encode())
     assert table.columns == ["x1", "x2", "y"]
-    np.testing.assert_allclose(table.values, catalog.read_csv(_rows().encode()).values)
+    np.testing.assert_allclose(table.values, uploads.read_csv(_rows().encode()).values)
     assert any(name in note for note in table.notes)
 
 
 def test_semicolon_file_with_decimal_commas():
-    table = catalog.read_csv(_rows(sep=";", decimal=",").encode())
-    np.testing.assert_allclose(table.values, catalog.read_csv(_rows().encode()).values)
+    table = uploads.read_csv(_rows(sep=";", decimal=",").encode())
+    np.testing.assert_allclose(table.values, uploads.read_csv(_rows().encode()).values)
 
 
 def test_header_only_file_says_it_has_no_data_rows():
     with pytest.raises(ValueError, match="no data rows") as info:
-        catalog.read_csv(b"x1,x2,y\n")
+        uploads.read_csv(b"x1,x2,y\n")
     assert "non-numeric" not in str(info.value) and "x1, x2, y" in str(info.value)
 
 
 @pytest.mark.parametrize("raw", [b"", b"\n\n  \n"])
 def test_empty_file(raw):
     with pytest.raises(ValueError, match="empty"):
-        catalog.read_csv(raw)
+        uploads.read_csv(raw)
 
 
 def test_latin1_and_bom_files_are_read_and_the_encoding_named():
     latin = _rows(header=("température", "x2", "y")).encode("latin-1")
-    table = catalog.read_csv(latin)
+    table = uploads.read_csv(latin)
     assert table.columns[0] == "température"
     assert any("Latin-1" in note for note in table.notes)
     bom = b"\xef\xbb\xbf" + _rows().encode()
-    table = catalog.read_csv(bom)
+    table = uploads.read_csv(bom)
     assert table.columns == ["x1", "x2", "y"]  # no BOM glued to the first name
     assert any("UTF-8 with BOM" in note for note in table.notes)
 
 
 def test_binary_file_is_named_binary():
     with pytest.raises(ValueError, match="binary"):
-        catalog.read_csv(b"PK\x03\x04\x00\x00" + bytes(range(256)))
+        uploads.read_csv(b"PK\x03\x04\x00\x00" + bytes(range(256)))
 
 
 def test_ragged_file_message_names_encoding_and_separator():
     raw = b"a;b;c\n1;2;3\n4;5;6;7;8\n"
     with pytest.raises(ValueError, match="semicolon") as info:
-        catalog.read_csv(raw)
+        uploads.read_csv(raw)
     assert "UTF-8" in str(info.value) and "comma-separated" not in str(info.value)
 
 
 def test_too_few_numeric_columns_names_the_count():
     raw = ("name,y\n" + "".join(f"n{i},{i}\n" for i in range(20))).encode()
     with pytest.raises(ValueError, match=r"found 1 .* non-numeric: name"):
-        catalog.read_csv(raw)
+        uploads.read_csv(raw)
 
 
 def test_constant_input_column_is_named_as_constant():
     text = "x1,x2,y\n" + "".join(f"{i},3.0,{i * 2}\n" for i in range(30))
-    table = catalog.read_csv(text.encode())
+    table = uploads.read_csv(text.encode())
     with pytest.raises(ValueError, match="x2 are constant") as info:
-        catalog.csv_dataset(table, ["x1", "x2"], ["y"])
+        uploads.csv_dataset(table, ["x1", "x2"], ["y"])
     assert "more rows" not in str(info.value)
-    catalog.csv_dataset(table, ["x1"], ["y"])  # without it the data set builds
+    uploads.csv_dataset(table, ["x1"], ["y"])  # without it the data set builds
 
 
 def test_inputs_too_large_to_compute_with_are_named():
     text = "x1,x2,y\n" + "".join(f"{i},{i}e200,{i}\n" for i in range(1, 31))
-    table = catalog.read_csv(text.encode())
+    table = uploads.read_csv(text.encode())
     with pytest.raises(ValueError, match=r"x2 \(up to 3e\+201\) are too large"):
-        catalog.csv_dataset(table, ["x1", "x2"], ["y"])
+        uploads.csv_dataset(table, ["x1", "x2"], ["y"])
     with pytest.raises(ValueError, match="Output column"):
-        catalog.csv_dataset(table, ["x1"], ["x2"])
+        uploads.csv_dataset(table, ["x1"], ["x2"])
 
 
 def test_unknown_column_is_named():
-    table = catalog.read_csv(_rows().encode())
+    table = uploads.read_csv(_rows().encode())
     with pytest.raises(ValueError, match="Unknown column.*nope"):
-        catalog.csv_dataset(table, ["nope"], ["y"])
+        uploads.csv_dataset(table, ["nope"], ["y"])
 
 
 def test_subsample_is_seeded_and_bounded():
     raw = _rows(n=300).encode()
-    a, b = catalog.read_csv(raw, max_rows=50, seed=1), catalog.read_csv(raw, max_rows=50, seed=1)
-    c = catalog.read_csv(raw, max_rows=50, seed=2)
+    a, b = uploads.read_csv(raw, max_rows=50, seed=1), uploads.read_csv(raw, max_rows=50, seed=1)
+    c = uploads.read_csv(raw, max_rows=50, seed=2)
     assert a.values.shape == (50, 3)
     np.testing.assert_array_equal(a.values, b.values)
     assert not np.array_equal(a.values, c.values)

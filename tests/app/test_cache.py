@@ -8,7 +8,7 @@ Two different files with the same column names used to share cached weights and 
 import numpy as np
 
 from teaching import ui
-from teaching import catalog, settings
+from teaching import catalog, settings, uploads
 from tests.app.helpers import go, no_exception, open_link, table
 
 COLUMNS = {"source": "csv", "csv_inputs": "x", "csv_outputs": "y", "csv_split": "train",
@@ -27,7 +27,7 @@ FILE_A, FILE_B = csv_file(60, 0.0), csv_file(45, 0.7)
 
 def expected_objective(raw):
     """The FCFWCS objective computed directly in the core, without the app or its caches."""
-    data = catalog.csv_dataset(catalog.read_csv(raw), ["x"], ["y"], "train", 0)
+    data = uploads.csv_dataset(uploads.read_csv(raw), ["x"], ["y"], "train", 0)
     return catalog.fit_weights(data, "FCFWCS", 0.4).model.objective_
 
 
@@ -54,7 +54,7 @@ def test_two_files_with_the_same_columns_in_one_session():
     assert not at.error, [e.value for e in at.error]
     assert list(table(at).index) == ["GPR", "IW-GPR"]
     no_exception(go(at, "pages/data.py"))
-    assert at.metric[0].value == str(int(catalog.read_csv(FILE_B).values[:, 2].sum()))
+    assert at.metric[0].value == str(int(uploads.read_csv(FILE_B).values[:, 2].sum()))
 
 
 def test_two_concurrent_sessions_each_see_their_own_file():
@@ -87,6 +87,6 @@ def test_the_subsample_of_a_large_file_is_seeded_and_part_of_the_key():
     kept = catalog.max_csv_rows(["FCFWCS", "GPR", "IW-GPR", settings.defaults()["weights_for_models"]], sigma=0.4)
     assert kept < n
     for seed, count in counts.items():
-        assert count == int(catalog.read_csv(raw, seed=seed, max_rows=kept).values[:, 2].sum())
+        assert count == int(uploads.read_csv(raw, seed=seed, max_rows=kept).values[:, 2].sum())
     assert counts[1] != counts[2]
     assert ui.digest(raw) == ui.digest(bytes(raw)) != ui.digest(raw + b"\n")
