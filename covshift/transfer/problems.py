@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.kernel_approximation import Nystroem, RBFSampler
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import as_2d_float, check_choice, check_int, check_positive
+from .._validation import as_2d_float, check_choice, check_int, check_positive, seed_of
 
 EMBEDDINGS = ("linear", "random_fourier", "nystroem")
 
@@ -60,10 +60,10 @@ class StructuredProblem(BaseEstimator):
             gamma = check_positive(self.gamma, "gamma")
             if self.features == "random_fourier":
                 self.embedding_ = RBFSampler(gamma=gamma, n_components=n_components,
-                                             random_state=self.random_state).fit(X)
+                                             random_state=seed_of(self.random_state)).fit(X)
             else:
                 self.embedding_ = Nystroem(gamma=gamma, n_components=min(n_components, len(X)),
-                                           random_state=self.random_state).fit(X)
+                                           random_state=seed_of(self.random_state)).fit(X)
         return self
 
     def embed(self, X):
