@@ -94,7 +94,8 @@ def tuned_gpr(X, Y, sample_weight=None, n_restarts=2, random_state=0):
     sample_weight : ignored here (accepted so that callers can pass it uniformly)
     n_restarts : int
         Extra optimiser starts (scikit-learn's ``n_restarts_optimizer``).
-    random_state : int
+    random_state : None, int, RandomState or Generator (scikit-learn's convention; an instance
+        gives one seed per fit, drawn from it)
 
     Returns
     -------

@@ -39,7 +39,7 @@ class StructuredProblem(BaseEstimator):
         Number of explicit kernel features (Nystroem uses at most the number of fit inputs).
     gamma : float, default 0.05
         Kernel parameter of the explicit features.
-    random_state : int, default 0
+    random_state : None, int, RandomState or Generator, default 0
         Seed of the explicit features.
     """
 

@@ -240,7 +240,7 @@ class StructuredSVM(_CuttingPlaneModel):
         Stop when the most violated constraint is violated by at most epsilon.
     max_iter : int, default 1000
         Budget of cutting-plane iterations (a ConvergenceWarning when it runs out).
-    random_state : int, default 0
+    random_state : None, int, RandomState or Generator, default 0
         Seed of the random initial y-bar.
 
     Attributes
@@ -292,7 +292,7 @@ class DomainTransferSSVM(_CuttingPlaneModel):
         epsilon_cp of Algorithm 1.
     max_iter : int, default 1000
         Budget of cutting-plane iterations.
-    random_state : int, default 0
+    random_state : None, int, RandomState or Generator, default 0
         Seed of the random initial y-bar.
 
     Attributes

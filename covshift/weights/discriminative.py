@@ -38,7 +38,8 @@ class LogisticRatio(WeightEstimator):
     clip : float, default 100
         Ratios are clipped to [0, clip] before normalising, so a few points deep in
         the test-only region cannot take all the weight.
-    random_state : int
+    random_state : None, int, RandomState or Generator (scikit-learn's convention; an instance
+        gives one seed per fit, drawn from it)
 
     Attributes
     ----------

@@ -143,7 +143,8 @@ class KMM(_KMMParams):
         Upper bound of every weight.
     eps : float or None
         Tolerance of the sum constraint; None is (sqrt(n_tr) - 1) / sqrt(n_tr) (paper).
-    random_state : int
+    random_state : None, int, RandomState or Generator (scikit-learn's convention; an instance
+        gives one seed per fit, drawn from it)
         Only used to subsample for the median heuristic.
 
     Attributes
@@ -209,7 +210,8 @@ class EnsembleKMM(_KMMParams):
         paper's value.
     sigma, B, eps : as :class:`KMM` (sigma chosen once on all the data).
     n_jobs : int or None
-    random_state : int
+    random_state : None, int, RandomState or Generator (scikit-learn's convention; an instance
+        gives one seed per fit, drawn from it)
 
     Attributes
     ----------

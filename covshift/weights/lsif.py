@@ -33,7 +33,8 @@ class RuLSIF(WeightEstimator):
     lam : float, sequence or None
         Ridge or grid; None is 10^{-3 .. 0}.
     n_centers : int, default 100
-    random_state : int
+    random_state : None, int, RandomState or Generator (scikit-learn's convention; an instance
+        gives one seed per fit, drawn from it)
 
     Attributes
     ----------
