@@ -7,9 +7,17 @@ predictors with a few target labels (``covshift.transfer``).
 """
 
 from . import classification, data, kernels, metrics, model_selection, regression, transfer, weights
+from .classification import IntegratedShiftClassifier, KernelLogisticRegression, TwoStageShiftClassifier
 from .exceptions import ConvergenceWarning, NumericalWarning
-from .weights import AFWCS, FCFWCS, FWCS, KLIEP, PFWCS
+from .regression import GPR, HSICKNN, KTAKNN, WKNN, TwinGP
+from .transfer import DomainTransferSSVM, StructuredSVM
+from .weights import AFWCS, FCFWCS, FWCS, KLIEP, KMM, PFWCS, ULSIF, EnsembleKMM, LogisticRatio, RuLSIF
 
 __version__ = "0.1.0"
-__all__ = ["classification", "data", "kernels", "metrics", "model_selection", "regression", "transfer", "weights", "ConvergenceWarning",
-           "NumericalWarning", "KLIEP", "FWCS", "AFWCS", "PFWCS", "FCFWCS"]
+__all__ = ["classification", "data", "kernels", "metrics", "model_selection", "regression", "transfer",
+           "weights", "ConvergenceWarning", "NumericalWarning",
+           # every estimator of README's table, importable as ``from covshift import KMM``
+           "KLIEP", "FWCS", "AFWCS", "PFWCS", "FCFWCS", "KMM", "EnsembleKMM", "LogisticRatio", "ULSIF", "RuLSIF",
+           "GPR", "TwinGP", "WKNN", "HSICKNN", "KTAKNN",
+           "KernelLogisticRegression", "TwoStageShiftClassifier", "IntegratedShiftClassifier",
+           "StructuredSVM", "DomainTransferSSVM"]

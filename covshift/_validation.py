@@ -148,14 +148,43 @@ def check_choice(value, name, choices):
     return value
 
 
+#: Seeds drawn from a RandomState or Generator lie in [0, MAX_SEED] (scikit-learn's MAX_INT).
+MAX_SEED = np.iinfo(np.int32).max
+
+
 def check_random_state(value, name="random_state"):
-    """None, a non-negative integer or a numpy Generator (what numpy's default_rng accepts
-    and scikit-learn's conventions use); anything else is a ValueError naming the parameter."""
-    if value is None or isinstance(value, np.random.Generator):
+    """What scikit-learn's ``check_random_state`` accepts, plus numpy's Generator: None, an
+    integer >= 0 (a seed), a ``np.random.RandomState`` or a ``np.random.Generator``. Returns it
+    (an integer as a Python int); anything else is a ValueError naming the parameter."""
+    if value is None or isinstance(value, (np.random.RandomState, np.random.Generator)):
         return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise ValueError(f"{name} must be None or an integer >= 0 (a seed); got {_describe(value)}.")
+        raise ValueError(f"{name} must be None, an integer >= 0 (a seed), a numpy RandomState or a "
+                         f"numpy Generator; got {_describe(value)}.")
     return int(value)
+
+
+def seed_of(value, name="random_state"):
+    """An integer seed (or None) for ``value``: a RandomState or Generator gives one integer
+    drawn from it (scikit-learn's convention for instances: each call advances the instance,
+    so two fits with one instance differ, two fits with two equal fresh instances agree); an
+    integer or None is returned as it is."""
+    value = check_random_state(value, name)
+    if isinstance(value, np.random.RandomState):
+        return int(value.randint(MAX_SEED))
+    if isinstance(value, np.random.Generator):
+        return int(value.integers(MAX_SEED))
+    return value
+
+
+def as_generator(value, name="random_state"):
+    """A numpy Generator for ``value``: ``default_rng(seed)`` for None or an integer (the same
+    numbers as before RandomState was accepted), the Generator itself, or a Generator seeded by
+    :func:`seed_of` for a RandomState."""
+    value = check_random_state(value, name)
+    if isinstance(value, np.random.Generator):
+        return value
+    return np.random.default_rng(seed_of(value, name))
 
 
 def check_width(sigma, name, bounds):
@@ -177,3 +206,51 @@ def check_finite(value, name):
     if abs(value) > MAX_ABS_VALUE:
         check_scale(np.array([value]), name)
     return float(value)
+
+
+def check_sample_weight(sample_weight, n_samples, name="sample_weight"):
+    """Importance weights of ``n_samples`` training points as a 1-D float64 array.
+
+    None is all ones; a real scalar is that weight for every point (scikit-learn's convention).
+    Otherwise one finite, non-negative real number per point, not all zero (booleans count as
+    0/1). Complex numbers, text, None entries, NaN, infinities, negative weights, the wrong
+    length and values beyond :data:`MAX_ABS_VALUE` are each a ValueError naming ``name``.
+    """
+    if sample_weight is None:
+        return np.ones(n_samples)
+    try:
+        np.shape(sample_weight)
+    except ValueError:  # ragged nested lists
+        raise ValueError(f"{name} must be a 1-D array with one weight per training point.") from None
+    if np.ndim(sample_weight) == 0 and not isinstance(sample_weight, (str, bytes)):
+        if isinstance(sample_weight, (bool, np.bool_)):
+            raise ValueError(f"{name} must be an array of weights or a number; got {_describe(sample_weight)}.")
+        sample_weight = np.full(n_samples, check_positive(sample_weight, name))
+    if np.ndim(sample_weight) > 1 and np.shape(sample_weight)[1:] != (1,) * (np.ndim(sample_weight) - 1):
+        raise ValueError(f"{name} must be a 1-D array with one weight per training point; got shape "
+                         f"{np.shape(sample_weight)}.")
+    weights = as_2d_float(np.ravel(sample_weight) if not np.iscomplexobj(sample_weight) else sample_weight,
+                          name)[:, 0] if np.size(sample_weight) else np.zeros(0)
+    if len(weights) != n_samples:
+        raise ValueError(f"{name} needs one weight per training point ({n_samples}); got {len(weights)}.")
+    if np.any(weights < 0):
+        raise ValueError(f"{name} must be non-negative (importance weights are >= 0); got a minimum of "
+                         f"{weights.min():.3g}.")
+    if not np.any(weights > 0):
+        raise ValueError(f"{name} is zero everywhere: no training point would be used.")
+    return weights
+
+
+def check_grid(value, name):
+    """A positive number or a list of positive numbers (a grid of widths or ridges) as a 1-D
+    float64 array; ValueError naming ``name`` for text, complex numbers, booleans (True is
+    not a width), None entries, NaN, infinities, values <= 0 and an empty list."""
+    try:
+        grid = np.atleast_1d(np.asarray(value, dtype=np.float64)).ravel()
+        booleans = any(isinstance(v, (bool, np.bool_)) for v in np.ravel(np.asarray(value, dtype=object)))
+    except (TypeError, ValueError):
+        grid, booleans = np.array([np.nan]), False  # text, None inside a list, ragged lists: refused below
+    if booleans or np.iscomplexobj(value) or grid.size == 0 or np.any(~np.isfinite(grid)) or np.any(grid <= 0):
+        raise ValueError(f"{name} must be a positive number or a list of positive numbers; got "
+                         f"{_describe(value)}.")
+    return grid

@@ -5,12 +5,35 @@ and, where the densities are known, the true ratio w(x) = p_te(x) / p_tr(x).
 """
 
 from dataclasses import dataclass
+from numbers import Real
 from typing import Callable, Optional
 
 import numpy as np
 from scipy import stats
 
-from ._validation import check_finite, check_int, check_positive, check_random_state
+from ._validation import as_generator, check_finite, check_int, check_positive
+
+#: Largest magnitude of a generator's location and scale parameters (means, standard
+#: deviations, noise). The inputs then stay within about 1e31 and sinc_shift's outputs
+#: y = -2 x^3 + ... within 1e94, below the MAX_ABS_VALUE = 1e100 that the estimators accept
+#: (std_tr=1e300 made x^3 overflow to inf).
+MAX_PARAMETER = 1e30
+
+
+def _check_location(value, name):
+    """A finite mean of magnitude <= MAX_PARAMETER (ValueError naming it)."""
+    if isinstance(value, Real) and not isinstance(value, (bool, np.bool_)) and np.isfinite(value) \
+            and abs(value) > MAX_PARAMETER:
+        raise ValueError(f"{name}={value:.3g} is too large: a generator's means, standard deviations and "
+                         f"noise must be at most {MAX_PARAMETER:.0e} in magnitude, so that the data "
+                         "(sinc_shift's outputs grow as x^3) stay finite and within what the estimators "
+                         "accept. Rescale: the toys are defined on inputs of order 1.")
+    return check_finite(value, name)
+
+
+def _check_scale(value, name, allow_zero=False):
+    """A standard deviation or noise level: finite, > 0 (>= 0 with allow_zero), <= MAX_PARAMETER."""
+    return _check_location(check_positive(value, name, allow_zero=allow_zero), name)
 
 
 @dataclass(frozen=True)
@@ -57,8 +80,9 @@ class GaussianRatio:
 
     def __call__(self, X):
         x = np.asarray(X, dtype=float).reshape(len(X), -1)[:, 0]
-        return np.exp(stats.norm.logpdf(x, self.mean_te, self.std_te)
-                      - stats.norm.logpdf(x, self.mean_tr, self.std_tr))
+        with np.errstate(over="ignore"):  # a tiny std: ((x - mean) / std)^2 = inf, density 0 (the limit)
+            return np.exp(stats.norm.logpdf(x, self.mean_te, self.std_te)
+                          - stats.norm.logpdf(x, self.mean_tr, self.std_tr))
 
 
 def gaussian_ratio(mean_tr, std_tr, mean_te, std_te):
@@ -126,11 +150,11 @@ def sinc_shift(
     n_tr = check_int(n_tr, "n_tr")
     n_te = check_int(n_te, "n_te")
     for value, name in [(std_tr, "std_tr"), (std_te, "std_te")]:
-        check_positive(value, name)
+        _check_scale(value, name)
     for value, name in [(mean_tr, "mean_tr"), (mean_te, "mean_te")]:
-        check_finite(value, name)
-    check_positive(noise, "noise", allow_zero=True)
-    rng = np.random.default_rng(check_random_state(random_state))
+        _check_location(value, name)
+    _check_scale(noise, "noise", allow_zero=True)
+    rng = as_generator(random_state)
     x_tr = rng.normal(mean_tr, std_tr, size=(n_tr, 1))
     x_te = rng.normal(mean_te, std_te, size=(n_te, 1))
     y_tr = sinc_function(x_tr) + rng.normal(0.0, noise, size=(n_tr, 1))
@@ -184,11 +208,27 @@ def selection_bias(X, Y, scale=None, n_tr=None, random_state=0, name="selection 
         factor = _scale_to_expected_count(np.exp(-distance / s), n_tr)
     probability = _RadialSelection(center, s, factor)
 
-    rng = np.random.default_rng(check_random_state(random_state))
+    rng = as_generator(random_state)
     train, test, ratio = _input_selection(X, probability, rng)
     if train.sum() < 2 or test.sum() < 1:
-        raise ValueError("The selection left fewer than 2 training or 1 test points; use more rows.")
+        raise ValueError(_selection_failure(X, distance, int(train.sum()), int(test.sum()), n_tr))
     return ShiftData(X[train], Y[train], X[test], Y[test], ratio, name)
+
+
+def _selection_failure(X, distance, n_train, n_test, n_tr):
+    """Why selection_bias left fewer than 2 training or 1 test points, and what to change."""
+    found = f"The selection left {n_train} training and {n_test} test points (at least 2 and 1 are needed)"
+    if np.ptp(distance) > 0:
+        return f"{found}; use more rows, or {'a lower' if n_train >= 2 else 'a higher'} n_tr."
+    why = ("X is constant (every row is the same point), so every row is at distance 0 from the mean and "
+           "is selected for training with probability exp(0) = 1: the selection keeps everything"
+           if np.ptp(X, axis=0).max() == 0 else
+           "every row of X is at the same distance from the mean, so every row has the same probability "
+           "of selection: the split carries no selection bias")
+    if n_tr is None:
+        return (f"{found}: {why}. Pass inputs that vary, or n_tr (the expected training size) for a "
+                "plain random split.")
+    return f"{found}: {why}, and this random split was unlucky; use more rows."
 
 
 def _scale_to_expected_count(q, count):
@@ -212,6 +252,11 @@ def _shifted_split(x_tr, y_tr, x_te, y_te, shift, rng, name):
         return ShiftData(x_tr, y_tr, x_te, y_te, None, name)
     probability = _LeftSelection(float(x_tr.min()), float(x_tr.max()), float(shift))
     keep = rng.random(len(x_tr)) < probability(x_tr)
+    if keep.sum() < 2:
+        raise ValueError(f"shift={shift:.3g} kept {int(keep.sum())} of {len(x_tr)} training points (each is "
+                         "kept with probability exp(-shift (x - min) / range), so a large shift keeps only "
+                         "the leftmost); at least 2 are needed. Use a smaller shift (0 to about 10) or "
+                         "a larger n_tr.")
     ratio = SelectionRatio(probability, float(np.mean(probability(x_tr))), test_is_rest=False)
     return ShiftData(x_tr[keep], y_tr[keep], x_te, y_te, ratio, name)
 
@@ -225,9 +270,9 @@ def s_shape(n_tr=250, n_te=250, noise=0.005, shift=0.0, random_state=0):
     density ratio is then known up to the sampled pool.
     """
     n_tr, n_te = check_int(n_tr, "n_tr", minimum=2), check_int(n_te, "n_te")
-    check_positive(noise, "noise", allow_zero=True)
+    _check_scale(noise, "noise", allow_zero=True)
     check_positive(shift, "shift", allow_zero=True)
-    rng = np.random.default_rng(check_random_state(random_state))
+    rng = as_generator(random_state)
     y_tr = rng.uniform(0.0, 1.0, size=(n_tr, 1))
     y_te = np.linspace(0.0, 1.0, n_te + 2)[1:-1, None]
     return _shifted_split(_s_curve(y_tr, noise, rng), y_tr, _s_curve(y_te, noise, rng), y_te,
@@ -241,9 +286,9 @@ def double_s(n_tr=250, n_te=500, noise=0.005, shift=0.0, random_state=0):
     every second kept (the paper's down-sampling). Test: n_te equally spaced y.
     """
     n_tr, n_te = check_int(n_tr, "n_tr", minimum=2), check_int(n_te, "n_te")
-    check_positive(noise, "noise", allow_zero=True)
+    _check_scale(noise, "noise", allow_zero=True)
     check_positive(shift, "shift", allow_zero=True)
-    rng = np.random.default_rng(check_random_state(random_state))
+    rng = as_generator(random_state)
     y_tr = np.sort(rng.uniform(-1.0, 1.0, size=(2 * n_tr, 1)), axis=0)[::2]
     y_te = np.linspace(-1.0, 1.0, n_te + 2)[1:-1, None]
     return _shifted_split(_s_curve(y_tr, noise, rng), y_tr, _s_curve(y_te, noise, rng), y_te,
@@ -259,12 +304,12 @@ def circle_outputs(n_tr=300, n_te=200, noise=0.03, mean_tr=0.0, std_tr=0.6, mean
     :func:`sinc_shift`, and the true ratio is known.
     """
     n_tr, n_te = check_int(n_tr, "n_tr"), check_int(n_te, "n_te")
-    check_positive(noise, "noise", allow_zero=True)
+    _check_scale(noise, "noise", allow_zero=True)
     for value, name in [(mean_tr, "mean_tr"), (mean_te, "mean_te")]:
-        check_finite(value, name)
+        _check_location(value, name)
     for value, name in [(std_tr, "std_tr"), (std_te, "std_te")]:
-        check_positive(value, name)
-    rng = np.random.default_rng(check_random_state(random_state))
+        _check_scale(value, name)
+    rng = as_generator(random_state)
     x_tr = rng.normal(mean_tr, std_tr, size=(n_tr, 1))
     x_te = rng.normal(mean_te, std_te, size=(n_te, 1))
 
@@ -294,7 +339,7 @@ def digits_center(shift="selection", n_tr=500, n_max=None, train_classes=(0, 1, 
     X = images[:, ~centre].reshape(len(images), -1)
     Y = images[:, centre].reshape(len(images), -1)
     labels = digits.target
-    rng = np.random.default_rng(check_random_state(random_state))
+    rng = as_generator(random_state)
     if n_max is not None:
         keep = rng.choice(len(X), size=min(check_int(n_max, "n_max", minimum=4), len(X)), replace=False)
         X, Y, labels = X[keep], Y[keep], labels[keep]
@@ -402,9 +447,9 @@ def arm_pose(n_tr=300, n_te=300, noise=0.02, n_distractors=3, shift=2.0, random_
     """
     n_tr, n_te = check_int(n_tr, "n_tr", minimum=2), check_int(n_te, "n_te")
     n_distractors = check_int(n_distractors, "n_distractors", minimum=0)
-    check_positive(noise, "noise", allow_zero=True)
+    _check_scale(noise, "noise", allow_zero=True)
     check_positive(shift, "shift", allow_zero=True)
-    rng = np.random.default_rng(random_state)
+    rng = as_generator(random_state)
     selection = _ArmSelection(float(shift))
     X_tr, Y_tr = _select_poses(n_tr, selection, noise, n_distractors, rng)
     X_te, Y_te = _select_poses(n_te, lambda X: 1.0 - selection(X), noise, n_distractors, rng)
@@ -447,7 +492,7 @@ def shift_classification_2d(n=400, steepness=1.5, label_noise=0.3, random_state=
     n = check_int(n, "n", minimum=20)
     check_positive(steepness, "steepness", allow_zero=True)
     label_noise = check_positive(label_noise, "label_noise")
-    rng = np.random.default_rng(random_state)
+    rng = as_generator(random_state)
     X = rng.normal(size=(n, 2)) * [1.5, 1.0]
     margin = (X[:, 1] - classification_boundary(X[:, 0])) / label_noise
     y = (rng.random(n) < 1.0 / (1.0 + np.exp(-np.clip(margin, -700, 700)))).astype(float)[:, None]

@@ -17,9 +17,16 @@ import threading
 import warnings
 from contextlib import contextmanager
 
+from sklearn.exceptions import ConvergenceWarning as _SklearnConvergenceWarning
 
-class ConvergenceWarning(UserWarning):
-    """An iterative solver stopped at its iteration budget before its tolerance."""
+
+class ConvergenceWarning(_SklearnConvergenceWarning):
+    """An iterative solver stopped at its iteration budget before its tolerance.
+
+    A subclass of scikit-learn's ``ConvergenceWarning`` (itself a UserWarning), so that a
+    filter for scikit-learn's warning (``warnings.simplefilter("ignore", ConvergenceWarning)``
+    with sklearn's class) also catches covshift's.
+    """
 
 
 class NumericalWarning(UserWarning):

@@ -7,7 +7,7 @@ scikit-learn's ``gamma`` is 1 / (2 sigma^2).
 
 import numpy as np
 
-from ._validation import as_2d_float, check_positive, is_dask_array
+from ._validation import as_2d_float, as_generator, check_positive, is_dask_array
 
 
 def squared_distances(A, B, out=None):
@@ -272,7 +272,7 @@ def median_heuristic(X, max_samples=1000, random_state=0):
     """
     X = as_2d_float(X, "X")
     if X.shape[0] > max_samples:
-        rng = np.random.default_rng(random_state)
+        rng = as_generator(random_state)
         X = X[rng.choice(X.shape[0], max_samples, replace=False)]
     d2 = squared_distances(X, X)
     upper = d2[np.triu(np.ones(d2.shape, dtype=bool), k=1)]  # each pair once (a mask: faster than triu_indices)

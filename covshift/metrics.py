@@ -4,8 +4,9 @@ import warnings
 
 import numpy as np
 from scipy import stats
+from sklearn.metrics import mean_absolute_error, r2_score, root_mean_squared_error
 
-from ._validation import as_2d_float, check_scale
+from ._validation import as_2d_float, check_sample_weight, check_scale
 from .exceptions import NumericalWarning
 from .kernels import gaussian_kernel
 
@@ -87,25 +88,41 @@ def _pair(y_true, y_pred):
     return Y, P
 
 
-def mae(y_true, y_pred):
-    """Mean absolute error over all points and outputs (the toys' error measure)."""
+def _checked_weights(sample_weight, n):
+    return None if sample_weight is None else check_sample_weight(sample_weight, n)
+
+
+def mae(y_true, y_pred, sample_weight=None):
+    """Mean absolute error over all points and outputs (the toys' error measure): scikit-learn's
+    ``mean_absolute_error`` averaged uniformly over the outputs; ``sample_weight`` weights the points."""
     Y, P = _pair(y_true, y_pred)
-    return float(np.mean(np.abs(Y - P)))
+    return float(mean_absolute_error(Y, P, sample_weight=_checked_weights(sample_weight, len(Y))))
 
 
-def rmse(y_true, y_pred):
-    """Root mean squared error per output (array of length dy)."""
+def rmse(y_true, y_pred, sample_weight=None):
+    """Root mean squared error per output (array of length dy): scikit-learn's
+    ``root_mean_squared_error`` with ``multioutput="raw_values"``."""
     Y, P = _pair(y_true, y_pred)
-    return np.sqrt(np.mean((Y - P) ** 2, axis=0))
+    return root_mean_squared_error(Y, P, sample_weight=_checked_weights(sample_weight, len(Y)),
+                                   multioutput="raw_values")
 
 
-def r2(y_true, y_pred):
-    """Coefficient of determination per output (eq. 19 of fw-covariate-shift-iw-smtgp)."""
+def r2(y_true, y_pred, sample_weight=None):
+    """Coefficient of determination per output (eq. 19 of fw-covariate-shift-iw-smtgp):
+    scikit-learn's ``r2_score`` with ``multioutput="raw_values"``.
+
+    An output whose true values do not vary (over the points of positive weight) scores 0.
+    A score below -1e300 (true outputs that hardly vary compared with the errors: the ratio
+    of the sums of squares overflows) is reported as -1e300 with a NumericalWarning.
+    """
     Y, P = _pair(y_true, y_pred)
-    total = np.sum((Y - Y.mean(axis=0)) ** 2, axis=0)
-    resid = np.sum((Y - P) ** 2, axis=0)
+    w = _checked_weights(sample_weight, len(Y))
+    constant = np.ptp(Y if w is None else Y[w > 0], axis=0) == 0
+    if np.all(constant):  # includes one point, where scikit-learn warns and returns NaN
+        return np.zeros(Y.shape[1])
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        score = np.where(total > 0, 1.0 - resid / total, 0.0)
+        score = r2_score(Y, P, sample_weight=w, multioutput="raw_values", force_finite=False)
+    score = np.where(constant, 0.0, score)
     if not np.all(np.isfinite(score)):
         warnings.warn("R^2 is below -1e300 (the true outputs hardly vary compared with the errors); "
                       "reported as -1e300.", NumericalWarning, stacklevel=2)

@@ -141,3 +141,47 @@ def test_arm_pose_rejects_bad_parameters(kwargs):
     name = next(iter(kwargs))
     with pytest.raises(ValueError, match=name):
         arm_pose(**kwargs)
+
+
+# ------------------------------------------------------------------ bad inputs (issue 20, item 5)
+def test_selection_bias_on_a_constant_input_says_why_and_what_to_change():
+    from covshift.data import selection_bias
+
+    X = np.zeros((100, 2))
+    with pytest.raises(ValueError, match=r"left 100 training and 0 test points .*X is constant .*"
+                                         r"keeps everything\. Pass inputs that vary, or n_tr"):
+        selection_bias(X, np.zeros(100))
+    data = selection_bias(X, np.zeros(100), n_tr=50)  # the advertised way out: a plain random split
+    assert len(data.X_tr) >= 2 and len(data.X_te) >= 1
+
+
+@pytest.mark.parametrize("kwargs,name", [({"std_tr": 1e300}, "std_tr"), ({"std_te": 1e31}, "std_te"),
+                                         ({"mean_tr": -1e40}, "mean_tr"), ({"noise": 1e300}, "noise")])
+def test_sinc_shift_refuses_scales_whose_outputs_overflow(kwargs, name):
+    """std_tr=1e300 returned inf outputs with numpy's overflow RuntimeWarning only."""
+    with pytest.raises(ValueError, match=rf"{name}=.* is too large: .* at most 1e\+30"):
+        sinc_shift(**kwargs)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the largest accepted scale: finite, silent, within the estimators' range
+        data = sinc_shift(**{name: 1e30 if name.startswith(("std", "noise")) else -1e30})
+    assert all(np.all(np.isfinite(a)) and np.max(np.abs(a)) <= 1e100 for a in (data.X_tr, data.Y_tr,
+                                                                                data.X_te, data.Y_te))
+
+
+def test_a_tiny_test_std_gives_the_limit_ratio_silently():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        weights = sinc_shift(std_te=1e-300).true_weights
+    assert np.all(np.isfinite(weights))
+
+
+@pytest.mark.parametrize("toy", ["s_shape", "double_s"])
+def test_a_shift_that_keeps_one_training_point_is_refused_by_name(toy):
+    from covshift import data
+
+    with pytest.raises(ValueError, match=r"shift=1e\+06 kept 1 of .* Use a smaller shift"):
+        getattr(data, toy)(shift=1e6)

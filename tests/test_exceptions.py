@@ -81,3 +81,30 @@ def test_recording_leaves_global_warning_state_as_it_was():
     assert warnings.filters == before
     with pytest.warns(NumericalWarning, match="after"):
         _warn_same("after")
+
+
+def test_convergence_warning_is_caught_by_a_filter_for_scikit_learns():
+    from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
+
+    from covshift.exceptions import ConvergenceWarning
+
+    assert issubclass(ConvergenceWarning, SklearnConvergenceWarning)
+    assert issubclass(NumericalWarning, UserWarning)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.simplefilter("ignore", SklearnConvergenceWarning)  # the user's filter for sklearn's
+        KLIEP(sigma=0.5, max_iter=1).fit(np.linspace(0, 1, 30)[:, None], np.linspace(0.2, 0.8, 20)[:, None])
+    with pytest.warns(SklearnConvergenceWarning, match="KLIEP stopped"):
+        KLIEP(sigma=0.5, max_iter=1).fit(np.linspace(0, 1, 30)[:, None], np.linspace(0.2, 0.8, 20)[:, None])
+
+
+def test_every_estimator_of_the_readme_table_imports_from_covshift():
+    import covshift
+    from covshift import (AFWCS, FCFWCS, FWCS, GPR, KLIEP, KMM, PFWCS, ULSIF, WKNN, EnsembleKMM,  # noqa: F401
+                          LogisticRatio, RuLSIF, TwinGP)
+    from covshift import weights
+
+    for name in ["KLIEP", "FWCS", "AFWCS", "PFWCS", "FCFWCS", "KMM", "EnsembleKMM", "LogisticRatio", "ULSIF",
+                 "RuLSIF", "GPR", "TwinGP", "WKNN", "KernelLogisticRegression", "DomainTransferSSVM"]:
+        assert name in covshift.__all__ and hasattr(covshift, name)
+    assert KMM is weights.KMM

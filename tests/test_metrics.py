@@ -48,3 +48,22 @@ def test_paired_ttest_matches_scipy_and_correlation_sign():
     errors = rng.uniform(0, 1, 50)
     r, _ = metrics.certainty_error_correlation(1 - errors + rng.normal(0, 0.05, 50), errors)
     assert r < -0.9
+
+
+def test_regression_errors_are_scikit_learns_with_sample_weight():
+    from sklearn.metrics import mean_absolute_error, mean_squared_error, r2_score
+
+    rng = np.random.default_rng(2)
+    y, p, w = rng.normal(size=(20, 2)), rng.normal(size=(20, 2)), rng.uniform(0, 2, 20)
+    assert metrics.mae(y, p, sample_weight=w) == pytest.approx(mean_absolute_error(y, p, sample_weight=w))
+    np.testing.assert_allclose(metrics.rmse(y, p, sample_weight=w),
+                               np.sqrt(mean_squared_error(y, p, sample_weight=w, multioutput="raw_values")))
+    np.testing.assert_allclose(metrics.r2(y, p, sample_weight=w),
+                               r2_score(y, p, sample_weight=w, multioutput="raw_values"))
+    with pytest.raises(ValueError, match="sample_weight contains complex"):
+        metrics.mae(y, p, sample_weight=w * 1j)
+
+
+def test_r2_of_a_constant_output_is_zero_as_before():
+    np.testing.assert_array_equal(metrics.r2([[1.0, 0.0], [1.0, 2.0]], [[1.0, 0.0], [1.0, 2.0]]), [0.0, 1.0])
+    np.testing.assert_array_equal(metrics.r2([3.0], [3.0]), [0.0])

@@ -5,7 +5,7 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import as_2d_float, check_features, check_int, check_positive
+from .._validation import check_features, check_int, check_positive, check_sample_weight
 from ..limits import check_kernel_classifier_memory
 from ._features import (check_classification_input, check_kernel_params, make_feature_map, penalty_matrix,
                         resolve_sigma)
@@ -107,18 +107,6 @@ class KernelLogisticRegression(_LinearScoreClassifier):
         self.dual_coef_ = self.feature_map_.dual_coef(self.coef_)
         self.objective_ = result.objective
         self.n_iter_, self.converged_, self.history_ = result.n_iter, result.converged, result.history
-
-
-def check_sample_weight(sample_weight, n_samples):
-    """Ones when None; else a finite non-negative vector of length n_samples with a positive sum."""
-    if sample_weight is None:
-        return np.ones(n_samples)
-    weights = as_2d_float(np.ravel(sample_weight), "sample_weight")[:, 0]
-    if len(weights) != n_samples:
-        raise ValueError(f"sample_weight has {len(weights)} entries but there are {n_samples} training points.")
-    if np.any(weights < 0) or weights.sum() <= 0:
-        raise ValueError("sample_weight must be non-negative with a positive sum.")
-    return weights
 
 
 def fit_weighted_logistic(F, y01, sample_weight, C, tol=1e-8, max_iter=100, theta0=None,

@@ -21,22 +21,6 @@ def check_xy(X, Y):
     return X, Y, was_1d
 
 
-def check_sample_weight(sample_weight, n):
-    """Importance weights: None -> ones; finite, >= 0, length n, not all zero."""
-    if sample_weight is None:
-        return np.ones(n)
-    w = np.asarray(sample_weight, dtype=float).ravel()
-    if len(w) != n:
-        raise ValueError(f"sample_weight needs one weight per training point ({n}); got {len(w)}.")
-    if not np.all(np.isfinite(w)):
-        raise ValueError("sample_weight contains NaN or infinite values.")
-    if np.any(w < 0):
-        raise ValueError("sample_weight must be non-negative (importance weights are >= 0).")
-    if not np.any(w > 0):
-        raise ValueError("sample_weight is zero everywhere: no training point would be used.")
-    return w
-
-
 #: Condition numbers above this leave fewer than about 4 of float64's 16 significant digits in
 #: the solution of the kernel system: predictions can be dominated by round-off.
 MAX_CONDITION = 1e12

@@ -5,10 +5,10 @@ from scipy.linalg import cho_solve, solve_triangular
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_features, check_positive
+from .._validation import check_choice, check_features, check_int, check_positive, check_sample_weight, seed_of
 from ..kernels import gaussian_kernel
 from ..limits import check_gpr_memory
-from ._common import check_sample_weight, check_xy, spd_cholesky
+from ._common import check_xy, spd_cholesky
 
 
 class GPR(RegressorMixin, BaseEstimator):
@@ -35,9 +35,13 @@ class GPR(RegressorMixin, BaseEstimator):
         self.lam = lam
         self.normalize_y = normalize_y
 
-    def fit(self, X, Y, sample_weight=None):
+    def _check_params(self):
         check_positive(self.rho, "rho (kernel width)")
         check_positive(self.lam, "lam (noise variance)")
+        check_choice(self.normalize_y, "normalize_y", {True, False})
+
+    def fit(self, X, Y, sample_weight=None):
+        self._check_params()
         X, Y, self._y_1d = check_xy(X, Y)
         w = check_sample_weight(sample_weight, len(X))
         check_gpr_memory(len(X))
@@ -90,7 +94,8 @@ def tuned_gpr(X, Y, sample_weight=None, n_restarts=2, random_state=0):
     sample_weight : ignored here (accepted so that callers can pass it uniformly)
     n_restarts : int
         Extra optimiser starts (scikit-learn's ``n_restarts_optimizer``).
-    random_state : int
+    random_state : None, int, RandomState or Generator (scikit-learn's convention; an instance
+        gives one seed per fit, drawn from it)
 
     Returns
     -------
@@ -103,7 +108,7 @@ def tuned_gpr(X, Y, sample_weight=None, n_restarts=2, random_state=0):
     spread = float(np.median(np.std(X, axis=0))) or 1.0
     kernel = RBF(length_scale=spread, length_scale_bounds=(1e-3 * spread, 1e3 * spread)) \
         + WhiteKernel(noise_level=0.1, noise_level_bounds=(1e-8, 10.0))
-    model = GaussianProcessRegressor(kernel, normalize_y=True, n_restarts_optimizer=n_restarts,
-                                     random_state=random_state).fit(X, Y)
+    model = GaussianProcessRegressor(kernel, normalize_y=True, n_restarts_optimizer=check_int(n_restarts, "n_restarts", minimum=0),
+                                     random_state=seed_of(random_state)).fit(X, Y)
     rbf, white = model.kernel_.k1, model.kernel_.k2
     return GPR(rho=float(rbf.length_scale), lam=float(white.noise_level), normalize_y=True)

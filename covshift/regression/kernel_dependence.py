@@ -30,8 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.neighbors import NearestNeighbors
 
-from .._validation import check_choice, check_int, check_positive
-from ._common import check_sample_weight, check_xy
+from .._validation import check_choice, check_int, check_positive, check_sample_weight
+from ._common import check_xy
 from .tgp import TwinGP
 
 

@@ -5,8 +5,8 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_features, check_int
-from ._common import check_sample_weight, check_xy
+from .._validation import check_features, check_int, check_sample_weight
+from ._common import check_xy
 
 
 class WKNN(RegressorMixin, BaseEstimator):
@@ -25,8 +25,11 @@ class WKNN(RegressorMixin, BaseEstimator):
     def __init__(self, n_neighbors=5):
         self.n_neighbors = n_neighbors
 
-    def fit(self, X, Y, sample_weight=None):
+    def _check_params(self):
         check_int(self.n_neighbors, "n_neighbors")
+
+    def fit(self, X, Y, sample_weight=None):
+        self._check_params()
         X, Y, self._y_1d = check_xy(X, Y)
         self.weight_ = check_sample_weight(sample_weight, len(X))
         self.Y_train_ = Y

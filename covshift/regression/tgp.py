@@ -24,11 +24,12 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import as_2d_float, check_choice, check_features, check_int, check_open_interval, check_positive
+from .._validation import (as_2d_float, check_choice, check_features, check_int, check_open_interval, check_positive,
+                           check_sample_weight)
 from ..exceptions import ConvergenceWarning, NumericalWarning
 from ..kernels import gaussian_from_squared_distances, gaussian_kernel, scaled_exponent, squared_distances
 from ..limits import check_twin_gp_memory
-from ._common import check_sample_weight, check_xy, spd_inverse
+from ._common import check_xy, spd_inverse
 
 #: Schur complements below this fraction of k(x, x) are clipped (they must be > 0).
 ETA_FLOOR = 1e-12

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import ndimage
 
-from .._validation import check_positive
+from .._validation import as_generator, check_finite, check_open_interval
 
 SHIFTS = ("thicken", "blur", "rotate", "invert")
 MULTILABEL_NAMES = ("even", "greater than 4", "has a closed loop", "prime")
@@ -67,7 +67,7 @@ def transform_images(images, shift="thicken+rotate", angle=15.0):
     unknown = [s for s in steps if s not in SHIFTS]
     if not steps or unknown:
         raise ValueError(f"shift must combine {list(SHIFTS)} with '+'; got {shift!r}.")
-    angle = check_positive(abs(angle), "angle", allow_zero=True) * np.sign(angle)
+    angle = check_finite(angle, "angle")
     out = np.array(images, dtype=float)
     for step in steps:
         if step == "thicken":
@@ -96,18 +96,17 @@ def digits_transfer(task="multiclass", shift="thicken+rotate", angle=15.0, test_
         Outputs: the digit class 0-9, or the four labels of :func:`digit_attributes`.
     shift, angle : see :func:`transform_images`.
     test_fraction : float in (0, 1)
-    random_state : int
+    random_state : None, int, RandomState or Generator
         Seed of both splits. Keep it fixed to reuse one source model across experiments.
     """
     from sklearn.datasets import load_digits
 
     if task not in ("multiclass", "multilabel"):
         raise ValueError(f"task must be 'multiclass' or 'multilabel'; got {task!r}.")
-    if not 0 < test_fraction < 1:
-        raise ValueError(f"test_fraction must be between 0 and 1; got {test_fraction!r}.")
+    check_open_interval(test_fraction, "test_fraction", 0, 1)
     digits = load_digits()
     images, classes = digits.images / 16.0, digits.target
-    rng = np.random.default_rng(random_state)
+    rng = as_generator(random_state)
     order = rng.permutation(len(images))
     source, target = order[: len(order) // 2], order[len(order) // 2:]
     n_test = int(round(test_fraction * len(target)))
@@ -126,7 +125,8 @@ def digits_transfer(task="multiclass", shift="thicken+rotate", angle=15.0, test_
 
 def draw_labelled(n_pool, n_labelled, random_state=0):
     """Indices of ``n_labelled`` target examples drawn at random (seeded) from the pool."""
-    if not 1 <= int(n_labelled) <= n_pool:
-        raise ValueError(f"The number of labelled target examples l must be between 1 and {n_pool}; "
-                         f"got {n_labelled}.")
-    return np.random.default_rng(random_state).choice(n_pool, size=int(n_labelled), replace=False)
+    if isinstance(n_labelled, (bool, np.bool_)) or not isinstance(n_labelled, (int, np.integer)) \
+            or not 1 <= n_labelled <= n_pool:
+        raise ValueError(f"n_labelled (the number of labelled target examples l) must be an integer between "
+                         f"1 and {n_pool}; got {n_labelled!r}.")
+    return as_generator(random_state).choice(n_pool, size=int(n_labelled), replace=False)

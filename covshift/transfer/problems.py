@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.kernel_approximation import Nystroem, RBFSampler
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import as_2d_float, check_choice, check_int, check_positive
+from .._validation import as_2d_float, check_choice, check_int, check_positive, seed_of
 
 EMBEDDINGS = ("linear", "random_fourier", "nystroem")
 
@@ -39,7 +39,7 @@ class StructuredProblem(BaseEstimator):
         Number of explicit kernel features (Nystroem uses at most the number of fit inputs).
     gamma : float, default 0.05
         Kernel parameter of the explicit features.
-    random_state : int, default 0
+    random_state : None, int, RandomState or Generator, default 0
         Seed of the explicit features.
     """
 
@@ -60,10 +60,10 @@ class StructuredProblem(BaseEstimator):
             gamma = check_positive(self.gamma, "gamma")
             if self.features == "random_fourier":
                 self.embedding_ = RBFSampler(gamma=gamma, n_components=n_components,
-                                             random_state=self.random_state).fit(X)
+                                             random_state=seed_of(self.random_state)).fit(X)
             else:
                 self.embedding_ = Nystroem(gamma=gamma, n_components=min(n_components, len(X)),
-                                           random_state=self.random_state).fit(X)
+                                           random_state=seed_of(self.random_state)).fit(X)
         return self
 
     def embed(self, X):

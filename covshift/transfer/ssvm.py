@@ -32,7 +32,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import as_2d_float, check_int, check_positive
+from .._validation import as_2d_float, as_generator, check_int, check_positive
 from ..exceptions import ConvergenceWarning, NumericalWarning, SolverError
 from ..limits import check_structured_memory
 from .problems import fitted_problem
@@ -191,7 +191,7 @@ class _CuttingPlaneModel(BaseEstimator):
         offset = offset_for(X, zeros)
         self.problem_ = problem
         self._store(cutting_plane(problem, Z, y, offset, C, epsilon, max_iter,
-                                  np.random.default_rng(self.random_state)))
+                                  as_generator(self.random_state)))
         return self
 
     def _store(self, result):
@@ -240,7 +240,7 @@ class StructuredSVM(_CuttingPlaneModel):
         Stop when the most violated constraint is violated by at most epsilon.
     max_iter : int, default 1000
         Budget of cutting-plane iterations (a ConvergenceWarning when it runs out).
-    random_state : int, default 0
+    random_state : None, int, RandomState or Generator, default 0
         Seed of the random initial y-bar.
 
     Attributes
@@ -292,7 +292,7 @@ class DomainTransferSSVM(_CuttingPlaneModel):
         epsilon_cp of Algorithm 1.
     max_iter : int, default 1000
         Budget of cutting-plane iterations.
-    random_state : int, default 0
+    random_state : None, int, RandomState or Generator, default 0
         Seed of the random initial y-bar.
 
     Attributes

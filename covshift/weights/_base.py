@@ -1,19 +1,34 @@
 """Shared base of all importance-weight estimators."""
 
+import warnings
+from contextlib import contextmanager
+
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_features, check_random_state, check_train_test
+from .._validation import check_features, check_train_test, seed_of
+from ..exceptions import NumericalWarning
+from ..kernels import kernel_column_means
+from ._kliep_problem import MIN_MEAN_KERNEL, choose_centers
+
+#: The kernel-mass check of :func:`warn_no_kernel_mass` looks at no more than this many points.
+MAX_CHECKED_POINTS = 1000
 
 
 class WeightEstimator(BaseEstimator):
     """Base class: ``fit(X_tr, X_te)`` learns w(x) = p_te(x) / p_tr(x).
 
-    Subclasses implement ``_fit(X_tr, X_te)`` (set fitted attributes, return the
-    raw weights on the training points) and ``_predict_raw(X)``. The base class
-    validates input and scales everything so that ``weights_`` has mean 1; the
-    same scale is applied by :meth:`predict_weights`.
+    Subclasses implement ``_check_params()`` (the hyper-parameter checks, ValueError naming
+    the parameter; called first, before the data are looked at), ``_fit(X_tr, X_te)`` (set
+    fitted attributes, return the raw weights on the training points) and ``_predict_raw(X)``.
+    The base class validates input and scales everything so that ``weights_`` has mean 1;
+    the same scale is applied by :meth:`predict_weights`.
+
+    ``random_state`` follows scikit-learn: None, an integer seed, a ``np.random.RandomState``
+    (or a ``np.random.Generator``). An instance gives one integer seed per fit, drawn from it
+    (:func:`covshift._validation.seed_of`): every random choice of that fit uses the seed, so
+    a fit with ``RandomState(s)`` equals the fit with ``seed_of(RandomState(s))``.
     """
 
     #: Subclasses whose computations run over row blocks accept lazy dask arrays.
@@ -33,10 +48,12 @@ class WeightEstimator(BaseEstimator):
         -------
         self
         """
-        check_random_state(getattr(self, "random_state", None))
+        seed = seed_of(getattr(self, "random_state", None))
+        self._check_params()
         X_tr, X_te = check_train_test(X_tr, X_te, allow_dask=self._accepts_dask)
         self.n_features_in_ = X_tr.shape[1]
-        raw = np.asarray(self._fit(X_tr, X_te), dtype=float)
+        with _seeded(self, seed):
+            raw = np.asarray(self._fit(X_tr, X_te), dtype=float)
         mean = raw.mean()
         self.weight_scale_ = 1.0 / mean if mean > 0 and np.isfinite(mean) else 1.0
         self.weights_ = raw * self.weight_scale_ if mean > 0 else np.ones_like(raw)
@@ -48,8 +65,58 @@ class WeightEstimator(BaseEstimator):
         X = check_features(X, self.n_features_in_)
         return self._predict_raw(X) * self.weight_scale_
 
+    def _check_params(self):
+        """Hyper-parameter checks (none here); ValueError naming the parameter."""
+
     def _fit(self, X_tr, X_te):  # pragma: no cover - abstract
         raise NotImplementedError
 
     def _predict_raw(self, X):  # pragma: no cover - abstract
         raise NotImplementedError
+
+
+@contextmanager
+def _seeded(estimator, seed):
+    """``estimator.random_state`` is the integer ``seed`` for the duration of one fit.
+
+    Only when random_state is a RandomState or Generator (an integer or None is left alone):
+    the KLIEP family's centre choice and cross-validation folds seed numpy's ``default_rng``
+    with ``random_state`` directly, which takes no RandomState. The parameter is restored
+    afterwards (``get_params`` still returns the instance the user passed).
+    """
+    original = getattr(estimator, "random_state", None)
+    if seed is original:  # None, or an int (the same object returned by seed_of)
+        yield
+        return
+    estimator.random_state = seed
+    try:
+        yield
+    finally:
+        estimator.random_state = original
+
+
+def warn_no_kernel_mass(estimator, X_tr, points, sigma, what="test points", stacklevel=4):
+    """The KLIEP family's underflow check for any kernel estimator (NumericalWarning).
+
+    A point c whose mean kernel value over the training points, mean_i k(x_tr_i, c), is at
+    most ``MIN_MEAN_KERNEL`` (the threshold below which KLIEP excludes a centre, see
+    ``_kliep_problem.build_kliep_problem``) has (numerically) no training mass: sigma is too
+    small for the data (the kernel matrix has collapsed to the identity) or c lies outside
+    the training support. Looks at ``points`` (at most ``MAX_CHECKED_POINTS`` of them, a
+    seeded subset) and warns with the count; returns that count.
+    """
+    points = np.asarray(points)
+    if len(points) > MAX_CHECKED_POINTS:
+        points = points[choose_centers(len(points), MAX_CHECKED_POINTS, 0)]
+    mean_kernel = kernel_column_means(X_tr, points, sigma)
+    n_empty = int(np.sum(mean_kernel <= MIN_MEAN_KERNEL))
+    if n_empty:
+        share = "all" if n_empty == len(points) else f"{n_empty} of"
+        warnings.warn(
+            f"{type(estimator).__name__}: {share} {len(points)} {what} have (almost) no kernel mass "
+            f"on the training points (mean kernel value <= {MIN_MEAN_KERNEL:.0e} at sigma={sigma:.3g}): "
+            "sigma is too small for the data (the kernel matrix is numerically the identity), or "
+            "those points lie outside the training support. The weights cannot account for them; "
+            "try a larger sigma, or sigma=None (the default, from the median distance).",
+            NumericalWarning, stacklevel=stacklevel)
+    return n_empty

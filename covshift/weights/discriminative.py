@@ -10,7 +10,7 @@ from sklearn.preprocessing import StandardScaler
 from .._validation import check_choice, check_int, check_positive, check_width
 from ..kernels import median_heuristic
 from ..limits import check_feature_memory
-from ._base import WeightEstimator
+from ._base import WeightEstimator, warn_no_kernel_mass
 
 #: Widths whose scikit-learn gamma = 1 / (2 sigma^2) is a finite positive float64.
 _FINITE_GAMMA = (1e-100, 1e100)
@@ -38,7 +38,8 @@ class LogisticRatio(WeightEstimator):
     clip : float, default 100
         Ratios are clipped to [0, clip] before normalising, so a few points deep in
         the test-only region cannot take all the weight.
-    random_state : int
+    random_state : None, int, RandomState or Generator (scikit-learn's convention; an instance
+        gives one seed per fit, drawn from it)
 
     Attributes
     ----------
@@ -55,10 +56,17 @@ class LogisticRatio(WeightEstimator):
         self.clip = clip
         self.random_state = random_state
 
-    def _fit(self, X_tr, X_te):
+    def _check_params(self):
         check_choice(self.features, "features", {"rbf", "raw"})
         check_positive(self.C, "C")
         check_positive(self.clip, "clip")
+        check_choice(self.calibrate, "calibrate", {True, False})
+        if self.features == "rbf":
+            check_int(self.n_components, "n_components")
+            if self.sigma is not None:
+                check_width(self.sigma, "sigma", _FINITE_GAMMA)
+
+    def _fit(self, X_tr, X_te):
         if len(X_te) < 2 or len(X_tr) < 2:
             raise ValueError("LogisticRatio needs at least 2 training and 2 test points.")
         X = np.vstack([X_tr, X_te])
@@ -66,12 +74,14 @@ class LogisticRatio(WeightEstimator):
         steps = [StandardScaler()]
         if self.features == "rbf":
             self.sigma_ = (median_heuristic(X, random_state=self.random_state) if self.sigma is None
-                           else check_positive(self.sigma, "sigma"))
-            n_comp = min(check_int(self.n_components, "n_components"), len(X))
+                           else float(self.sigma))
+            n_comp = min(int(self.n_components), len(X))
             check_feature_memory("LogisticRatio", len(X), n_comp, 4, "n_components")
             width_name = "sigma" if self.sigma is not None else "sigma (the median heuristic: data scale)"
-            steps = [Nystroem(gamma=check_width(self.sigma_, width_name, _FINITE_GAMMA), n_components=n_comp,
-                              random_state=self.random_state), StandardScaler()]
+            gamma = check_width(self.sigma_, width_name, _FINITE_GAMMA)
+            warn_no_kernel_mass(self, X_tr, X_te, self.sigma_)
+            steps = [Nystroem(gamma=gamma, n_components=n_comp, random_state=self.random_state),
+                     StandardScaler()]
         else:
             self.sigma_ = None
         logistic = LogisticRegression(C=self.C, max_iter=1000)

@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_choice, check_int, check_positive
+from .._validation import check_choice, check_grid, check_int, check_positive
 from ..exceptions import ConvergenceWarning
 from ._kliep_base import KliepFamily
 from ._line_search import log_objective
@@ -81,12 +81,14 @@ class KLIEP(KliepFamily):
         self.cv = cv
         self.random_state = random_state
 
-    def _fit(self, X_tr, X_te):
+    def _check_params(self):
         check_int(self.max_iter, "max_iter", minimum=0)
         check_positive(self.tol, "tol")
         check_choice(self.projection, "projection", set(_PROJECTIONS))
         check_choice(self.momentum, "momentum", {True, False})
-        return super()._fit(X_tr, X_te)
+        check_int(self.cv, "cv (number of folds)", minimum=2)
+        if self.sigma_grid is not None:
+            check_grid(self.sigma_grid, "sigma_grid")
 
     def _solve(self, problem):
         atoms, project = problem.atoms, _PROJECTIONS[self.projection]

@@ -11,11 +11,11 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.neighbors import NearestNeighbors
 
-from .._validation import check_choice, check_int, check_positive
+from .._validation import as_generator, check_choice, check_int, check_positive
 from ..exceptions import ConvergenceWarning, SolverError
 from ..kernels import gaussian_kernel, median_heuristic
 from ..limits import check_kmm_memory
-from ._base import WeightEstimator
+from ._base import WeightEstimator, warn_no_kernel_mass
 
 #: KMM builds an n_tr x n_tr QP; past this size it refuses and points to the ensembles.
 MAX_KMM_TRAIN = 5000
@@ -107,16 +107,24 @@ def _kmm_constraints(n):
 
 
 class _KMMParams(WeightEstimator):
-    def _check_common(self, X_tr, X_te):
+    def _check_params(self):
         if check_positive(self.B, "B (upper bound of the weights)") < 1:
             raise ValueError(f"B (upper bound of the weights) must be >= 1: the weights have mean "
                              f"about 1, so a bound below 1 leaves no solution; got {self.B!r}.")
         if self.eps is not None and check_positive(self.eps, "eps", allow_zero=True) >= 1:
             raise ValueError(f"eps (tolerance of the mean weight around 1) must lie in [0, 1); a "
                              f"tolerance of 1 or more allows all-zero weights; got {self.eps!r}.")
+        if self.sigma is not None:
+            check_positive(self.sigma, "sigma (kernel width)")
+
+    def _resolve_sigma(self, X_tr, X_te):
+        """sigma, or the median heuristic on all the data; warns when the kernel has no mass
+        on the training points at the test points (sigma too small: :func:`warn_no_kernel_mass`)."""
         if self.sigma is None:
             return median_heuristic(np.vstack([X_tr, X_te]), random_state=self.random_state)
-        return check_positive(self.sigma, "sigma (kernel width)")
+        sigma = check_positive(self.sigma, "sigma (kernel width)")
+        warn_no_kernel_mass(self, X_tr, X_te, sigma, stacklevel=5)
+        return sigma
 
     def _predict_raw(self, X):
         raise NotImplementedError(
@@ -135,7 +143,8 @@ class KMM(_KMMParams):
         Upper bound of every weight.
     eps : float or None
         Tolerance of the sum constraint; None is (sqrt(n_tr) - 1) / sqrt(n_tr) (paper).
-    random_state : int
+    random_state : None, int, RandomState or Generator (scikit-learn's convention; an instance
+        gives one seed per fit, drawn from it)
         Only used to subsample for the median heuristic.
 
     Attributes
@@ -159,7 +168,7 @@ class KMM(_KMMParams):
                 "Use EnsembleKMM(strategy='vf') (VFKMM) instead.")
         check_kmm_memory("KMM", len(X_tr), len(X_te), "Use EnsembleKMM(strategy='vf') (VFKMM), "
                          "which solves many small problems on bootstrap samples.")
-        self.sigma_ = self._check_common(X_tr, X_te)
+        self.sigma_ = self._resolve_sigma(X_tr, X_te)
         self.beta_ = kmm_weights(X_tr, X_te, self.sigma_, self.B, self.eps)
         return self.beta_
 
@@ -201,7 +210,8 @@ class EnsembleKMM(_KMMParams):
         paper's value.
     sigma, B, eps : as :class:`KMM` (sigma chosen once on all the data).
     n_jobs : int or None
-    random_state : int
+    random_state : None, int, RandomState or Generator (scikit-learn's convention; an instance
+        gives one seed per fit, drawn from it)
 
     Attributes
     ----------
@@ -220,13 +230,18 @@ class EnsembleKMM(_KMMParams):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _fit(self, X_tr, X_te):
+    def _check_params(self):
+        super()._check_params()
         check_choice(self.strategy, "strategy", {"vf", "evf", "ens", "enstr"})
-        n_parts = self.n_parts_ = self._resolve_parts(len(X_tr), len(X_te))
+        if self.n_parts is not None:
+            check_int(self.n_parts, "n_parts")
         if not 0 < check_positive(self.eta, "eta") < 1:
             raise ValueError(f"eta must lie in (0, 1); got {self.eta!r}.")
-        self.sigma_ = self._check_common(X_tr, X_te)
-        rng = np.random.default_rng(self.random_state)
+
+    def _fit(self, X_tr, X_te):
+        n_parts = self.n_parts_ = self._resolve_parts(len(X_tr), len(X_te))
+        self.sigma_ = self._resolve_sigma(X_tr, X_te)
+        rng = as_generator(self.random_state)
         n_tr = len(X_tr)
         test_parts = self._split(len(X_te), n_parts, rng) if self.strategy in ("ens", "evf") else [np.arange(len(X_te))]
         if self.strategy in ("ens",):

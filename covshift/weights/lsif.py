@@ -5,11 +5,11 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_int, check_positive
+from .._validation import check_grid, check_int, check_positive
 from ..exceptions import NumericalWarning
 from ..kernels import gaussian_kernel, median_heuristic
 from ..limits import check_feature_memory
-from ._base import WeightEstimator
+from ._base import WeightEstimator, warn_no_kernel_mass
 from ._kliep_problem import choose_centers
 
 
@@ -33,7 +33,8 @@ class RuLSIF(WeightEstimator):
     lam : float, sequence or None
         Ridge or grid; None is 10^{-3 .. 0}.
     n_centers : int, default 100
-    random_state : int
+    random_state : None, int, RandomState or Generator (scikit-learn's convention; an instance
+        gives one seed per fit, drawn from it)
 
     Attributes
     ----------
@@ -47,12 +48,17 @@ class RuLSIF(WeightEstimator):
         self.n_centers = n_centers
         self.random_state = random_state
 
-    def _fit(self, X_tr, X_te):
-        alpha = check_positive(self.alpha, "alpha", allow_zero=True)
-        if alpha >= 1:
+    def _check_params(self):
+        if check_positive(self.alpha, "alpha", allow_zero=True) >= 1:
             raise ValueError(f"alpha must lie in [0, 1); got {self.alpha!r}.")
-        centers = X_te[choose_centers(len(X_te), check_int(self.n_centers, "n_centers"),
-                                      self.random_state)]
+        check_int(self.n_centers, "n_centers")
+        for value, name in [(self.sigma, "sigma"), (self.lam, "lam")]:
+            if value is not None:
+                check_grid(value, name)
+
+    def _fit(self, X_tr, X_te):
+        alpha = float(self.alpha)
+        centers = X_te[choose_centers(len(X_te), int(self.n_centers), self.random_state)]
         check_feature_memory("RuLSIF", max(len(X_tr), len(X_te)), len(centers), 12, "n_centers")
         median = median_heuristic(np.vstack([X_tr, X_te]), random_state=self.random_state)
         sigmas = _grid(self.sigma, median * np.array([0.25, 0.5, 1.0, 2.0]), "sigma")
@@ -63,11 +69,13 @@ class RuLSIF(WeightEstimator):
             if np.any(np.isfinite(scores)) else (0, 0)
         self.cv_results_ = {"sigma": sigmas, "lam": lams, "loo_score": scores}
         self.sigma_, self.lam_, self.centers_ = float(sigmas[i]), float(lams[j]), centers
+        warn_no_kernel_mass(self, X_tr, centers, self.sigma_, what="Gaussian centres")
         self.theta_ = _solve(X_tr, X_te, centers, self.sigma_, self.lam_, alpha)
         raw = self._predict_raw(X_tr)
         if not np.any(raw > 0):
-            warnings.warn("RuLSIF clipped every coefficient to 0 (the ratio is not resolvable "
-                          "with these widths); returning uniform weights.", NumericalWarning,
+            warnings.warn(f"{type(self).__name__}'s fitted ratio is 0 at every training point (every "
+                          "coefficient clipped to 0, or no centre has kernel mass there: the ratio is not "
+                          "resolvable with these widths); returning uniform weights.", NumericalWarning,
                           stacklevel=3)
             self.theta_ = np.zeros_like(self.theta_)
             return np.ones(len(X_tr))
@@ -93,13 +101,8 @@ class ULSIF(RuLSIF):
 
 
 def _grid(value, default, name):
-    try:
-        grid = default if value is None else np.atleast_1d(np.asarray(value, dtype=float))
-    except (TypeError, ValueError):
-        grid = np.array([np.nan])  # text, None inside a list, complex: refused below
-    if np.iscomplexobj(value) or grid.size == 0 or np.any(~np.isfinite(grid)) or np.any(grid <= 0):
-        raise ValueError(f"{name} must be a positive number or a list of positive numbers.")
-    return grid
+    """``value`` as a 1-D grid of positive numbers (:func:`check_grid`), ``default`` when None."""
+    return default if value is None else check_grid(value, name)
 
 
 def _moments(X_tr, X_te, centers, sigma, alpha):

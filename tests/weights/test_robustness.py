@@ -107,3 +107,45 @@ def test_predict_weights_checks_features_and_fit():
     est = FCFWCS(sigma=1.0).fit(np.random.default_rng(0).normal(size=(10, 2)), GOOD + 0.1)
     with pytest.raises(ValueError, match="fitted with 2"):
         est.predict_weights(np.zeros((3, 3)))
+
+
+# ------------------------------------------------ kernel underflow outside the KLIEP family (issue 20)
+def _kernel_estimators(sigma):
+    from covshift.weights import KMM, ULSIF, EnsembleKMM, LogisticRatio, RuLSIF
+
+    return [KMM(sigma=sigma), EnsembleKMM("enstr", n_parts=2, sigma=sigma),
+            RuLSIF(sigma=sigma, lam=0.1, n_centers=20), ULSIF(sigma=sigma, lam=0.1, n_centers=20),
+            LogisticRatio(sigma=sigma, n_components=20)]
+
+
+@pytest.mark.parametrize("sigma", [1e-12, 1e-50])
+@pytest.mark.parametrize("index", range(5))
+def test_a_collapsed_kernel_warns_with_kliep_check_and_stays_finite(index, sigma):
+    """sigma = 1e-12 makes the Gaussian kernel the identity: KLIEP warned, KMM, RuLSIF, ULSIF and
+    LogisticRatio returned weights silently. The same check (mean kernel mass <= MIN_MEAN_KERNEL)
+    now warns with the count for all of them."""
+    rng = np.random.default_rng(0)
+    X_tr, X_te = rng.normal(size=(40, 2)), rng.normal(0.5, 1.0, size=(30, 2))
+    est = _kernel_estimators(sigma)[index]
+    with pytest.warns(NumericalWarning, match=r"no kernel mass on the training points .*sigma is too "
+                                              r"small for the data \(the kernel matrix is numerically"):
+        est.fit(X_tr, X_te)
+    assert np.all(np.isfinite(est.weights_)) and est.weights_.mean() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("index", range(5))
+def test_a_sensible_sigma_gives_no_underflow_warning(index):
+    rng = np.random.default_rng(0)
+    X_tr, X_te = rng.normal(size=(40, 2)), rng.normal(0.5, 1.0, size=(30, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NumericalWarning)
+        _kernel_estimators(1.0)[index].fit(X_tr, X_te)
+
+
+def test_the_warning_counts_only_the_unsupported_test_points():
+    from covshift.weights import KMM
+
+    X_tr = np.linspace(0, 1, 30)[:, None]
+    X_te = np.vstack([np.linspace(0, 1, 10)[:, None], [[40.0], [50.0]]])
+    with pytest.warns(NumericalWarning, match="KMM: 2 of 12 test points have"):
+        KMM(sigma=0.3).fit(X_tr, X_te)
