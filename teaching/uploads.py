@@ -20,18 +20,47 @@ class CsvTable:
     notes: list = field(default_factory=list)
 
 
-#: Encodings tried in order: UTF-8 (a byte-order mark is removed) and Latin-1, which
-#: decodes any byte, so a file that is neither is read with visible mojibake, not refused.
+#: Encodings tried in order after UTF-16 (recognised by its byte-order mark or its NUL bytes):
+#: UTF-8 (a byte-order mark is removed) and Latin-1, which decodes any byte, so a file that is
+#: neither is read with visible mojibake, not refused.
 CSV_ENCODINGS = (("utf-8-sig", "UTF-8"), ("latin-1", "Latin-1"))
 #: Separators recognised, with the names used in messages.
 CSV_SEPARATORS = {",": "comma", ";": "semicolon", "\t": "tab", "|": "vertical bar"}
 
 
+def _utf16(head):
+    """The UTF-16 codec and its name if ``head`` (the first bytes) is UTF-16 text, else None.
+
+    Spreadsheet programs write "Unicode text" as UTF-16, with a byte-order mark or without one;
+    then most characters are ASCII, so every second byte is NUL (odd bytes little-endian, even
+    bytes big-endian)."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16", "UTF-16 with BOM"
+    even, odd = head[0::2], head[1::2]
+    if len(odd) >= 2:
+        if odd.count(0) >= 0.9 * len(odd) and even.count(0) <= 0.1 * len(even):
+            return "utf-16-le", "UTF-16 (little-endian, no BOM)"
+        if even.count(0) >= 0.9 * len(even) and odd.count(0) <= 0.1 * len(odd):
+            return "utf-16-be", "UTF-16 (big-endian, no BOM)"
+    return None
+
+
 def _decode(raw):
-    """(text, encoding name) of CSV bytes; ValueError for binary files."""
-    if b"\x00" in raw[:4096]:
-        raise ValueError("This file is binary (it contains NUL bytes), not text: perhaps an Excel "
-                         "workbook. Save it as CSV (comma-separated values) and upload that.")
+    """(text, encoding name) of CSV bytes: UTF-16 (with or without BOM), UTF-8 (with or without
+    BOM) or Latin-1; ValueError naming the encodings tried for binary files."""
+    head = raw[:4096]
+    utf16 = _utf16(head)
+    if utf16 is not None:
+        codec, label = utf16
+        try:
+            return raw.decode(codec).lstrip("\ufeff"), label
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"This file looks like {label} text but does not decode as such ({exc.reason} at "
+                             f"byte {exc.start}). Save it again as CSV UTF-8 and upload that.") from None
+    if b"\x00" in head:
+        raise ValueError("This file is binary (it contains NUL bytes) and is not text in UTF-8, UTF-16 or "
+                         "Latin-1: perhaps an Excel workbook. Save it as CSV UTF-8 (comma-separated values) "
+                         "and upload that.")
     for codec, label in CSV_ENCODINGS:
         try:
             text = raw.decode(codec)

@@ -60,9 +60,20 @@ def test_latin1_and_bom_files_are_read_and_the_encoding_named():
     assert any("UTF-8 with BOM" in note for note in table.notes)
 
 
+@pytest.mark.parametrize("codec,name", [("utf-16", "UTF-16 with BOM"), ("utf-16-le", "UTF-16 (little-endian, no BOM)"),
+                                        ("utf-16-be", "UTF-16 (big-endian, no BOM)")])
+def test_utf16_files_are_read_and_the_encoding_named(codec, name):
+    """What spreadsheet programs save as "Unicode text": UTF-16, tab-separated, with or without BOM."""
+    table = uploads.read_csv(_rows(sep="\t", header=("température", "x2", "y")).encode(codec))
+    assert table.columns == ["température", "x2", "y"]
+    np.testing.assert_allclose(table.values, uploads.read_csv(_rows().encode()).values)
+    assert any(name in note for note in table.notes), table.notes
+
+
 def test_binary_file_is_named_binary():
-    with pytest.raises(ValueError, match="binary"):
+    with pytest.raises(ValueError, match="binary") as info:
         uploads.read_csv(b"PK\x03\x04\x00\x00" + bytes(range(256)))
+    assert "UTF-16" in str(info.value) and "Excel" in str(info.value)
 
 
 def test_ragged_file_message_names_encoding_and_separator():
