@@ -140,11 +140,11 @@ class FoldActiveSet:
         on_face[np.arange(len(self.mu)), entering] |= todo
         size = int(on_face.sum(axis=1).max())
         index = np.argsort(~on_face, axis=1, kind="stable")[:, :size]
-        return index, np.take_along_axis(on_face, index, axis=1)
+        return index, on_face[np.arange(len(index))[:, None], index]
 
     def set_face(self, index, mu_face, on_face):
         """New weights ``mu_face`` (K, s) on the faces (zero off them), renormalised; v recomputed."""
         mu = np.zeros_like(self.mu)
-        np.put_along_axis(mu, index, np.where(on_face, mu_face, 0.0), axis=1)
+        mu[np.arange(len(index))[:, None], index] = np.where(on_face, mu_face, 0.0)
         self.mu = mu / np.maximum(mu.sum(axis=1, keepdims=True), _TINY)
         self.refresh()

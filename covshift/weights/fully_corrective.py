@@ -63,15 +63,23 @@ def newton_direction(hessian, grad, free=None, multiplier=None):
     system = np.where(free[:, :, None] & free[:, None, :], hessian, 0.0) + np.eye(size) * (~free)[:, :, None]
     scale = np.trace(system, axis1=1, axis2=2) / size
     system += 1e-12 * scale[:, None, None] * np.eye(size)
-    rhs = np.stack([np.where(free, grad, 0.0), free.astype(float)], axis=2)
-    with np.errstate(all="ignore"):
-        try:
-            x, y = np.moveaxis(np.linalg.solve(system, rhs), 2, 0)
-        except np.linalg.LinAlgError:
-            x = y = np.full(grad.shape, np.nan)
-        lam = x.sum(axis=1) / y.sum(axis=1) if multiplier is None else np.broadcast_to(multiplier, len(x))
-        direction = x - lam[:, None] * y
-        ascent = np.all(np.isfinite(direction), axis=1) & (np.sum(direction * (grad - lam[:, None]), axis=1) > 0)
+    if multiplier is None:  # two right-hand sides: g and 1
+        rhs = np.stack([np.where(free, grad, 0.0), free.astype(float)], axis=2)
+    else:  # one: g - lambda 1
+        lam = np.broadcast_to(multiplier, len(grad))
+        rhs = np.where(free, grad - lam[:, None], 0.0)[:, :, None]
+    try:
+        solution = np.linalg.solve(system, rhs)
+    except np.linalg.LinAlgError:
+        solution = np.full(rhs.shape, np.nan)
+    if multiplier is None:
+        x, y = solution[:, :, 0], solution[:, :, 1]
+        with np.errstate(all="ignore"):
+            lam = x.sum(axis=1) / y.sum(axis=1)
+            direction = x - lam[:, None] * y
+    else:
+        direction = solution[:, :, 0]
+    ascent = np.isfinite(direction).all(axis=1) & (np.einsum("ks,ks->k", direction, grad - lam[:, None]) > 0)
     if not ascent.all():
         mean = np.sum(np.where(free, grad, 0.0), axis=1) / np.maximum(free.sum(axis=1), 1)
         direction[~ascent] = (grad - mean[:, None])[~ascent]
@@ -237,7 +245,7 @@ def _batched_newton_step(problems, active_sets, entering, todo):
     scaled = atoms * (np.sqrt(problems.weight) / density)[:, None, :]
     hessian = scaled @ scaled.transpose(0, 2, 1)  # minus the Hessian of F on the face
     grad = np.einsum("ksn,kn->ks", atoms, problems.weight / density)
-    mu_face = np.take_along_axis(active_sets.mu, index, axis=1)
+    mu_face = active_sets.mu[folds, index]
     direction = newton_direction(hessian, grad, free, problems.n_fit)
     leaving = free & (mu_face <= 0) & (direction < 0)
     if leaving.any():
