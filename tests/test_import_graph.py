@@ -81,8 +81,6 @@ def find_cycle(graph):
     return None
 
 
-
-
 def test_the_walk_sees_the_package():
     graph, _ = import_graph()
     assert "covshift.weights.frank_wolfe" in graph and "covshift.model_selection" in graph
