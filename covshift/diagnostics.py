@@ -24,7 +24,7 @@ from sklearn.utils.validation import has_fit_parameter
 
 from ._validation import as_2d_float, check_choice, check_int, check_random_state
 from .kernels import gaussian_kernel, median_heuristic
-from .metrics import _weights, effective_sample_size, max_weight
+from .metrics import check_weights, effective_sample_size, max_weight
 
 __all__ = ["TwoSampleResult", "FeatureShiftResult", "WeightSummary", "IWCVResult",
            "two_sample_test", "feature_shift", "effective_sample_size", "weight_summary",
@@ -447,7 +447,7 @@ def weight_summary(w):
         ``ess``, ``ess_fraction`` = ess / n, ``max_weight`` (max w / mean w), ``top_share``
         (share of sum w in the ceil(n / 100) largest weights) and ``n``.
     """
-    w = _weights(w, "w (weights)")
+    w = check_weights(w, "w (weights)")
     if not np.any(w > 0):
         raise ValueError("w (weights) are all zero: no point has weight, so nothing can be summarised.")
     n = w.size
@@ -501,7 +501,7 @@ def iw_cv_error(model, X_tr, y_tr, weights, cv=5, random_state=None):
     """
     X = as_2d_float(X_tr, "X_tr (training inputs)", min_samples=2)
     Y = as_2d_float(y_tr, "y_tr (training outputs)")
-    w = _weights(weights, "weights")
+    w = check_weights(weights, "weights")
     if len(Y) != len(X) or len(w) != len(X):
         raise ValueError(f"X_tr, y_tr and weights need the same number of samples; got {len(X)}, "
                          f"{len(Y)}, {len(w)}.")

@@ -21,7 +21,8 @@ def _real_vector(values, name):
         raise ValueError(f"{name} must contain numbers only.") from None
 
 
-def _weights(w, name="weights"):
+def check_weights(w, name="weights"):
+    """``w`` as a 1-D float array; ValueError naming it unless non-empty, finite and non-negative."""
     w = _real_vector(w, name)
     if w.size == 0 or not np.all(np.isfinite(w)) or np.any(w < 0):
         raise ValueError(f"{name} must be a non-empty array of finite, non-negative numbers.")
@@ -41,7 +42,7 @@ def _normalised(w, name):
 def normalized_mse(w, true_w):
     """Normalised mean squared error of weights (sampling-based-kmm, section IV):
     mean_i (w_i / sum w - t_i / sum t)^2, both weight vectors scaled to sum to 1."""
-    w, t = _weights(w), _weights(true_w, "true weights")
+    w, t = check_weights(w), check_weights(true_w, "true weights")
     if len(w) != len(t):
         raise ValueError(f"Estimated and true weights need the same length; got {len(w)} and {len(t)}.")
     return float(np.mean((_normalised(w, "weights") - _normalised(t, "true weights")) ** 2))
@@ -50,7 +51,7 @@ def normalized_mse(w, true_w):
 def effective_sample_size(w):
     """(sum w)^2 / sum w^2: how many equally weighted points the weights are worth
     (scale-free: computed on w / max w, so huge weights cannot overflow)."""
-    w = _weights(w)
+    w = check_weights(w)
     if not np.any(w > 0):
         return 0.0
     scaled = w / w.max()
@@ -59,7 +60,7 @@ def effective_sample_size(w):
 
 def max_weight(w):
     """Largest weight after normalising to mean 1 (max / mean, computed on w / max w)."""
-    w = _weights(w)
+    w = check_weights(w)
     if not np.any(w > 0):
         return 0.0
     return float(1.0 / np.mean(w / w.max()))
@@ -72,7 +73,7 @@ def weighted_mmd2(X_tr, X_te, w, sigma):
     the weighted training sample matches the test sample in kernel mean.
     """
     X_tr, X_te = as_2d_float(X_tr, "X_tr"), as_2d_float(X_te, "X_te")
-    a = _normalised(_weights(w), "weights")
+    a = _normalised(check_weights(w), "weights")
     if len(a) != len(X_tr):
         raise ValueError(f"weights need one value per training point ({len(X_tr)}); got {len(a)}.")
     b = np.full(len(X_te), 1.0 / len(X_te))

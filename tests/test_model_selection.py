@@ -103,3 +103,12 @@ def test_iwcv_weights_the_held_out_losses():
         iwcv_score(Ridge(), X, y, -np.ones(80))
     with pytest.raises(ValueError, match="same number"):
         iwcv_score(Ridge(), X, y[:10], np.ones(80))
+
+
+@pytest.mark.parametrize("grid", ["abc", "0.5", ["a", "b"], ["0.1", "0.3"], [0.1, "a"], [[0.1], [0.2, 0.3]],
+                                  [], [0.1, -1.0], [0.0, 1.0], [0.1, np.nan], [np.inf], [True, 2.0], [1j]])
+def test_a_sigma_grid_that_is_not_positive_numbers_is_refused_by_name(paper_data, grid):
+    with pytest.raises(ValueError, match="sigma_grid"):
+        kliep_sigma(paper_data.X_tr, paper_data.X_te, sigma_grid=grid)
+    with pytest.raises(ValueError, match="sigma_grid"):
+        FCFWCS(sigma="auto", sigma_grid=grid).fit(paper_data.X_tr, paper_data.X_te)

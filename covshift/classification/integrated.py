@@ -10,10 +10,10 @@ from ._features import (check_classification_input, check_kernel_params, make_fe
                         resolve_sigma)
 from ._newton import newton_ascent
 from ._objectives import implied_weights, joint_objective
-from .logistic import _LinearScoreClassifier, fit_weighted_logistic
+from .logistic import LinearScoreClassifier, fit_weighted_logistic
 
 
-class IntegratedShiftClassifier(_LinearScoreClassifier):
+class IntegratedShiftClassifier(LinearScoreClassifier):
     """Logistic regression for covariate shift: the MAP [w, v] of Optimization Problem 1.
 
     Implements eq. 12 with the logistic classifier and selector of eqs. 13-14 and the Gaussian

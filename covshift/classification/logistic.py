@@ -13,7 +13,7 @@ from ._newton import newton_ascent
 from ._objectives import weighted_logistic_objective
 
 
-class _LinearScoreClassifier(ClassifierMixin, BaseEstimator):
+class LinearScoreClassifier(ClassifierMixin, BaseEstimator):
     """Prediction for models with score f(x) = z(x) . coef_ + intercept_ (sets nothing itself)."""
 
     def decision_function(self, X):
@@ -33,7 +33,7 @@ class _LinearScoreClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[positive.astype(int)]
 
 
-class KernelLogisticRegression(_LinearScoreClassifier):
+class KernelLogisticRegression(LinearScoreClassifier):
     """Penalised (kernel) logistic regression with sample weights, solved exactly by Newton's method.
 
     Maximises sum_i s_i log p(y_i | x_i; w) - w'w / (2 C) (eqs. 13 and 15 of

@@ -6,10 +6,10 @@ from sklearn.utils.validation import check_is_fitted
 from .._validation import check_features
 from ..weights import LogisticRatio
 from ._features import check_classification_input
-from .logistic import KernelLogisticRegression, _LinearScoreClassifier
+from .logistic import KernelLogisticRegression, LinearScoreClassifier
 
 
-class TwoStageShiftClassifier(_LinearScoreClassifier):
+class TwoStageShiftClassifier(LinearScoreClassifier):
     """Estimate w(x) = p_te(x) / p_tr(x) on (X_tr, X_te), then fit the classifier with sample_weight=w.
 
     The reference methods of discriminative-covariate-shift (section 6): the first stage is any

@@ -11,6 +11,7 @@ from .._validation import is_dask_array
 from ..kernels import kernel_vecmat, median_heuristic
 from ..limits import check_kliep_memory
 from ._base import WeightEstimator
+from .sigma import kliep_sigma
 from ._kliep_problem import DENSE_ATOMS_BYTES, ROW_CACHE_BYTES, build_kliep_problem, choose_centers
 
 
@@ -27,7 +28,7 @@ class KliepFamily(WeightEstimator):
     --------------------------------------
     sigma_ : float            kernel width used
     cv_results_ : dict        how sigma="auto" was chosen: the likelihood cross-validation
-                              curve of :func:`covshift.model_selection.kliep_sigma`, the same
+                              curve of :func:`covshift.weights.sigma.kliep_sigma`, the same
                               for every solver of the family given the same data
     center_index_ : ndarray   index of each centre in X_te
     centers_ : ndarray        the centres (n_centers, d)
@@ -93,8 +94,6 @@ class KliepFamily(WeightEstimator):
             if sigma == "median":
                 return median_heuristic(np.vstack([X_tr, X_te]), random_state=self.random_state)
             if sigma == "auto":
-                from ..model_selection import kliep_sigma
-
                 self.cv_results_ = kliep_sigma(X_tr, X_te, sigma_grid=self.sigma_grid,
                                                n_folds=self.cv, random_state=self.random_state)
                 return self.cv_results_["best_sigma"]

@@ -7,15 +7,16 @@ import pytest
 
 from covshift.data import sinc_shift
 from covshift.kernels import gaussian_kernel
-from covshift.model_selection import _fold_masks
 from covshift.weights import FCFWCS
-from covshift.weights._kliep_folds import FoldProblems, solve_folds
+from covshift.weights._kliep_folds import FoldProblems
+from covshift.weights.fully_corrective import solve_folds
 from covshift.weights._kliep_problem import build_kliep_problem, choose_centers
+from covshift.weights.sigma import fold_masks
 
 
 def fold_problems(data, sigma, n_centers=60, n_folds=4, seed=0):
     centers = choose_centers(len(data.X_te), n_centers, seed)
-    fit_te, fit_tr = _fold_masks(len(data.X_te), len(data.X_tr), n_folds, seed)
+    fit_te, fit_tr = fold_masks(len(data.X_te), len(data.X_tr), n_folds, seed)
     problems = FoldProblems(gaussian_kernel(data.X_te[centers], data.X_te, sigma),
                             gaussian_kernel(data.X_te[centers], data.X_tr, sigma), fit_te, fit_tr,
                             fit_te[:, centers])

@@ -102,23 +102,23 @@ def test_default_threshold_uses_the_factor_at_2000_points_and_replay_works():
 
 
 def test_face_hessian_over_blocks_equals_the_whole_product():
-    from covshift.weights.frank_wolfe import _face_gradient_and_hessian
+    from covshift.weights.fully_corrective import face_gradient_and_hessian
 
     rng = np.random.default_rng(2)
     A_face, u = rng.uniform(size=(5, 103)), rng.uniform(0.5, 2.0, size=103)
     scaled = A_face * u
     for block_bytes in [1, 8 * 5 * 10, 2**22]:  # one column, 10 columns, one block
-        grad, hessian = _face_gradient_and_hessian(A_face, u, block_bytes)
+        grad, hessian = face_gradient_and_hessian(A_face, u, block_bytes)
         np.testing.assert_allclose(grad, scaled.sum(axis=1), rtol=1e-13)
         np.testing.assert_allclose(hessian, scaled @ scaled.T, rtol=1e-13)
 
 
 def test_a_loose_bound_serves_only_while_the_gap_is_certainly_above_tol(paper_data, low_rank_everywhere,
                                                                         monkeypatch):
-    from covshift.weights import frank_wolfe
+    from covshift.weights import fw_loop
 
     dense = FCFWCS(sigma=0.3, tol=1e-6).fit(paper_data.X_tr, paper_data.X_te)
-    monkeypatch.setattr(frank_wolfe, "GRADIENT_SLACK", 0.0)  # no error is small enough to stop on
+    monkeypatch.setattr(fw_loop, "GRADIENT_SLACK", 0.0)  # no error is small enough to stop on
     requests = []
     gradient = _kliep_problem.KliepProblem.gradient
 
