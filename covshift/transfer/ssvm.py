@@ -215,7 +215,7 @@ def _check_common(estimator, X, Y, problem, allow_auto=False):
     return X, Y, C, epsilon, max_iter
 
 
-def cv_folds(problem, Y, rng):
+def cv_folds(Y, rng):
     """Fold index of every labelled example for ``C="auto"``: min(l, :data:`AUTO_FOLDS`) folds
     stratified by the output (one example per fold, leave-one-out, while l <= AUTO_FOLDS).
 
@@ -234,20 +234,21 @@ def cv_folds(problem, Y, rng):
 
 
 def cross_validate_C(problem, Z, Y, offset, grid, epsilon, max_iter, rng):
-    """Cross-validated 1 - mean task loss of domain transfer at every C of ``grid`` (ascending).
+    """Held-out task loss of domain transfer at every C of ``grid`` (ascending), per example.
 
-    Every example is held out once (folds of :func:`cv_folds`); its loss is that of the model
-    fitted on the other folds, to epsilon = max(epsilon, :data:`AUTO_EPSILON`). C = 0 is the
-    source model: its held-out losses come from the source scores ``offset`` with no fit. On
-    each fold the positive C are fitted in ascending order, each warm-started from the working
-    set of the previous one (the constraints of eq. (2) do not depend on C), so a fold costs
-    about one fit at the largest C.
-    Returns (scores, folds); the scores are NaN when l = 1 (nothing left to fit on).
+    Every example is held out once (folds of :func:`cv_folds`); its loss L(y_i, y-hat_i) is that
+    of the model fitted on the other folds, to epsilon = max(epsilon, :data:`AUTO_EPSILON`).
+    C = 0 is the source model: its held-out losses come from the source scores ``offset`` with
+    no fit. On each fold the positive C are fitted in ascending order, each warm-started from
+    the working set of the previous one (the constraints of eq. (2) do not depend on C), so a
+    fold costs about one fit at the largest C.
+    Returns (losses, folds): losses has shape (len(grid), l); NaN when l = 1 (nothing is left
+    to fit on).
     """
     l = len(Y)
-    folds = cv_folds(problem, Y, rng)
+    folds = cv_folds(Y, rng)
     if l < 2:
-        return np.full(len(grid), np.nan), folds
+        return np.full((len(grid), l), np.nan), folds
     losses = np.zeros((len(grid), l))
     for k in np.unique(folds):
         held, kept = folds == k, folds != k
@@ -259,7 +260,27 @@ def cross_validate_C(problem, Z, Y, offset, grid, epsilon, max_iter, rng):
                 w, working_set = result.coef, result.working_set
             predicted = problem.predict(offset[held] + problem.potentials(Z[held], w))
             losses[j, held] = problem.loss(Y[held], predicted)
-    return 1.0 - losses.mean(axis=1), folds
+    return losses, folds
+
+
+def choose_C(losses):
+    """Index of the C that ``C="auto"`` keeps, from the held-out losses of :func:`cross_validate_C`
+    (rows: the grid, ascending, row 0 the source model C = 0; columns: the l examples).
+
+    The C of the lowest mean held-out loss, the smallest one on a tie; it replaces the source
+    model only if it beats it by more than one standard error of the paired differences,
+    mean_i(d_i) > sd(d) / sqrt(l) with d_i = L_i(C = 0) - L_i(C). So one held-out example more
+    right is never enough (its mean gain 1/l equals its standard error): a delta must be
+    supported by the labels, else the source model is kept. l = 1 (no held-out losses) keeps 0.
+    """
+    losses = np.asarray(losses, dtype=float)
+    if losses.shape[1] < 2 or np.isnan(losses).any():
+        return 0
+    mean = losses.mean(axis=1)
+    best = int(np.flatnonzero(mean <= mean.min() + 1e-12)[0])
+    gain = losses[0] - losses[best]
+    standard_error = gain.std(ddof=1) / np.sqrt(len(gain))
+    return best if gain.mean() > standard_error + 1e-12 else 0
 
 
 class _CuttingPlaneModel(BaseEstimator):
@@ -279,14 +300,13 @@ class _CuttingPlaneModel(BaseEstimator):
         if self._allow_auto_C:
             if C == "auto":
                 grid = np.array(AUTO_C_GRID)
-                scores, folds = cross_validate_C(problem, Z, y, offset, grid, epsilon, max_iter,
+                losses, folds = cross_validate_C(problem, Z, y, offset, grid, epsilon, max_iter,
                                                  np.random.default_rng(self.random_state))
-                # the best score; ties (and l = 1, all NaN) go to the smallest C, the closest to f_S
-                best = 0 if np.all(np.isnan(scores)) else int(np.flatnonzero(scores >= np.nanmax(scores) - 1e-12)[0])
-                C = float(grid[best])
-                self.C_grid_, self.cv_scores_, self.n_folds_ = grid, scores, int(folds.max()) + 1
+                C = float(grid[choose_C(losses)])
+                self.C_grid_, self.cv_losses_, self.n_folds_ = grid, losses, int(folds.max()) + 1
             else:
-                self.C_grid_, self.cv_scores_, self.n_folds_ = np.array([C]), np.array([np.nan]), 0
+                self.C_grid_, self.cv_losses_, self.n_folds_ = np.array([C]), np.full((1, len(y)), np.nan), 0
+            self.cv_scores_ = 1.0 - self.cv_losses_.mean(axis=1)
             self.C_ = C
         self.problem_ = problem
         self._store(cutting_plane(problem, Z, y, offset, C, epsilon, max_iter,
@@ -381,8 +401,10 @@ class DomainTransferSSVM(_CuttingPlaneModel):
     up for every input), so by default C is chosen from the labels (``C="auto"``): the
     cross-validated mean task loss (0/1 or Hamming) on the l labelled target examples is
     compared over :data:`AUTO_C_GRID`, which starts at C = 0, the source model itself (w = 0).
-    The best C wins; ties go to the smaller C, the closer to the source model. Then w is
-    refitted on all l examples at that C (the same fit as with that number given as C).
+    The best C wins, ties going to the smaller C, the closer to the source model; and it
+    replaces the source model only if it beats it by more than one standard error of the paired
+    per-example differences (:func:`choose_C`). Then w is refitted on all l examples at that C
+    (the same fit as with that number given as C).
 
     Parameters
     ----------
@@ -413,9 +435,12 @@ class DomainTransferSSVM(_CuttingPlaneModel):
     ----------
     C_ : float
         The C of the fitted delta: the given number, or the one ``"auto"`` chose.
-    C_grid_, cv_scores_ : ndarray
-        The C compared and their cross-validated 1 - mean loss (accuracy for the 0/1 loss,
-        1 - Hamming loss); for a given number C, ``[C]`` and ``[nan]``. NaN too when l = 1.
+    C_grid_ : ndarray
+        The C compared (for a given number C, just ``[C]``).
+    cv_losses_ : ndarray of shape (len(C_grid_), l)
+        Held-out loss of every labelled example at every C (NaN when C was given or l = 1).
+    cv_scores_ : ndarray
+        Their cross-validated 1 - mean loss (accuracy for the 0/1 loss, 1 - Hamming loss).
     n_folds_ : int
         Number of cross-validation folds (l for leave-one-out; 0 when C was given).
     Others as :class:`StructuredSVM`; ``coef_`` is the delta w.
