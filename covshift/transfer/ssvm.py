@@ -22,6 +22,10 @@ loss *and* a high score; with the printed minus sign the argmax picks well-separ
 the dual (3) has f_S(x_i, y_i) **-** f_S(x_i, y-bar_i) and the average (1/l) sum_i of the loss;
 and the working-set update is a union, W <- W ∪ {y-bar}. Eq. (6) runs over the l labelled
 examples (the unlabelled x_{l+1..n} have no y_i).
+
+The paper leaves C to the user. ``DomainTransferSSVM(C="auto")``, the default, chooses it from
+the labelled target examples (:func:`cv_folds`, :func:`cross_validate_C`, :func:`choose_C`)
+over :data:`AUTO_C_GRID`, which includes C = 0, the source model unchanged.
 """
 
 import time
