@@ -138,7 +138,8 @@ def sensitivity(data, source, seeds, results):
             row.append(f"{np.mean(scores):.3f} ± {np.std(scores, ddof=1):.3f}")
             means[f"{C:g}"].append(float(np.mean(scores)))
         main = results[(l, "domain transfer")]["metric"]
-        rows.append(row + [f"{np.mean(main):.3f} ± {np.std(main, ddof=1):.3f}", chosen_C(results[(l, "domain transfer")]["C"])])
+        rows.append(row + [f"{np.mean(main):.3f} ± {np.std(main, ddof=1):.3f}",
+                           chosen_C(results[(l, "domain transfer")]["C"])])
     return rows, means
 
 

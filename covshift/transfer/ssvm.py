@@ -425,8 +425,8 @@ class DomainTransferSSVM(_CuttingPlaneModel):
         :data:`AUTO_FOLDS`-fold cross-validation, which is leave-one-out while l <= 5
         (:func:`cv_folds`). The source scores of the l examples are computed once, and on each
         fold the grid is walked upwards with warm-started working sets and a looser stopping
-        threshold (:func:`cross_validate_C`), so the search costs a few fits (about 2-7 times
-        one fit at C = 10 on the digits, l = 5..50), not one per grid point and fold. With
+        threshold (:func:`cross_validate_C`), so the search costs a few fits (measured: 3-7 times
+        one fit at C = 10 on the digits, l = 10..50), not one per grid point and fold. With
         l = 1 nothing is left to validate on, and C = 0 is kept.
     epsilon : float, default 1e-3
         epsilon_cp of Algorithm 1 (also for the cross-validation fits).

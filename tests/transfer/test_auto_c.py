@@ -217,10 +217,11 @@ def test_the_search_costs_a_few_fits(digits_sources, monkeypatch):
     for seed in range(3):
         idx = draw_labelled(len(data.y_pool), 20, random_state=seed)
         del calls[:]
-        DomainTransferSSVM(source, MulticlassProblem(10), C=max(ssvm.AUTO_C_GRID)).fit(data.X_pool[idx], data.y_pool[idx])
+        X, y = data.X_pool[idx], data.y_pool[idx]
+        DomainTransferSSVM(source, MulticlassProblem(10), C=max(ssvm.AUTO_C_GRID)).fit(X, y)
         one_fit = len(calls)
         del calls[:]
-        model = DomainTransferSSVM(source, MulticlassProblem(10)).fit(data.X_pool[idx], data.y_pool[idx])
+        model = DomainTransferSSVM(source, MulticlassProblem(10)).fit(X, y)
         assert len(calls) <= (model.n_folds_ + 1) * one_fit, (len(calls), one_fit)
 
 
