@@ -22,10 +22,8 @@ import numpy as np
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
 from _table import markdown_table, write_report  # noqa: E402
 
-from covshift import settings  # noqa: E402
-
-from teaching import catalog
 from covshift.exceptions import ConvergenceWarning  # noqa: E402
+from teaching import catalog, settings  # noqa: E402
 
 VIEW = "Domain transfer: digits with thicker, rotated strokes"
 HYPER = ["theta", "gamma", "rho_x", "rho_y", "lambda_x", "lambda_y"]

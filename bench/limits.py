@@ -29,9 +29,9 @@ sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
 from _table import markdown_table, write_report  # noqa: E402
 
 from covshift import limits  # noqa: E402
-from teaching import budget
+from teaching import budget  # noqa: E402
 
-from teaching import catalog
+from teaching import catalog  # noqa: E402
 
 
 def run_once(name, n, sigma=None):

@@ -227,7 +227,7 @@ SETTINGS = {
     "dt_task": Choice("multiclass", tuple(transfer_views.TRANSFER_TASKS)),
     "dt_shift": Choice("thicken+rotate", tuple(transfer_views.TRANSFER_SHIFTS)),
     "dt_l": Int(10, 1, transfer_views.TRANSFER_MAX_LABELLED),
-    "dt_C": Choice(10.0, (0.1, 0.3, 1.0, 3.0, 10.0, 30.0)),
+    "dt_C": Choice("auto", ("auto", 0.1, 0.3, 1.0, 3.0, 10.0, 30.0)),
     "dt_epsilon": Choice(1e-3, (1e-2, 1e-3, 1e-4)),
 }
 

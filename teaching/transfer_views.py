@@ -39,7 +39,7 @@ def transfer_source(task, shift):
     return Outcome(model, seconds, messages)
 
 
-def transfer_fit(task, shift, source, n_labelled, seed=0, C=10.0, epsilon=1e-3):
+def transfer_fit(task, shift, source, n_labelled, seed=0, C="auto", epsilon=1e-3):
     """DomainTransferSSVM on ``n_labelled`` target examples drawn with ``seed``; an :class:`Outcome`
     whose model is a dict: transfer model, labelled indices, source and transfer test predictions
     and their scores (accuracy or 1 - Hamming loss)."""
@@ -48,13 +48,14 @@ def transfer_fit(task, shift, source, n_labelled, seed=0, C=10.0, epsilon=1e-3):
         raise ValueError(f"The number of labelled target examples l must be between 1 and "
                          f"{TRANSFER_MAX_LABELLED} here; got {n_labelled}.")
     lo, hi = TRANSFER_C_RANGE
-    if not lo <= float(C) <= hi:
-        raise ValueError(f"C must be between {lo} and {hi} here; got {C}.")
+    if C != "auto" and not lo <= float(C) <= hi:
+        raise ValueError(f"C must be 'auto' or between {lo} and {hi} here; got {C}.")
     data = transfer_data(task, shift)
     idx = draw_labelled(len(data.y_pool), n_labelled, random_state=seed)
 
     def run():
-        model = DomainTransferSSVM(source, transfer_problem(task), C=float(C), epsilon=float(epsilon),
+        model = DomainTransferSSVM(source, transfer_problem(task), C=C if C == "auto" else float(C),
+                                   epsilon=float(epsilon),
                                    random_state=seed).fit(data.X_pool[idx], data.y_pool[idx])
         return {"model": model, "labelled": idx,
                 "source_pred": source.predict(data.X_test), "transfer_pred": model.predict(data.X_test),
@@ -84,4 +85,4 @@ def transfer_stored_curves():
 
 PRESET_PAGES["Domain transfer: digits with thicker, rotated strokes"] = "pages/transfer.py"
 PRESETS["Domain transfer: digits with thicker, rotated strokes"] = {
-    "dataset": "digits", "dt_task": "multiclass", "dt_shift": "thicken+rotate", "dt_l": 10, "dt_C": 10.0}
+    "dataset": "digits", "dt_task": "multiclass", "dt_shift": "thicken+rotate", "dt_l": 10, "dt_C": "auto"}
