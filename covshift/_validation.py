@@ -243,14 +243,21 @@ def check_sample_weight(sample_weight, n_samples, name="sample_weight"):
 
 def check_grid(value, name):
     """A positive number or a list of positive numbers (a grid of widths or ridges) as a 1-D
-    float64 array; ValueError naming ``name`` for text, complex numbers, booleans (True is
-    not a width), None entries, NaN, infinities, values <= 0 and an empty list."""
-    try:
-        grid = np.atleast_1d(np.asarray(value, dtype=np.float64)).ravel()
-        booleans = any(isinstance(v, (bool, np.bool_)) for v in np.ravel(np.asarray(value, dtype=object)))
-    except (TypeError, ValueError):
-        grid, booleans = np.array([np.nan]), False  # text, None inside a list, ragged lists: refused below
-    if booleans or np.iscomplexobj(value) or grid.size == 0 or np.any(~np.isfinite(grid)) or np.any(grid <= 0):
+    float64 array; ValueError naming ``name`` for text (also numbers written as text), complex
+    numbers, booleans (True is not a width), None entries, nested or ragged lists, NaN,
+    infinities, values <= 0 and an empty list."""
+    entries = None
+    if not isinstance(value, (str, bytes)):
+        try:
+            entries = np.atleast_1d(np.asarray(value, dtype=object)).ravel()
+        except (TypeError, ValueError):
+            entries = None
+    if entries is None or entries.size == 0 or not all(
+            isinstance(v, Real) and not isinstance(v, (bool, np.bool_)) for v in entries):
+        raise ValueError(f"{name} must be a positive number or a list of positive numbers; got "
+                         f"{_describe(value)}.")
+    grid = entries.astype(np.float64)
+    if np.any(~np.isfinite(grid)) or np.any(grid <= 0):
         raise ValueError(f"{name} must be a positive number or a list of positive numbers; got "
                          f"{_describe(value)}.")
     return grid

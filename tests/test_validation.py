@@ -391,11 +391,7 @@ def test_booleans_are_refused_for_every_numeric_parameter(name):
                 assert parameter.split("_")[0].lower() in str(exc).lower(), (parameter, str(exc))
             else:
                 accepted.append(parameter)
-    known = {"cv", "sigma_grid"} if name in ("FWCS", "AFWCS", "PFWCS", "FCFWCS") else set()
-    assert set(accepted) <= known, accepted
-    if accepted:
-        pytest.xfail("the Frank-Wolfe solvers check cv and sigma_grid only with sigma='auto' "
-                     "(frank_wolfe.py is being restructured: its _check_params needs KLIEP's two checks)")
+    assert not accepted, accepted
 
 
 def test_sigma_grids_refuse_booleans():

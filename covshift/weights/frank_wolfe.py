@@ -15,7 +15,7 @@ factor's error bound, so the stopping test and ``converged_`` stay certified.
 import warnings
 from functools import partial
 
-from .._validation import check_choice, check_int, check_positive
+from .._validation import check_choice, check_grid, check_int, check_positive
 from ..exceptions import ConvergenceWarning
 from ._kliep_base import KliepFamily
 from ._kliep_problem import covering_start
@@ -51,13 +51,12 @@ class _FrankWolfeKliep(KliepFamily):
         check_positive(self.tol, "tol")
         check_int(self.max_iter, "max_iter", minimum=0)
         check_int(self.refresh_every, "refresh_every")
+        check_int(self.cv, "cv (number of folds)", minimum=2)
+        if self.sigma_grid is not None:
+            check_grid(self.sigma_grid, "sigma_grid")
         for value, name in [(self.armijo_c, "armijo_c"), (self.armijo_shrink, "armijo_shrink")]:
             if not 0 < check_positive(value, name) < 1:
                 raise ValueError(f"{name} must lie in (0, 1); got {value!r}.")
-
-    def _fit(self, X_tr, X_te):
-        self._check_params()
-        return super()._fit(X_tr, X_te)
 
     def _solve(self, problem):
         active_set = ActiveSet(problem.atoms, covering_start(problem))

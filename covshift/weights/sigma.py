@@ -12,12 +12,11 @@
 
 import time
 import warnings
-from numbers import Real
 
 import numpy as np
 from sklearn.model_selection import KFold
 
-from .._validation import as_2d_float, check_choice, check_int, check_positive, check_train_test
+from .._validation import as_2d_float, check_choice, check_grid, check_int, check_positive, check_train_test
 from ..cross_validation import iwcv_score
 from ..exceptions import ConvergenceWarning, quiet_warnings
 from ..kernels import median_heuristic, scaled_exponent, squared_distances
@@ -167,23 +166,9 @@ def kliep_sigma(X_tr, X_te, rule="lcv", sigma_grid=None, n_folds=5, y_tr=None, r
 
 
 def checked_grid(sigma_grid):
-    """``sigma_grid`` as a flat float array; a ValueError naming it unless it is a non-empty
-    sequence of finite positive real numbers (text, booleans and complex numbers are refused)."""
-    message = f"sigma_grid must be a non-empty list of positive numbers; got {sigma_grid!r}."
-    if isinstance(sigma_grid, (str, bytes)):
-        raise ValueError(message)
-    try:
-        raw = np.asarray(sigma_grid)
-        entries = np.asarray(sigma_grid, dtype=object).ravel()
-        if raw.dtype.kind not in "iuf" and raw.dtype.kind != "O" or not all(
-                isinstance(x, Real) and not isinstance(x, (bool, np.bool_)) for x in entries):
-            raise ValueError(message)
-        grid = raw.astype(float).ravel()
-    except (TypeError, ValueError):
-        raise ValueError(message) from None
-    if grid.size == 0 or np.any(~np.isfinite(grid)) or np.any(grid <= 0):
-        raise ValueError(message)
-    return grid
+    """``sigma_grid`` as a flat float array (:func:`covshift._validation.check_grid`: a ValueError
+    naming it unless a non-empty list of finite positive real numbers)."""
+    return check_grid(sigma_grid, "sigma_grid")
 
 
 def _checked_outputs(y_tr, n_tr):
