@@ -8,6 +8,7 @@ import streamlit as st
 
 from teaching import ui
 from teaching import figures, reproduction
+from teaching.numbers import format_number
 
 RESULTS = pathlib.Path(__file__).resolve().parents[1] / "assets" / "reproduction.json"
 
@@ -29,9 +30,7 @@ def load(file_digest, _raw):
 
 
 def fmt(x):
-    if x is None:
-        return "not reached"
-    return f"{x:.3g}" if abs(x) >= 1e-3 or x == 0 else f"{x:.2e}"
+    return format_number(x, "auto", missing="not reached")
 
 
 def verdict_text(verdict):

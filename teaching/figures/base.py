@@ -6,6 +6,8 @@ import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from teaching.numbers import format_number, format_p  # noqa: F401  (figures.format_number for pages)
+
 TRAIN, TEST, TRUTH = "#0072B2", "#D55E00", "#000000"
 #: name -> (colour, marker symbol, line dash).
 METHOD_STYLES = {
@@ -138,21 +140,3 @@ def coinciding(curves, tolerance=1e-3, log=False):
             groups.append(group)
             used.update(group)
     return groups
-
-
-def format_p(p):
-    """A p-value for people: 2 significant digits, or "< 1e-4"."""
-    if p is None or not np.isfinite(p):
-        return ""
-    return "< 1e-4" if p < 1e-4 else f"{p:.2g}"
-
-
-def format_number(value, spec=".3g"):
-    """A table cell: blank for missing values, else ``format(value, spec)``."""
-    if value is None or (isinstance(value, float) and not np.isfinite(value)):
-        return ""
-    if isinstance(value, (bool, np.bool_)):
-        return "yes" if value else "no"
-    if isinstance(value, str):
-        return value
-    return format(value, spec)

@@ -11,7 +11,8 @@ from covshift.model_selection import kliep_sigma
 from covshift.regression import TwinGP
 from covshift.weights import AFWCS, FCFWCS, FWCS, KLIEP, PFWCS
 
-from teaching.reproduction.registry import Row, register, means, fmt, direction, predict, image_rmse
+from teaching.numbers import format_number
+from teaching.reproduction.registry import Row, register, means, direction, predict, image_rmse
 
 # ------------------------------------------------------------------ FW paper Table 1 / Fig. 2
 FW_SOLVERS = {"FWCS": FWCS, "AFWCS": AFWCS, "PFWCS": PFWCS, "FCFWCS": FCFWCS}
@@ -89,7 +90,7 @@ def _table1_judge(stand_in):
             pf = np.asarray(values[f"PFWCS nnz @{tol:g}"])
             af = np.asarray(values[f"AFWCS nnz @{tol:g}"])
             holds &= sparsest == "PFWCS"
-            parts.append(f"gap {tol:g}: sparsest {sparsest} ({fmt(mean[sparsest])} atoms), PFWCS < AFWCS "
+            parts.append(f"gap {tol:g}: sparsest {sparsest} ({format_number(mean[sparsest])} atoms), PFWCS < AFWCS "
                          f"in {int(np.sum(pf < af))}/{len(pf)} seeds")
         kliep_reached = int(np.sum(np.isfinite(values[f"KLIEP nnz @{min(GAPS):g}"])))
         text = "; ".join(parts) + f"; KLIEP reached gap {min(GAPS):g} in {kliep_reached}/{len(pf)} seeds"
@@ -138,8 +139,8 @@ def _fig2_sparsity_judge(values):
     order = ["KLIEP nnz", "FWCS nnz", "AFWCS nnz", "PFWCS nnz"]
     holds = all(mean[a] > mean[b] for a, b in zip(order, order[1:]))
     pf, af = np.asarray(values["PFWCS nnz"]), np.asarray(values["AFWCS nnz"])
-    text = (", ".join(f"{k.split()[0]} {fmt(mean[k])}" for k in order) + f" (optimum by FCFWCS "
-            f"{fmt(mean['FCFWCS nnz'])}); PFWCS < AFWCS in {int(np.sum(pf < af))}/{len(pf)} seeds")
+    text = (", ".join(f"{k.split()[0]} {format_number(mean[k])}" for k in order) + f" (optimum by FCFWCS "
+            f"{format_number(mean['FCFWCS nnz'])}); PFWCS < AFWCS in {int(np.sum(pf < af))}/{len(pf)} seeds")
     return ("reproduced" if holds else "not reproduced"), text
 
 
@@ -165,7 +166,7 @@ def _fig2_gap_judge(values):
         mean = means(values, [f"{s} rel. gap @ it {t}" for s in ["FWCS", "AFWCS", "PFWCS"]])
         smallest = min(mean, key=mean.get).split()[0]
         holds &= smallest == "PFWCS"
-        parts.append(f"after {t} iterations smallest gap: {smallest} ({fmt(min(mean.values()))})")
+        parts.append(f"after {t} iterations smallest gap: {smallest} ({format_number(min(mean.values()))})")
     return ("reproduced" if holds else "not reproduced"), "; ".join(parts)
 
 

@@ -9,7 +9,8 @@ from covshift.data import selection_bias
 from covshift.transfer import StructuredSVM
 from covshift.weights import EnsembleKMM, KMM
 
-from teaching.reproduction.registry import SIZES, Row, register, means, fmt, direction
+from teaching.numbers import format_number
+from teaching.reproduction.registry import SIZES, Row, register, means, direction
 
 # ------------------------------------------------------------------ sampling-based KMM
 KMM_METHODS = {"CENKMM": lambda: KMM(), "ENSKMM": lambda: EnsembleKMM("ens", n_parts=10),
@@ -36,7 +37,7 @@ def _kmm_judge(values):
     baseline = min(mean["CENKMM"], mean["ENSKMM"], mean["ENSTRKMM"])
     proposed = min(mean["VFKMM"], mean["EVFKMM"])
     worst = max(mean, key=mean.get)
-    text = (", ".join(f"{k} {fmt(v)}" for k, v in mean.items()) + f"; worst: {worst}")
+    text = (", ".join(f"{k} {format_number(v)}" for k, v in mean.items()) + f"; worst: {worst}")
     return direction(proposed <= baseline and worst == "ENSTRKMM",
                       text + " (the claim: a sampling method best, ENSTRKMM worst)")
 
@@ -77,8 +78,8 @@ def _classification_judge(values):
     mean = means(values, list(values))
     best = max(two_stage, key=mean.get)
     integrated = np.asarray(values["integrated"])
-    text = (f"1-AUC risk reduction vs iid: integrated {fmt(mean['integrated'])}, best two-stage ({best}) "
-            f"{fmt(mean[best])}; integrated ahead of it in {int(np.sum(integrated > np.asarray(values[best])))}/"
+    text = (f"1-AUC risk reduction vs iid: integrated {format_number(mean['integrated'])}, best two-stage ({best}) "
+            f"{format_number(mean[best])}; integrated ahead of it in {int(np.sum(integrated > np.asarray(values[best])))}/"
             f"{len(integrated)} seeds (breast cancer stand-in, not spam/Cora/landmine)")
     return direction(mean["integrated"] > mean[best], text)
 
@@ -128,8 +129,8 @@ def _transfer_judge(values):
     mean = means(values, ["domain transfer", "source only", "target only"])
     dt = np.asarray(values["domain transfer"])
     rival = np.maximum(values["source only"], values["target only"])
-    text = (f"target accuracy: domain transfer {fmt(mean['domain transfer'])}, source only "
-            f"{fmt(mean['source only'])}, target only {fmt(mean['target only'])}; transfer beats both in "
+    text = (f"target accuracy: domain transfer {format_number(mean['domain transfer'])}, source only "
+            f"{format_number(mean['source only'])}, target only {format_number(mean['target only'])}; transfer beats both in "
             f"{int(np.sum(dt > rival))}/{len(dt)} seeds (thickened, rotated 8x8 digits stand-in)")
     return direction(mean["domain transfer"] > max(mean["source only"], mean["target only"]), text)
 

@@ -133,10 +133,6 @@ def means(values, names):
     return {n: float(np.nanmean(values[n])) for n in names}
 
 
-def fmt(x):
-    return f"{x:.3g}"
-
-
 def direction(holds, text):
     """Reason line of a stand-in row: the verdict is "not comparable", the text says whether
     the direction of the claim holds on our data."""

@@ -9,7 +9,8 @@ from covshift.data import digits_center, double_s, s_shape
 from covshift.kernels import median_heuristic
 from covshift.regression import GPR, HSICKNN, KTAKNN, WKNN, TwinGP, rho_from_paper, tuned_gpr
 
-from teaching.reproduction.registry import (Row, ROWS, register, means, fmt, direction, cv_choice, predict,
+from teaching.numbers import format_number
+from teaching.reproduction.registry import (Row, ROWS, register, means, direction, cv_choice, predict,
                                             image_rmse)
 
 # ------------------------------------------------------------------ SMTGP paper data
@@ -54,7 +55,7 @@ def _table2_judge(values):
     best_other = min(("KLTGP", "IKLTGP"), key=mean.get)
     wins = int(np.sum(np.asarray(values["SMTGP"]) <= np.minimum(values["KLTGP"], values["IKLTGP"]) + 1e-12))
     n = len(values["SMTGP"])
-    text = (f"SMTGP {fmt(mean['SMTGP'])} vs {best_other} {fmt(mean[best_other])}; "
+    text = (f"SMTGP {format_number(mean['SMTGP'])} vs {best_other} {format_number(mean[best_other])}; "
             f"SMTGP at least as good as both in {wins}/{n} seeds")
     return ("reproduced" if mean["SMTGP"] <= mean[best_other] else "not reproduced"), text
 
@@ -100,7 +101,7 @@ def _table3_judge(stand_in):
     def judge(values):
         mean = means(values, BASELINES + ["SMTGP"])
         beaten_by = [b for b in BASELINES if mean[b] < mean["SMTGP"]]
-        text = (f"SMTGP {fmt(mean['SMTGP'])}; " + ", ".join(f"{b} {fmt(mean[b])}" for b in BASELINES)
+        text = (f"SMTGP {format_number(mean['SMTGP'])}; " + ", ".join(f"{b} {format_number(mean[b])}" for b in BASELINES)
                 + (f"; better than SMTGP: {', '.join(beaten_by)}" if beaten_by else "; SMTGP best"))
         if stand_in:
             return direction(not beaten_by, text + " (8x8 digits in [0, 1], not USPS)")
@@ -145,7 +146,7 @@ def _certainty_judge(stand_in):
     def judge(values):
         r = np.asarray(values["Pearson r (certainty, error)"])
         p_value = float(stats.ttest_1samp(r, 0.0, alternative="less").pvalue) if len(r) > 1 else 1.0
-        text = (f"mean r = {fmt(float(np.mean(r)))}, negative in {int(np.sum(r < 0))}/{len(r)} seeds, "
+        text = (f"mean r = {format_number(float(np.mean(r)))}, negative in {int(np.sum(r < 0))}/{len(r)} seeds, "
                 f"one-sided t-test over the seeds p = {p_value:.2g}"
                 + ("" if p_value < 0.05 else " (not significant at 5 %)"))
         holds = np.mean(r) < 0 and p_value < 0.05  # a negative mean the seeds' spread could explain is no evidence
