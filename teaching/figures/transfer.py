@@ -3,7 +3,7 @@
 import numpy as np
 from plotly.subplots import make_subplots
 
-from teaching.figures.base import TRUTH, color, new_figure, style
+from teaching.figures.base import TRUTH, color, finish, new_figure
 
 
 def transfer_curves(curves):
@@ -20,7 +20,8 @@ def transfer_curves(curves):
         fig.add_scatter(x=curves["l"], y=values["mean"], mode="lines+markers", name=name,
                         error_y=dict(type="data", array=values["sd"], visible=True, thickness=1),
                         line=dict(color=color(name)))
-    fig.update_xaxes(tickvals=curves["l"])
+    finish(fig, legend_rows=2)
+    fig.update_xaxes(dtick=None, tickvals=curves["l"])
     return fig
 
 
@@ -45,15 +46,15 @@ def transfer_digit_grid(images, truth, predictions, n_cols=8, n_rows=2):
     for i in range(n):
         fig.add_heatmap(z=images[i][::-1], colorscale="gray_r", zmin=0, zmax=1, showscale=False,
                         hovertemplate="pixel %{z:.2f}<extra></extra>", row=i // n_cols + 1, col=i % n_cols + 1)
-    fig.update_annotations(font_size=11)
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False)
     for i in range(1, n + 1):  # square pixels
         fig.update_yaxes(scaleanchor=f"x{'' if i == 1 else i}", constrain="domain", row=(i - 1) // n_cols + 1,
                          col=(i - 1) % n_cols + 1)
     legend = ", ".join(f"{name[0].upper()} = {name}" for name in predictions)
-    fig.update_layout(title=f"Target digits ({legend}; ✗ = mistake)",
-                              height=170 * rows + 80, margin=dict(l=10, r=10, t=110, b=10))
+    fig.update_layout(title_text=f"Target digits ({legend}; ✗ = mistake)", showlegend=False)
+    finish(fig, height=190 * rows + 90, legend_rows=0)
+    fig.update_layout(margin=dict(l=10, r=10, t=130, b=10))
     return fig
 
 
@@ -69,6 +70,7 @@ def cutting_plane_progress(history, epsilon):
     fig.update_yaxes(type="log", title_text="violation", row=1, col=1)
     fig.update_yaxes(title_text="constraints", row=1, col=2)
     fig.update_xaxes(title_text="iteration")
-    fig.update_layout(height=300, showlegend=False, title="Cutting-plane progress",
-                              margin=dict(l=50, r=20, t=80, b=45))
+    fig.update_layout(showlegend=False, title_text="Cutting-plane progress")
+    finish(fig, height=330, legend_rows=0)
+    fig.update_layout(margin=dict(l=70, r=20, t=90, b=60))
     return fig
