@@ -1,9 +1,12 @@
 """Every public figure of teaching.figures, built on small inputs, draws no text below 14 px, and
 presentation() makes every text in it larger (a projector at 1280 x 800, a student in the back row)."""
 
+import importlib
+import importlib.util
 import inspect
 import json
 import pathlib
+import pkgutil
 
 import numpy as np
 import plotly.graph_objects as go
@@ -16,14 +19,16 @@ from teaching import classification_views, figures
 
 MIN_FONT = 14
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-FIGURE_MODULES = ["data", "weights", "replay", "regression", "reproduction", "classification", "transfer"]
-NOT_FIGURES = {"first_component", "density"}  # public helpers of those modules that return arrays
+NOT_FIGURES = {"first_component", "density"}  # public helpers of the page modules that return arrays
 
 
 def _public_figure_functions():
+    """Every public function of every page module of teaching.figures (all but base)."""
     names = set()
-    for module_name in FIGURE_MODULES:
-        module = getattr(figures, module_name)
+    for info in pkgutil.iter_modules(figures.__path__):
+        if info.name == "base":
+            continue
+        module = importlib.import_module(f"teaching.figures.{info.name}")
         names |= {name for name, f in inspect.getmembers(module, inspect.isfunction)
                   if not name.startswith("_") and f.__module__ == module.__name__}
     return names - NOT_FIGURES
@@ -49,7 +54,7 @@ def _small_inputs():
     rng = np.random.default_rng(0)
     history = CuttingPlaneHistory(np.array([0.5, 0.1, 1e-4]), np.array([1, 2, 3]), np.array([0.0, 0.2, 0.3]),
                                   np.array([0.01, 0.02, 0.03]))
-    return {
+    builders = {
         "input_densities": lambda: figures.input_densities(data.X_tr, data.X_te, np.ones(80)),
         "data_scatter": lambda: figures.data_scatter(data.X_tr, data.Y_tr, data.X_te, data.Y_te),
         "output_plane": lambda: figures.output_plane(Y2, Y2, {"GPR": Y2}),
@@ -91,6 +96,14 @@ def _small_inputs():
             {"source only": ["1"] * 10, "domain transfer": [str(i % 10) for i in range(10)]}),
         "cutting_plane_progress": lambda: figures.cutting_plane_progress(history, 1e-3),
     }
+    if importlib.util.find_spec("teaching.figures.check"):  # the Check your data page (another branch)
+        from teaching.figures import check
+
+        X = rng.normal(size=(50, 3))
+        builders["null_distribution"] = lambda: check.null_distribution(rng.normal(size=200), 2.5, "mmd", 0.01)
+        builders["shifted_inputs"] = lambda: check.shifted_inputs(X, X + 0.5, ["a", "b", "c"], [0, 2],
+                                                                  [0.3, 0.1, 0.2])
+    return builders
 
 
 def _cv_results(data):
