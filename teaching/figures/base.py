@@ -24,6 +24,13 @@ METHOD_STYLES = {
     "delta adaptation": ("#CC79A7", "star", "dot"),
     "no weights": ("#999999", "circle", "dash"), "true weights": ("#000000", "x", "dot"),
     "estimated weights": ("#CC79A7", "star", "solid"),
+    # Classification under shift: a classifier's dash says its kind (iid dot, two-stage dash, integrated solid)
+    "iid": ("#999999", "circle", "dot"), "integrated": ("#CC79A7", "star", "solid"),
+    "two-stage LogisticRatio": ("#DDCC77", "hexagon", "dash"), "two-stage FCFWCS": ("#009E73", "diamond", "dash"),
+    "two-stage KMM": ("#332288", "square", "dash"),
+    # Domain transfer
+    "source only": ("#999999", "circle", "dash"), "target only": ("#E69F00", "square", "dot"),
+    "pooled": ("#56B4E9", "triangle-up", "dashdot"), "domain transfer": ("#CC79A7", "star", "solid"),
 }
 STEP_MARKERS = {"drop": "x-thin-open", "swap": "diamond-open"}
 BASE_FONT, TITLE_FONT = 15, 19

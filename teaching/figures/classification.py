@@ -4,7 +4,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from teaching.figures.base import TRUTH, color, finish, new_figure
+from teaching.figures.base import TRUTH, color, finish, line_style, marker_style, new_figure
 
 CLASS_COLORS = ("#0072B2", "#E69F00")  # class 0, class 1 (Okabe-Ito blue, orange)
 _CLASSIFIER_DASH = {"iid": "dot", "two-stage": "dash", "integrated": "solid"}
@@ -81,11 +81,10 @@ def fig3_curves(results, methods=None, title="Reduction of 1-AUC risk relative t
         fig.add_hline(y=0, line=dict(color="#999999", dash="dot"), row=1, col=col)
         for method in methods:
             entry = task["methods"][method]
-            line_color = color(method)
             fig.add_trace(go.Scatter(
                 x=task["sizes"], y=entry["mean"], error_y=dict(type="data", array=entry["sd"], thickness=1),
                 mode="lines+markers", name=method, legendgroup=method, showlegend=col == 1,
-                line=dict(color=line_color, dash="solid" if method == "integrated" else "dash")), row=1, col=col)
+                line=line_style(method), marker=marker_style(method, 9)), row=1, col=col)
         fig.update_xaxes(type="log", title_text="unlabelled test inputs", tickvals=task["sizes"],
                          ticktext=[str(s) for s in task["sizes"]], row=1, col=col)
     fig.update_yaxes(title_text="risk reduction", row=1, col=1)

@@ -3,7 +3,7 @@
 import numpy as np
 from plotly.subplots import make_subplots
 
-from teaching.figures.base import TRUTH, color, finish, new_figure
+from teaching.figures.base import TRUTH, color, finish, line_style, marker_style, new_figure
 
 
 def transfer_curves(curves):
@@ -19,7 +19,7 @@ def transfer_curves(curves):
     for name, values in curves["methods"].items():
         fig.add_scatter(x=curves["l"], y=values["mean"], mode="lines+markers", name=name,
                         error_y=dict(type="data", array=values["sd"], visible=True, thickness=1),
-                        line=dict(color=color(name)))
+                        line=line_style(name), marker=marker_style(name, 9))
     finish(fig, legend_rows=2)
     fig.update_xaxes(dtick=None, tickvals=curves["l"])
     return fig
@@ -41,8 +41,11 @@ def transfer_digit_grid(images, truth, predictions, n_cols=8, n_rows=2):
     for i in range(n):
         parts = [f"{name[0].upper()}: {_mark(str(p[i]), str(truth[i]))}" for name, p in predictions.items()]
         titles.append(f"true {truth[i]}<br>" + "<br>".join(parts))
+    # px: a row of images (about as tall as a column is wide at 1280 x 800), the three title lines above it
+    image, labels = 100, 75
+    plot_height = rows * image + (rows - 1) * labels
     fig = make_subplots(rows=rows, cols=n_cols, subplot_titles=titles, horizontal_spacing=0.02,
-                        vertical_spacing=0.2 if rows > 1 else 0.05)
+                        vertical_spacing=labels / plot_height if rows > 1 else 0.05)
     for i in range(n):
         fig.add_heatmap(z=images[i][::-1], colorscale="gray_r", zmin=0, zmax=1, showscale=False,
                         hovertemplate="pixel %{z:.2f}<extra></extra>", row=i // n_cols + 1, col=i % n_cols + 1)
@@ -53,8 +56,8 @@ def transfer_digit_grid(images, truth, predictions, n_cols=8, n_rows=2):
                          col=(i - 1) % n_cols + 1)
     legend = ", ".join(f"{name[0].upper()} = {name}" for name in predictions)
     fig.update_layout(title_text=f"Target digits ({legend}; ✗ = mistake)", showlegend=False)
-    finish(fig, height=190 * rows + 90, legend_rows=0)
-    fig.update_layout(margin=dict(l=10, r=10, t=130, b=10))
+    finish(fig, height=plot_height + labels + 50, legend_rows=0)
+    fig.update_layout(margin=dict(l=10, r=10, t=labels + 50, b=10))
     return fig
 
 
