@@ -74,7 +74,9 @@ def test_every_method_has_its_own_colour_marker_and_dash_within_a_figure_family(
                 ["FCFWCS", "KMM", "ENSKMM", "ENSTRKMM", "VFKMM", "EVFKMM", "LogisticRatio", "RuLSIF"],
                 ["GPR", "WKNN", "KLTGP", "IKLTGP", "SMTGP", "IW-GPR", "IW-KLTGP", "IW-SMTGP"],
                 ["no adaptation", "importance weighting", "delta adaptation"],
-                ["no weights", "true weights", "estimated weights"]]
+                ["no weights", "true weights", "estimated weights"],
+                ["iid", "two-stage LogisticRatio", "two-stage FCFWCS", "two-stage KMM", "integrated"],
+                ["source only", "target only", "pooled", "domain transfer"]]
     for family in families:
         styles = [tuple(figures.style(n).values()) for n in family]
         assert len({s[0] for s in styles}) == len(family), family

@@ -26,6 +26,13 @@ METHOD_STYLES = {
     "delta adaptation": ("#CC79A7", "star", "dot"),
     "no weights": ("#999999", "circle", "dash"), "true weights": ("#000000", "x", "dot"),
     "estimated weights": ("#CC79A7", "star", "solid"),
+    # Classification under shift: a classifier's dash says its kind (iid dot, two-stage dash, integrated solid)
+    "iid": ("#999999", "circle", "dot"), "integrated": ("#CC79A7", "star", "solid"),
+    "two-stage LogisticRatio": ("#DDCC77", "hexagon", "dash"), "two-stage FCFWCS": ("#009E73", "diamond", "dash"),
+    "two-stage KMM": ("#332288", "square", "dash"),
+    # Domain transfer
+    "source only": ("#999999", "circle", "dash"), "target only": ("#E69F00", "square", "dot"),
+    "pooled": ("#56B4E9", "triangle-up", "dashdot"), "domain transfer": ("#CC79A7", "star", "solid"),
 }
 STEP_MARKERS = {"drop": "x-thin-open", "swap": "diamond-open"}
 BASE_FONT, TITLE_FONT = 15, 19
@@ -77,7 +84,26 @@ def decades(values):
 
 
 def finish(fig, height=HEIGHT, legend_rows=1):
-    """Common layout; the legend sits below the x-axis title, with room for ``legend_rows``."""
+    """Apply the common layout: every figure of the app ends here.
+
+    Base font 15 px and explicit sizes for every text (axis ticks and titles, legend, annotations
+    such as subplot titles, colour bars: Streamlit's chart theme would shrink unset ones to 12 px),
+    log axes with major ticks only; the legend sits below the x-axis title.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        Changed in place.
+    height : int
+        Height of the plot area and titles in px, without the legend.
+    legend_rows : int
+        Rows of legend entries to leave room for below the plot (0: no legend).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        ``fig``.
+    """
     fig.update_layout(**STYLE)
     fig.update_layout(height=height + 30 * legend_rows,
                       margin=dict(b=80 + 30 * legend_rows))
@@ -87,7 +113,25 @@ def finish(fig, height=HEIGHT, legend_rows=1):
     for axis in [fig.layout[a] for a in fig.layout if a.startswith(("xaxis", "yaxis"))]:
         if axis.type == "log":
             clean_log_axis(axis)
+    for annotation in fig.layout.annotations:  # subplot titles, line labels
+        if annotation.font.size is None:
+            annotation.font.size = BASE_FONT
+    for colorbar in _colorbars(fig):
+        colorbar.tickfont.size = BASE_FONT
+        colorbar.title.font.size = BASE_FONT
     return fig
+
+
+def _colorbars(fig):
+    """The colour bars a figure draws (of heatmaps, contours, colour-scaled markers)."""
+    bars = []
+    for trace in [*fig.data, *(trace for frame in fig.frames for trace in frame.data)]:
+        if getattr(trace, "showscale", None) is False:
+            continue
+        for holder in (trace, getattr(trace, "marker", None)):
+            if holder is not None and "colorbar" in holder and holder.colorbar.to_plotly_json():
+                bars.append(holder.colorbar)
+    return bars
 
 
 def new_figure(title, x_title, y_title, **layout):
@@ -116,7 +160,10 @@ def presentation(fig):
         if textfont is not None and textfont.size is not None and np.isscalar(textfont.size):
             textfont.size = round(textfont.size * scale)
     for annotation in fig.layout.annotations:
-        annotation.font.size = round(BASE_FONT * scale)
+        annotation.font.size = round(max(annotation.font.size or BASE_FONT, BASE_FONT) * scale)
+    for colorbar in _colorbars(fig):
+        colorbar.tickfont.size = round(BASE_FONT * scale)
+        colorbar.title.font.size = round(BASE_FONT * scale)
     return fig
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from teaching.figures.base import LAYOUT, TRUTH, color, new_figure
+from teaching.figures.base import TRUTH, color, finish, line_style, marker_style, new_figure
 
 CLASS_COLORS = ("#0072B2", "#E69F00")  # class 0, class 1 (Okabe-Ito blue, orange)
 _CLASSIFIER_DASH = {"iid": "dot", "two-stage": "dash", "integrated": "solid"}
@@ -29,7 +29,7 @@ def classification_map(X_tr, y_tr, X_te, y_te, xs, ys, scores, p_test=None, weig
     weights : training-point weights (marker area proportional to weight), or None
     true_boundary : (x1, x2) arrays of the true class boundary, or None
     """
-    fig = new_figure(title, "x1", "x2", height=620)
+    fig = new_figure(title, "x1", "x2")
     if p_test is not None:
         fig.add_trace(go.Heatmap(x=xs, y=ys, z=p_test, zmin=0, zmax=1, colorscale="Greens", opacity=0.55,
                                  name="p(test | x)", colorbar=dict(title="p(test|x)", thickness=12, len=0.6),
@@ -65,7 +65,8 @@ def classification_map(X_tr, y_tr, X_te, y_te, xs, ys, scores, p_test=None, weig
                                  line=dict(color=TRUTH, width=1.5)))
     fig.update_xaxes(range=[xs[0], xs[-1]])
     fig.update_yaxes(range=[ys[0], ys[-1]])
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.12, x=0), margin=dict(t=50))
+    finish(fig, height=560, legend_rows=2)
+    fig.update_layout(legend_y=-0.12, margin_t=50)
     return fig
 
 
@@ -80,14 +81,14 @@ def fig3_curves(results, methods=None, title="Reduction of 1-AUC risk relative t
         fig.add_hline(y=0, line=dict(color="#999999", dash="dot"), row=1, col=col)
         for method in methods:
             entry = task["methods"][method]
-            line_color = color(method)
             fig.add_trace(go.Scatter(
                 x=task["sizes"], y=entry["mean"], error_y=dict(type="data", array=entry["sd"], thickness=1),
                 mode="lines+markers", name=method, legendgroup=method, showlegend=col == 1,
-                line=dict(color=line_color, dash="solid" if method == "integrated" else "dash")), row=1, col=col)
+                line=line_style(method), marker=marker_style(method, 9)), row=1, col=col)
         fig.update_xaxes(type="log", title_text="unlabelled test inputs", tickvals=task["sizes"],
                          ticktext=[str(s) for s in task["sizes"]], row=1, col=col)
     fig.update_yaxes(title_text="risk reduction", row=1, col=1)
-    fig.update_layout(title_text=title, height=460, **LAYOUT)
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.2, x=0), margin=dict(t=80))
+    fig.update_layout(title_text=title)
+    finish(fig, height=430, legend_rows=1)
+    fig.update_layout(margin_t=80)  # the title above the panels' titles
     return fig

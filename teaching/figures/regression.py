@@ -82,9 +82,9 @@ def digits_grid(X, Y_true, predictions, n_images=6):
                             row=r, col=c + 1)
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False, scaleanchor=None)
-    fig.update_layout(title="Digits: true and reconstructed centre pixels",
-                              font=dict(size=BASE_FONT), height=120 * len(rows) + 60, margin=dict(l=20, r=120, t=50, b=10))
-    fig.update_annotations(font_size=BASE_FONT)
+    fig.update_layout(title_text="Digits: true and reconstructed centre pixels", showlegend=False)
+    finish(fig, height=120 * len(rows) + 60, legend_rows=0)
+    fig.update_layout(margin=dict(l=20, r=120, t=50, b=10))
     return fig
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 from plotly.subplots import make_subplots
 
-from teaching.figures.base import TRUTH, color, new_figure, style
+from teaching.figures.base import TRUTH, color, finish, line_style, marker_style, new_figure
 
 
 def transfer_curves(curves):
@@ -19,8 +19,9 @@ def transfer_curves(curves):
     for name, values in curves["methods"].items():
         fig.add_scatter(x=curves["l"], y=values["mean"], mode="lines+markers", name=name,
                         error_y=dict(type="data", array=values["sd"], visible=True, thickness=1),
-                        line=dict(color=color(name)))
-    fig.update_xaxes(tickvals=curves["l"])
+                        line=line_style(name), marker=marker_style(name, 9))
+    finish(fig, legend_rows=2)
+    fig.update_xaxes(dtick=None, tickvals=curves["l"])
     return fig
 
 
@@ -40,20 +41,23 @@ def transfer_digit_grid(images, truth, predictions, n_cols=8, n_rows=2):
     for i in range(n):
         parts = [f"{name[0].upper()}: {_mark(str(p[i]), str(truth[i]))}" for name, p in predictions.items()]
         titles.append(f"true {truth[i]}<br>" + "<br>".join(parts))
+    # px: a row of images (about as tall as a column is wide at 1280 x 800), the three title lines above it
+    image, labels = 100, 75
+    plot_height = rows * image + (rows - 1) * labels
     fig = make_subplots(rows=rows, cols=n_cols, subplot_titles=titles, horizontal_spacing=0.02,
-                        vertical_spacing=0.2 if rows > 1 else 0.05)
+                        vertical_spacing=labels / plot_height if rows > 1 else 0.05)
     for i in range(n):
         fig.add_heatmap(z=images[i][::-1], colorscale="gray_r", zmin=0, zmax=1, showscale=False,
                         hovertemplate="pixel %{z:.2f}<extra></extra>", row=i // n_cols + 1, col=i % n_cols + 1)
-    fig.update_annotations(font_size=11)
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False)
     for i in range(1, n + 1):  # square pixels
         fig.update_yaxes(scaleanchor=f"x{'' if i == 1 else i}", constrain="domain", row=(i - 1) // n_cols + 1,
                          col=(i - 1) % n_cols + 1)
     legend = ", ".join(f"{name[0].upper()} = {name}" for name in predictions)
-    fig.update_layout(title=f"Target digits ({legend}; ✗ = mistake)",
-                              height=170 * rows + 80, margin=dict(l=10, r=10, t=110, b=10))
+    fig.update_layout(title_text=f"Target digits ({legend}; ✗ = mistake)", showlegend=False)
+    finish(fig, height=plot_height + labels + 50, legend_rows=0)
+    fig.update_layout(margin=dict(l=10, r=10, t=labels + 50, b=10))
     return fig
 
 
@@ -69,6 +73,7 @@ def cutting_plane_progress(history, epsilon):
     fig.update_yaxes(type="log", title_text="violation", row=1, col=1)
     fig.update_yaxes(title_text="constraints", row=1, col=2)
     fig.update_xaxes(title_text="iteration")
-    fig.update_layout(height=300, showlegend=False, title="Cutting-plane progress",
-                              margin=dict(l=50, r=20, t=80, b=45))
+    fig.update_layout(showlegend=False, title_text="Cutting-plane progress")
+    finish(fig, height=330, legend_rows=0)
+    fig.update_layout(margin=dict(l=70, r=20, t=90, b=60))
     return fig

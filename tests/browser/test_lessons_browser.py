@@ -1,12 +1,22 @@
 """Every lesson in a real browser at 1280 x 800 (a classroom projector): click it in the sidebar,
 wait for its page, scroll to its main figure and save a screenshot to tests/screenshots/lesson-*.png.
 
+With ``COVSHIFT_UPDATE_ASSETS=1`` the same screenshots also replace README's pictures in assets/
+(``COVSHIFT_UPDATE_ASSETS=1 pytest tests/browser/test_lessons_browser.py``).
+
 Skipped when Playwright or /usr/bin/chromium is missing (see conftest.py)."""
+
+import os
+import shutil
 
 import pytest
 
 from teaching import lessons
-from tests.browser.conftest import SHOTS, wait_for_page
+from tests.browser.conftest import ROOT, SHOTS, wait_for_page
+
+#: README's lesson pictures, rewritten by this test when COVSHIFT_UPDATE_ASSETS=1.
+ASSETS = ROOT / "assets"
+UPDATE_ASSETS = os.environ.get("COVSHIFT_UPDATE_ASSETS") == "1"
 
 HEADINGS = {"pages/home.py": "Covariate shift", "pages/weights.py": "Importance weights",
             "pages/regression.py": "Structured regression"}
@@ -52,4 +62,7 @@ def test_lesson_main_view_screenshot(server, page, title):
     page.mouse.move(1270, 790)  # no tooltip over the figure
     page.wait_for_timeout(1500)
     assert page.get_by_text(lesson.claims[0].text[:40]).count() >= 1
-    page.screenshot(path=str(SHOTS / f"lesson-{lesson.key}.png"))
+    shot = SHOTS / f"lesson-{lesson.key}.png"
+    page.screenshot(path=str(shot))
+    if UPDATE_ASSETS:
+        shutil.copyfile(shot, ASSETS / shot.name)

@@ -1,10 +1,12 @@
-"""Dask arrays: the KLIEP family's blocked kernel sums run chunk-wise and give the numpy result."""
+"""Dask: the KLIEP family's blocked kernel sums run chunk-wise on dask arrays and give the numpy result;
+the ensemble KMM bags run on a dask.distributed cluster and give the serial result."""
 
 import numpy as np
 import pytest
 
 from covshift.kernels import gaussian_kernel, kernel_column_max, kernel_matvec, kernel_vecmat
-from covshift.weights import FCFWCS, KLIEP, PFWCS
+from covshift.data import sinc_shift
+from covshift.weights import FCFWCS, KLIEP, PFWCS, EnsembleKMM
 
 da = pytest.importorskip("dask.array")
 dask = pytest.importorskip("dask")
@@ -51,3 +53,43 @@ def test_dask_input_needs_a_numeric_sigma_and_finite_values(paper_data):
     bad[3, 0] = np.nan
     with pytest.raises(ValueError, match="X_te .* 1 NaN"):
         FCFWCS(sigma=0.3).fit(X_tr, da.from_array(bad, chunks=100))
+
+
+@pytest.fixture()
+def client():
+    """An in-process dask.distributed cluster (threads, no dashboard), the default scheduler while it lives."""
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None)
+    with cluster, distributed.Client(cluster) as client, dask.config.set(scheduler=client):
+        yield client
+
+
+@pytest.mark.parametrize("strategy", ["vf", "ens"])
+def test_ensemble_bags_on_a_distributed_cluster_equal_the_serial_run(strategy, client):
+    """README's "beyond one machine" path: joblib's dask backend on an in-process LocalCluster."""
+    from distributed import get_task_stream
+    from joblib import parallel_backend
+
+    shift = sinc_shift(n_tr=300, n_te=200, random_state=0)
+    serial = EnsembleKMM(strategy=strategy, n_parts=2, random_state=0).fit(shift.X_tr, shift.X_te)
+    with get_task_stream(client) as stream, parallel_backend("dask"):
+        remote = EnsembleKMM(strategy=strategy, n_parts=2, n_jobs=-1, random_state=0).fit(shift.X_tr, shift.X_te)
+    assert remote.n_samples_ == serial.n_samples_ > 1
+    assert len(stream.data) >= 1  # the bags ran as tasks of the cluster, not in this thread
+    # the same QPs (same bags, same seed) solved by cvxopt in another thread: the same numbers up to
+    # round-off of the BLAS calls (a thread's BLAS may sum in another order)
+    np.testing.assert_allclose(remote.weights_, serial.weights_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(remote.unsampled_, serial.unsampled_)
+
+
+def test_kliep_on_dask_arrays_runs_on_a_distributed_cluster(paper_data, client):
+    """README's "Large data": dask arrays' blocked sums run chunk-wise on a dask.distributed cluster."""
+    from distributed import get_task_stream
+
+    expected = FCFWCS(sigma=0.3, tol=1e-8).fit(paper_data.X_tr, paper_data.X_te)
+    with get_task_stream(client) as stream:
+        lazy = FCFWCS(sigma=0.3, tol=1e-8).fit(da.from_array(paper_data.X_tr, chunks=(128, 1)),
+                                               da.from_array(paper_data.X_te, chunks=(70, 1)))
+    assert len(stream.data) >= 10  # chunk-wise sums as cluster tasks
+    assert lazy.objective_ == pytest.approx(expected.objective_, rel=1e-9)  # as the numpy test above
+    np.testing.assert_allclose(lazy.weights_, expected.weights_, rtol=1e-6, atol=1e-9)
