@@ -6,10 +6,10 @@ model selection under shift (``covshift.model_selection``); domain transfer of s
 predictors with a few target labels (``covshift.transfer``).
 """
 
-from . import classification, data, kernels, metrics, model_selection, regression, transfer, weights
+from . import classification, data, diagnostics, kernels, metrics, model_selection, regression, transfer, weights
 from .exceptions import ConvergenceWarning, NumericalWarning
 from .weights import AFWCS, FCFWCS, FWCS, KLIEP, PFWCS
 
 __version__ = "0.1.0"
-__all__ = ["classification", "data", "kernels", "metrics", "model_selection", "regression", "transfer", "weights", "ConvergenceWarning",
+__all__ = ["classification", "data", "diagnostics", "kernels", "metrics", "model_selection", "regression", "transfer", "weights", "ConvergenceWarning",
            "NumericalWarning", "KLIEP", "FWCS", "AFWCS", "PFWCS", "FCFWCS"]

@@ -12,11 +12,10 @@ import time
 import warnings
 
 import numpy as np
-from sklearn.base import clone
 from sklearn.model_selection import KFold
-from sklearn.utils.validation import has_fit_parameter
 
 from ._validation import as_2d_float, check_choice, check_int, check_positive, check_train_test
+from .diagnostics import iw_cv_error
 from .exceptions import ConvergenceWarning, quiet_warnings
 from .kernels import median_heuristic, scaled_exponent, squared_distances
 from .weights._kliep_folds import FoldProblems, solve_folds
@@ -368,7 +367,9 @@ def iwcv_score(estimator, X, y, sample_weight, n_folds=5, random_state=0):
     Each fold is predicted by a model fitted on the other folds (with their importance
     weights if the model's ``fit`` accepts ``sample_weight``); the error is
     mean_k [ (1/|Z_k|) sum_{i in Z_k} w_i ||y_i - f(x_i)||^2 ], an unbiased estimate of
-    the test error under covariate shift when w = p_te / p_tr.
+    the test error under covariate shift when w = p_te / p_tr. The ``weighted`` value of
+    :func:`covshift.diagnostics.iw_cv_error` (one implementation), which also reports the
+    unweighted error and the per-fold values.
 
     Parameters
     ----------
@@ -377,27 +378,4 @@ def iwcv_score(estimator, X, y, sample_weight, n_folds=5, random_state=0):
     y : array-like (n,) or (n, p)
     sample_weight : array-like (n,), importance weights (>= 0)
     """
-    X = as_2d_float(X, "X", min_samples=2)
-    Y = as_2d_float(y, "y")
-    w = np.asarray(sample_weight, dtype=float).ravel()
-    if len(Y) != len(X) or len(w) != len(X):
-        raise ValueError(
-            f"X, y and sample_weight need the same number of samples; got {len(X)}, {len(Y)}, {len(w)}."
-        )
-    if np.any(~np.isfinite(w)) or np.any(w < 0):
-        raise ValueError("sample_weight must be finite and non-negative.")
-    n_folds = min(check_int(n_folds, "n_folds", minimum=2), len(X))
-    weighted = has_fit_parameter(estimator, "sample_weight")
-    target_all = Y[:, 0] if np.ndim(y) == 1 else Y
-    errors = []
-    for fit_idx, held_idx in KFold(n_folds, shuffle=True, random_state=random_state).split(X):
-        model = clone(estimator)
-        target = target_all[fit_idx]
-        if weighted:
-            model.fit(X[fit_idx], target, sample_weight=w[fit_idx])
-        else:
-            model.fit(X[fit_idx], target)
-        pred = np.asarray(model.predict(X[held_idx]), dtype=float).reshape(len(held_idx), -1)
-        loss = np.sum((Y[held_idx] - pred) ** 2, axis=1)
-        errors.append(np.mean(w[held_idx] * loss))
-    return float(np.mean(errors))
+    return iw_cv_error(estimator, X, y, sample_weight, cv=n_folds, random_state=random_state).weighted
