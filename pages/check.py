@@ -23,13 +23,11 @@ c1.metric("training points", n_tr)
 c2.metric("test points", n_te)
 c3.metric("inputs", d)
 if csv:
-    ui.widget(st.toggle, "Standardise the inputs", "csv_standardise",
-              help="Centre every input column and divide it by its standard deviation over all rows, so that kernel "
-                   "widths and models see the inputs on one scale. Tables and histograms show the file's units.")
-    st.caption("Inputs standardised (each column centred and scaled to standard deviation 1 over all rows) before the "
-               "split, the weights and the models." if ui.get("csv_standardise") else
-               "Inputs used in the file's units: kernels mix them as they are, so a column with large numbers "
-               "dominates every distance.")
+    st.caption(("Inputs standardised (each column centred and scaled to standard deviation 1 over all rows) before the "
+                "split, the weights and the models; tables and histograms show the file's units."
+                if ui.get("csv_standardise") else
+                "Inputs **not standardised**: kernels mix them in the file's units, so a column with large numbers "
+                "dominates every distance.") + " Switch: *Standardise the inputs* on Data & shift.")
 few = report.small_sample_warning(n_tr)
 if few:
     st.warning(few, icon=":material/warning:")
@@ -126,11 +124,13 @@ with st.spinner(f"Cross-validating {model}..."):
     errors = ui.guard("Cross-validation", ui.cv_errors, model, estimator)
 if errors is not None:
     cv = errors["cv"]
-    sentence = report.cv_sentence(model, cv, errors["test"])
+    sentence = report.cv_sentence(model, cv, errors["test"], errors["baseline"])
     st.markdown(sentence)
     cv_rows = [{"estimate": f"ordinary {cv.n_folds}-fold CV (training inputs)", "mean squared error": cv.unweighted},
                {"estimate": f"importance-weighted CV with {estimator} (test inputs)", "mean squared error": cv.weighted},
-               {"estimate": "actual error on the test points", "mean squared error": errors["test"]}]
+               {"estimate": "actual error on the test points", "mean squared error": errors["test"]},
+               {"estimate": "for scale: predicting the training mean (training points)",
+                "mean squared error": errors["baseline"]}]
     ui.show_table(cv_rows, "estimate", formats={"mean squared error": ".4g"},
                   help={"mean squared error": "Squared error summed over the outputs, averaged over the points."})
     st.caption("Ordinary cross-validation measures the error where the training inputs are; importance-weighted "

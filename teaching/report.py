@@ -62,13 +62,19 @@ def weights_sentence(name, summary):
             f"{100 * summary.top_share:.0f} % of the total weight.")
 
 
-def cv_sentence(model, cv, test):
-    """Ordinary vs importance-weighted cross-validation error of ``model``, and its actual test error."""
+def cv_sentence(model, cv, test, baseline):
+    """Ordinary vs importance-weighted cross-validation error of ``model``, its actual test error, and the
+    ``baseline`` (the training outputs' variance: the error of predicting their mean) for scale."""
     ratio = cv.weighted / cv.unweighted if cv.unweighted > 0 else float("nan")
-    return (f"Ordinary {cv.n_folds}-fold cross-validation says {model}'s mean squared error is "
+    text = (f"Ordinary {cv.n_folds}-fold cross-validation says {model}'s mean squared error is "
             f"{cv.unweighted:.3g}; importance-weighted cross-validation estimates {cv.weighted:.3g} on the test "
             f"inputs ({ratio:.2g} times as much). The actual error on the test points, known here because the test "
-            f"rows have outputs, is {test:.3g}.")
+            f"rows have outputs, is {test:.3g}. For scale: predicting the mean of the training outputs has error "
+            f"{baseline:.3g} on the training points.")
+    if cv.unweighted > baseline:
+        text += (f" {model} does worse than that even where it was trained: its widths do not suit the data "
+                 "(try other rho_x and lambda_x on the Structured regression page).")
+    return text
 
 
 def small_sample_warning(n_tr):

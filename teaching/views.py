@@ -261,7 +261,8 @@ def fitted_cv_errors(spec, model_name, weight_name, sigma, hyper, _raw=None):
     """Unweighted and importance-weighted cross-validation error of ``model_name`` (squared error
     summed over the outputs, :func:`covshift.diagnostics.iw_cv_error` with the weights of
     ``weight_name`` on the mean-1 scale) and its actual error on the test points, whose outputs a
-    view always has: {"cv": IWCVResult, "test": float}."""
+    view always has, and the error of predicting the training mean on the training points (the outputs'
+    variance): {"cv": IWCVResult, "test": float, "baseline": float}."""
     points = data(spec, _raw)
     w = fitted_weights(spec, weight_name, sigma_for(spec, weight_name, sigma, _raw), _raw).model.weights_
     w = np.asarray(w, dtype=float) / np.mean(w)
@@ -270,7 +271,7 @@ def fitted_cv_errors(spec, model_name, weight_name, sigma, hyper, _raw=None):
     cv = diagnostics.iw_cv_error(model, points.X_tr, points.Y_tr, w, cv=CHECK_FOLDS, random_state=int(spec[3]))
     pred = fitted_prediction(spec, model_name, weight_name, sigma, hyper, _raw).model["mean"]
     test = float(np.mean(np.sum((points.Y_te - pred) ** 2, axis=1)))
-    return {"cv": cv, "test": test}
+    return {"cv": cv, "test": test, "baseline": float(np.sum(np.var(points.Y_tr, axis=0)))}
 
 
 def cv_errors(spec, model_name, weight_name, sigma, hyper, _raw=None):
