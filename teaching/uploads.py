@@ -135,7 +135,7 @@ def input_scaling(table, inputs, standardise=True):
     return X.mean(axis=0), np.where(scale > 0, scale, 1.0)
 
 
-def csv_dataset(table, inputs, outputs, split_column=None, seed=0, standardise=False):
+def csv_dataset(table, inputs, outputs, split_column=None, seed=0, standardise=True):
     """ShiftData from a parsed CSV: a 0/1 train/test column (1 = training) or selection bias.
 
     With ``standardise``, every input column is centred and divided by its standard deviation over
