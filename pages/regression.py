@@ -139,8 +139,8 @@ elif Y.shape[1] <= 2:
     ui.chart("regression fits", figures.regression_fits, X_te_units[:, along], Y, fits, output, points=True,
              x_title=input_names[along], heading=f"Predictions along {input_names[along]}",
              key="regression.regression_fits.along")
-    st.caption(f"With {data.X_te.shape[1]} inputs each test point is drawn at its value of one input: grey the true "
-               "output, markers the predictions. Points close along this input can differ in the others, so the "
+    st.caption(f"With {data.X_te.shape[1]} inputs each test point is drawn at its value of one input: open grey "
+               "circles the true outputs, filled markers the predictions. Points close along this input can differ in the others, so the "
                "predictions scatter instead of following one curve.")
 if Y.shape[1] == 2:
     ui.chart("output plane", figures.output_plane, data.Y_tr, Y, {n: f["mean"] for n, f in fits.items()},

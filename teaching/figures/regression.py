@@ -16,8 +16,8 @@ def regression_fits(x, y_true, fits, output=0, labelled=None, heading="Predictio
     differ in the other inputs)."""
     order = np.argsort(x)
     fig = new_figure(heading, x_title, y_title or f"y{output}")
-    fig.add_scatter(x=x, y=y_true[:, output], mode="markers", name="test truth",
-                    marker=dict(color="#BBBBBB", size=6))
+    truth = dict(color="#888888", size=7, symbol="circle-open") if points else dict(color="#BBBBBB", size=6)
+    fig.add_scatter(x=x, y=y_true[:, output], mode="markers", name="test truth", marker=truth)
     phis = [f["certainty"] for f in fits.values() if f.get("certainty") is not None]
     lo = min(float(np.min(p)) for p in phis) if phis else 0.0
     hi = max(float(np.max(p)) for p in phis) if phis else 1.0
@@ -35,7 +35,8 @@ def regression_fits(x, y_true, fits, output=0, labelled=None, heading="Predictio
                                         size=9, symbol=style(name)["symbol"], line=dict(width=1, color=color(name)),
                                         colorbar=dict(title="phi", len=0.7, x=1.02)))
         elif points:
-            fig.add_scatter(x=x, y=mean, name=name, mode="markers", marker=marker_style(name, 8, opacity=0.7))
+            fig.add_scatter(x=x, y=mean, name=name, mode="markers",
+                            marker=marker_style(name, 8, opacity=0.8, line=dict(width=1, color="#000000")))
         else:
             fig.add_scatter(x=x[order], y=mean[order], name=name, mode="lines", line=line_style(name, 4))
     if labelled is not None:
