@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from teaching import ui
-from teaching import catalog, figures
+from teaching import catalog, figures, report
 
 ui.through_app()
 st.title("Data & shift")
@@ -57,6 +57,10 @@ else:
         ui.widget(st.selectbox, "Train/test split", "csv_split",
                   ["selection bias"] + [c for c in table.columns if c not in inputs + outputs],
                   help="A column of 0 (test) / 1 (training), or the selection-bias sampler.")
+    ui.widget(st.toggle, "Standardise the inputs", "csv_standardise",
+              help="Centre every input column and divide it by its standard deviation over all rows (training and "
+                   "test), so that kernel widths and models see the inputs on one scale. Recommended unless the "
+                   "inputs already share a unit.")
     if not inputs or not outputs:
         st.info("Choose at least one input and one output column.")
         st.stop()
@@ -69,6 +73,14 @@ c1, c2, c3 = st.columns(3)
 c1.metric("training points", len(data.X_tr))
 c2.metric("test points", len(data.X_te))
 c3.metric("inputs / outputs", f"{data.X_tr.shape[1]} / {data.Y_tr.shape[1]}")
+if ui.get("source") == "csv":
+    st.caption("Inputs standardised (each column centred and scaled to standard deviation 1 over all rows)."
+               if ui.get("csv_standardise") else "Inputs in the file's units (not standardised).")
+few = report.small_sample_warning(len(data.X_tr))
+if few:
+    st.warning(few, icon=":material/warning:")
+st.page_link("pages/check.py", label="Check this data: is there a shift, where, what weights cost, with a report",
+             icon=":material/troubleshoot:")
 
 left, right = st.columns(2)
 ui.chart("input densities", figures.input_densities, data.X_tr, data.X_te, data.true_weights, key="data.input_densities", where=left)

@@ -5,7 +5,7 @@ import streamlit as st
 
 from teaching import ui
 from covshift import metrics
-from teaching import catalog, figures
+from teaching import catalog, figures, report
 
 ui.through_app()
 st.title("Structured regression")
@@ -103,6 +103,16 @@ if any(catalog.REGRESSORS.get(n) is not None and "TGP" in n for n in results):
                "Hyper-parameters). The lessons on the papers' data use the papers' start, linear least squares; "
                "this view starts from kernel ridge by default, because from the linear start a Twin GP stays on a "
                "wrong branch where the data are far from linear, as on Sinc.")
+negative = [row for row in rows if np.isfinite(row["R^2"]) and row["R^2"] < 0]
+if negative:
+    st.warning("Worse than predicting the mean of the test outputs (R^2 < 0): "
+               + ", ".join(f"{row['model']} (R^2 = {row['R^2']:.2f})" for row in negative)
+               + ". The model's widths do not suit the data's scale: " + (
+                   "keep *Standardise the inputs* on (Data & shift), then " if ui.get("source") == "csv" else "")
+               + "try other rho_x and lambda_x under Hyper-parameters.", icon=":material/warning:")
+few = report.small_sample_warning(len(data.X_tr))
+if few:
+    st.warning(few, icon=":material/warning:")
 ui.claims("regression.table")
 
 fits = {n: o.model for n, o in results.items()}
@@ -118,6 +128,20 @@ if data.X_te.shape[1] == 1:
                "range). Where the truth has several branches, see which branch each model follows."
                + "".join(f" The predictions of {' and '.join(g)} coincide." for g in same))
     ui.claims("regression.fits")
+elif Y.shape[1] <= 2:
+    input_names, _, X_te_units = ui.inputs_in_units()
+    along = ui.widget(st.selectbox, "Input along which to plot", "plot_input", list(range(data.X_te.shape[1])),
+                      format_func=lambda j: input_names[j])
+    output = 0
+    if Y.shape[1] > 1:
+        output = ui.widget(st.selectbox, "Output to plot", "plot_output", list(range(Y.shape[1])),
+                           format_func=lambda k: f"y{k}")
+    ui.chart("regression fits", figures.regression_fits, X_te_units[:, along], Y, fits, output, points=True,
+             x_title=input_names[along], heading=f"Predictions along {input_names[along]}",
+             key="regression.regression_fits.along")
+    st.caption(f"With {data.X_te.shape[1]} inputs each test point is drawn at its value of one input: open grey "
+               "circles the true outputs, filled markers the predictions. Points close along this input can differ in the others, so the "
+               "predictions scatter instead of following one curve.")
 if Y.shape[1] == 2:
     ui.chart("output plane", figures.output_plane, data.Y_tr, Y, {n: f["mean"] for n, f in fits.items()},
                                 heading="Outputs drawn as y1 against y0", key="regression.output_plane")

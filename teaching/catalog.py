@@ -4,11 +4,13 @@ Plain functions that build and run the core objects and collect their warnings, 
 Streamlit pages only choose names and draw results (this module never imports streamlit).
 """
 
+import re
 import time
 from numbers import Real
 from dataclasses import dataclass, field
 
 import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin, clone
 
 from covshift import data as datasets
 from teaching import budget
@@ -137,9 +139,26 @@ def run_with_warnings(fn):
         start = time.perf_counter()
         result = fn()
         seconds = time.perf_counter() - start
-    messages = list(dict.fromkeys(str(w.message) for w in caught
-                                  if not issubclass(w.category, (DeprecationWarning, FutureWarning))))
+    kept = [w for w in caught if not issubclass(w.category, (DeprecationWarning, FutureWarning))]
+    numeric = [str(w.message) for w in kept if issubclass(w.category, RuntimeWarning)
+               and NUMPY_WARNING.search(str(w.message))]
+    messages = list(dict.fromkeys(str(w.message) for w in kept if str(w.message) not in numeric))
+    if numeric:
+        messages.append(numeric_warning(numeric))
     return result, seconds, messages
+
+
+#: numpy's floating-point warnings ("overflow encountered in divide", "invalid value encountered in reduce").
+NUMPY_WARNING = re.compile(r"(overflow|underflow|divide by zero|invalid value) encountered")
+
+
+def numeric_warning(messages):
+    """One sentence for numpy's floating-point warnings: what happened and what to do about it."""
+    seen = ", ".join(f"'{m}'" for m in list(dict.fromkeys(messages))[:3])
+    return ("Some numbers overflowed or became undefined during this computation (numpy: " + seen + "). "
+            "This happens when the inputs have very different scales or the kernel width is extreme for them: "
+            "keep \"Standardise the inputs\" on (Data & shift) or set the kernel width to auto (Importance weights); "
+            "the result shown may be inaccurate.")
 
 
 #: How the shared kernel width of the KLIEP family was chosen, for the page's caption.
@@ -193,6 +212,34 @@ def model_label(name):
 
 REGRESSORS = {"GPR": False, "WKNN": False, "KLTGP": False, "IKLTGP": False, "SMTGP": False,
               "IW-GPR": True, "IW-KLTGP": True, "IW-SMTGP": True}
+
+
+#: Models whose cross-validation error the Check your data page estimates (5 fits each: the fast ones).
+CHECK_MODELS = ("GPR", "IW-GPR", "WKNN")
+
+
+class Unweighted(RegressorMixin, BaseEstimator):
+    """A regressor that is fitted without importance weights (its ``fit`` takes no ``sample_weight``),
+    so that :func:`covshift.diagnostics.iw_cv_error` fits a non-IW model as it is used."""
+
+    def __init__(self, estimator=None):
+        self.estimator = estimator
+
+    def fit(self, X, y):
+        self.estimator_ = clone(self.estimator).fit(X, y)
+        return self
+
+    def predict(self, X):
+        return self.estimator_.predict(X)
+
+
+def cv_model(name, **hyper):
+    """The model ``name`` (:data:`CHECK_MODELS`) as cross-validation refits it: IW- models with the
+    weights, the others without."""
+    if name not in CHECK_MODELS:
+        raise ValueError(f"The cross-validation check offers {list(CHECK_MODELS)}; got {name!r}.")
+    model = make_regressor(name, **hyper)
+    return model if REGRESSORS[name] else Unweighted(model)
 
 
 def paper_tgp_defaults(data_name):

@@ -186,6 +186,11 @@ SETTINGS = {
     "csv_inputs": Names(()),
     "csv_outputs": Names(()),
     "csv_split": Names("selection bias", single=True),
+    "csv_standardise": Bool(True),
+    # Check your data page
+    "check_test": Choice("mmd", ("mmd", "classifier")),
+    "check_weights": Choice("FCFWCS", tuple(catalog.WEIGHT_ESTIMATORS)),
+    "check_model": Choice("GPR", tuple(catalog.CHECK_MODELS)),
     # Importance weights page
     "estimators": Multi(("FCFWCS", "PFWCS"), tuple(catalog.WEIGHT_ESTIMATORS)),
     "sigma_mode": Choice("auto", ("auto", "manual")),
@@ -204,6 +209,7 @@ SETTINGS = {
     "lambda_y": Float(1e-3, 1e-8, 10.0),
     "tgp_start": Choice("ridge", ("ridge", "linear")),
     "plot_output": Int(0, 0, 63),
+    "plot_input": Int(0, 0, 1023),
     "few_labels": Bool(False),
     "n_labels": Int(10, 2, 50),
     # Home (the Why-weights lesson) and the sidebar

@@ -134,7 +134,12 @@ def read_csv(raw, seed=0, max_rows=None):
     values = numeric[keep].to_numpy(dtype=float)
     finite = np.all(np.isfinite(values), axis=1)
     if not finite.all():
-        notes.append(f"Dropped {int((~finite).sum())} row(s) with missing or non-numeric values.")
+        missing = (~np.isfinite(values)).sum(axis=0)
+        where = ", ".join(f"{keep[j]} ({int(missing[j])})" for j in np.argsort(-missing, kind="stable")
+                          if missing[j])
+        notes.append(f"Dropped {int((~finite).sum())} row(s) with missing or non-numeric values, in column(s) "
+                     f"{where}. Fill those cells, or delete a column you do not need from the file (a row is "
+                     "dropped when any numeric column is missing, even one you do not use).")
         values = values[finite]
     if len(values) < 10:
         raise ValueError(f"Only {len(values)} complete rows remain; at least 10 are needed.")
@@ -147,8 +152,25 @@ def read_csv(raw, seed=0, max_rows=None):
     return CsvTable([str(c) for c in keep], values, notes)
 
 
-def csv_dataset(table, inputs, outputs, split_column=None, seed=0):
-    """ShiftData from a parsed CSV: a 0/1 train/test column (1 = training) or selection bias."""
+def input_scaling(table, inputs, standardise=True):
+    """(mean, scale) of the input columns as :func:`csv_dataset` standardises them (over all rows,
+    training and test); zeros and ones without ``standardise``. Original units = standardised x
+    * scale + mean."""
+    index = {c: i for i, c in enumerate(table.columns)}
+    X = table.values[:, [index[c] for c in inputs]]
+    if not standardise:
+        return np.zeros(X.shape[1]), np.ones(X.shape[1])
+    scale = X.std(axis=0)
+    return X.mean(axis=0), np.where(scale > 0, scale, 1.0)
+
+
+def csv_dataset(table, inputs, outputs, split_column=None, seed=0, standardise=True):
+    """ShiftData from a parsed CSV: a 0/1 train/test column (1 = training) or selection bias.
+
+    With ``standardise``, every input column is centred and divided by its standard deviation over
+    all rows (training and test) before the split (:func:`input_scaling`): the kernel widths, the
+    selection-bias sampler and the models then see every input on the same scale.
+    """
     index = {c: i for i, c in enumerate(table.columns)}
     if not inputs or not outputs:
         raise ValueError("Choose at least one input column and one output column.")
@@ -166,6 +188,9 @@ def csv_dataset(table, inputs, outputs, split_column=None, seed=0):
     if constant:
         raise ValueError(f"Input column(s) {', '.join(constant)} are constant (the same value in "
                          "every row): they carry no information about the shift. Deselect them.")
+    if standardise:
+        mean, scale = input_scaling(table, inputs)
+        X = (X - mean) / scale
     if split_column is None:
         return datasets.selection_bias(X, Y, random_state=seed, name="uploaded CSV (selection bias)")
     split = table.values[:, index[split_column]]

@@ -9,7 +9,8 @@ bounded ``functools.lru_cache`` per step).
 A *data spec* names the data of a view:
 
 - ``("built-in", name, ((parameter, value), ...), seed)`` for a generator of :mod:`teaching.catalog`;
-- ``("csv", file_digest, columns_json, seed, max_rows)`` for an uploaded file, whose bytes are
+- ``("csv", file_digest, columns_json, seed, max_rows)`` for an uploaded file (``columns_json``: the
+  inputs, outputs, train/test column and whether the inputs are standardised), whose bytes are
   passed beside the spec as ``raw`` (the digest is the cache key; the bytes are not hashed again).
 
 Sizes are checked against the time budget (:mod:`teaching.budget`) before a step computes:
@@ -21,11 +22,13 @@ import json
 
 import numpy as np
 
+from covshift import diagnostics
 from teaching import budget, catalog, uploads
 
 #: Cache entries kept per step (the app's st.cache_data and the default lru_cache alike).
 CACHE_ENTRIES = {"csv_table": 8, "data": 32, "shared_sigma": 32, "fitted_weights": 64, "fitted_prediction": 64,
-                 "weighting_effect": 64, "weighting_by_width": 32, "few_labels": 32}
+                 "weighting_effect": 64, "weighting_by_width": 32, "few_labels": 32, "shift_test": 32,
+                 "column_shift": 32, "fitted_cv_errors": 32}
 
 _STEPS = {}
 _CACHED = {}
@@ -69,7 +72,8 @@ def hyper_items(settings, **overrides):
 
 def selected_methods(settings):
     """Every weight estimator and regression model the settings run somewhere in the app."""
-    return list(dict.fromkeys([*settings["estimators"], *settings["models"], settings["weights_for_models"]]))
+    return list(dict.fromkeys([*settings["estimators"], *settings["models"], settings["weights_for_models"],
+                               settings["check_weights"], settings["check_model"]]))
 
 
 def csv_row_limit(settings):
@@ -84,7 +88,8 @@ def data_spec(settings, csv_digest=None, dataset=None):
     source is a CSV; ``dataset`` forces a built-in data set with its current parameters.
     """
     if dataset is None and settings["source"] == "csv":
-        columns = json.dumps([settings["csv_inputs"], settings["csv_outputs"], settings["csv_split"]])
+        columns = json.dumps([settings["csv_inputs"], settings["csv_outputs"], settings["csv_split"],
+                              bool(settings["csv_standardise"])])
         return ("csv", csv_digest, columns, int(settings["seed"]), csv_row_limit(settings))
     name = dataset or settings["dataset"]
     params = tuple((p, settings[f"{name}.{p}"]) for p in catalog.DATASETS[name][1])
@@ -103,9 +108,10 @@ def data(spec, _raw=None):
     """The data set a spec names (a :class:`covshift.data.ShiftData`)."""
     if spec[0] == "csv":
         _, file_digest, columns, seed, max_rows = spec
-        inputs, outputs, split = json.loads(columns)
+        inputs, outputs, split, standardise = json.loads(columns)
         table = csv_table(file_digest, seed, max_rows, _raw)
-        return uploads.csv_dataset(table, inputs, outputs, None if split == "selection bias" else split, seed)
+        return uploads.csv_dataset(table, inputs, outputs, None if split == "selection bias" else split, seed,
+                                   standardise=standardise)
     _, name, params, seed = spec
     return catalog.make_dataset(name, seed=seed, **dict(params))
 
@@ -193,6 +199,86 @@ def few_labels(spec, weight_name, sigma, n_labels, seed, rho_x, lambda_x, _raw=N
     estimated = weights(spec, weight_name, sigma, _raw).model.weights_
     return catalog.few_labels_comparison(data(spec, _raw), estimated, n_labels=n_labels, seed=seed,
                                          rho_x=rho_x, lambda_x=lambda_x)
+
+# ------------------------------------------------------------------ Check your data
+#: Folds of the cross-validation check; the largest weights listed.
+CHECK_FOLDS, TOP_WEIGHTS = 5, 10
+
+
+def input_units(spec, _raw=None):
+    """(names, mean, scale) of the inputs of a view: original units = x * scale + mean (the
+    standardisation of an uploaded CSV, :func:`teaching.uploads.input_scaling`; identity otherwise)."""
+    d = data(spec, _raw).X_tr.shape[1]
+    if spec[0] != "csv":
+        return [f"x{j}" for j in range(d)], np.zeros(d), np.ones(d)
+    _, file_digest, columns, seed, max_rows = spec
+    inputs, _, _, standardise = json.loads(columns)
+    mean, scale = uploads.input_scaling(csv_table(file_digest, seed, max_rows, _raw), inputs, standardise)
+    return list(inputs), mean, scale
+
+
+def inputs_in_units(spec, _raw=None):
+    """(names, X_tr, X_te) of a view with the inputs in the units of the file (:func:`input_units`)."""
+    points = data(spec, _raw)
+    names, mean, scale = input_units(spec, _raw)
+    return names, points.X_tr * scale + mean, points.X_te * scale + mean
+
+
+def output_names(spec, _raw=None):
+    """The output names of a view (the CSV's columns, else y0, y1, ...)."""
+    if spec[0] == "csv":
+        return list(json.loads(spec[2])[1])
+    return [f"y{k}" for k in range(data(spec, _raw).Y_tr.shape[1])]
+
+
+@_step
+def shift_test(spec, method, _raw=None):
+    """:func:`covshift.diagnostics.two_sample_test` of the view's training against test inputs
+    (seeded by the view's seed), as an Outcome (result, seconds, warnings)."""
+    points = data(spec, _raw)
+    return catalog.Outcome(*catalog.run_with_warnings(lambda: diagnostics.two_sample_test(
+        points.X_tr, points.X_te, method=method, random_state=int(spec[3]))))
+
+
+@_step
+def column_shift(spec, _raw=None):
+    """:func:`covshift.diagnostics.feature_shift` of the view's inputs: KS statistic per column."""
+    points = data(spec, _raw)
+    return diagnostics.feature_shift(points.X_tr, points.X_te)
+
+
+def weight_check(spec, name, sigma, _raw=None):
+    """The weights of estimator ``name`` on the mean-1 scale, their :func:`covshift.diagnostics.weight_summary`
+    and the training points with the :data:`TOP_WEIGHTS` largest weights (indices, largest first)."""
+    w = np.asarray(weights(spec, name, sigma, _raw).model.weights_, dtype=float)
+    w = w / w.mean()
+    top = np.argsort(-w, kind="stable")[:TOP_WEIGHTS]
+    return {"weights": w, "summary": diagnostics.weight_summary(w), "top": top}
+
+
+@_step
+def fitted_cv_errors(spec, model_name, weight_name, sigma, hyper, _raw=None):
+    """Unweighted and importance-weighted cross-validation error of ``model_name`` (squared error
+    summed over the outputs, :func:`covshift.diagnostics.iw_cv_error` with the weights of
+    ``weight_name`` on the mean-1 scale) and its actual error on the test points, whose outputs a
+    view always has, and the error of predicting the training mean on the training points (the outputs'
+    variance): {"cv": IWCVResult, "test": float, "baseline": float}."""
+    points = data(spec, _raw)
+    w = fitted_weights(spec, weight_name, sigma_for(spec, weight_name, sigma, _raw), _raw).model.weights_
+    w = np.asarray(w, dtype=float) / np.mean(w)
+    values = dict(hyper)
+    model = catalog.cv_model(model_name, **values)
+    cv = diagnostics.iw_cv_error(model, points.X_tr, points.Y_tr, w, cv=CHECK_FOLDS, random_state=int(spec[3]))
+    pred = fitted_prediction(spec, model_name, weight_name, sigma, hyper, _raw).model["mean"]
+    test = float(np.mean(np.sum((points.Y_te - pred) ** 2, axis=1)))
+    return {"cv": cv, "test": test, "baseline": float(np.sum(np.var(points.Y_tr, axis=0)))}
+
+
+def cv_errors(spec, model_name, weight_name, sigma, hyper, _raw=None):
+    """:func:`fitted_cv_errors` within the time budget (the model and the weights, as :func:`prediction`)."""
+    weights(spec, weight_name, sigma, _raw)  # both check the sizes; their results are cached for the step
+    prediction(spec, model_name, weight_name, sigma, hyper, _raw)
+    return fitted_cv_errors(spec, model_name, weight_name, sigma, hyper, _raw)
 
 
 use_cache()

@@ -24,3 +24,4 @@ from teaching.figures.reproduction import (VERDICT_MARKS, reproduction_bars, rep
 from teaching.figures.classification import CLASS_COLORS, classification_map, fig3_curves  # noqa: F401
 from teaching.figures.transfer import (transfer_curves, transfer_digit_grid,
                                        cutting_plane_progress)  # noqa: F401
+from teaching.figures.check import STATISTIC_LABELS, null_distribution, shifted_inputs  # noqa: F401

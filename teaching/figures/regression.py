@@ -7,20 +7,23 @@ from teaching.figures.base import (BASE_FONT, color, finish, line_style, marker_
                                    style)
 
 
-def regression_fits(x, y_true, fits, output=0, labelled=None, heading="Predictions on the test inputs"):
+def regression_fits(x, y_true, fits, output=0, labelled=None, heading="Predictions on the test inputs",
+                    x_title="x", y_title=None, points=False):
     """Predictions on the test inputs: GPR with a 2-std band, TGPs coloured by certainty phi
     (colour scale stretched over the observed range of phi). ``labelled`` = (x, y) of the
-    revealed target labels, drawn as large black rings."""
+    revealed target labels, drawn as large black rings. ``points``: x is one of several inputs,
+    so every prediction is drawn as a marker (a line or band along x would join points that
+    differ in the other inputs)."""
     order = np.argsort(x)
-    fig = new_figure(heading, "x", f"y{output}")
-    fig.add_scatter(x=x, y=y_true[:, output], mode="markers", name="test truth",
-                    marker=dict(color="#BBBBBB", size=6))
+    fig = new_figure(heading, x_title, y_title or f"y{output}")
+    truth = dict(color="#888888", size=7, symbol="circle-open") if points else dict(color="#BBBBBB", size=6)
+    fig.add_scatter(x=x, y=y_true[:, output], mode="markers", name="test truth", marker=truth)
     phis = [f["certainty"] for f in fits.values() if f.get("certainty") is not None]
     lo = min(float(np.min(p)) for p in phis) if phis else 0.0
     hi = max(float(np.max(p)) for p in phis) if phis else 1.0
     for name, fit in fits.items():
         mean = fit["mean"][:, output]
-        if fit.get("std") is not None:
+        if fit.get("std") is not None and not points:
             std = fit["std"][:, output]
             band = np.concatenate([(mean + 2 * std)[order], (mean - 2 * std)[order][::-1]])
             fig.add_scatter(x=np.concatenate([x[order], x[order][::-1]]), y=band, fill="toself",
@@ -31,6 +34,9 @@ def regression_fits(x, y_true, fits, output=0, labelled=None, heading="Predictio
                             marker=dict(color=fit["certainty"], colorscale="Viridis", cmin=lo, cmax=hi if hi > lo else lo + 1e-9,
                                         size=9, symbol=style(name)["symbol"], line=dict(width=1, color=color(name)),
                                         colorbar=dict(title="phi", len=0.7, x=1.02)))
+        elif points:
+            fig.add_scatter(x=x, y=mean, name=name, mode="markers",
+                            marker=marker_style(name, 8, opacity=0.8, line=dict(width=1, color="#000000")))
         else:
             fig.add_scatter(x=x[order], y=mean[order], name=name, mode="lines", line=line_style(name, 4))
     if labelled is not None:

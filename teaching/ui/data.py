@@ -133,3 +133,39 @@ def replay_figure(spec, name, sigma, presentation=False):
     """The animated replay of a fitted Frank-Wolfe run, built once from its history (no re-solve),
     enlarged for a projector with ``presentation``. Returns (figure, frames, whether 1-D)."""
     return _replay(spec, name, sigma, bool(presentation), _raw_for(spec))
+
+
+def shift_test(method):
+    """The two-sample test of the current view's training against test inputs (teaching.views.shift_test)."""
+    spec = data_spec()
+    return views.shift_test(spec, method, _raw_for(spec))
+
+
+def column_shift():
+    """The per-input shift (KS statistic) of the current view (teaching.views.column_shift)."""
+    spec = data_spec()
+    return views.column_shift(spec, _raw_for(spec))
+
+
+def inputs_in_units():
+    """(names, X_tr, X_te) of the current view in the file's units (teaching.views.inputs_in_units)."""
+    spec = data_spec()
+    return views.inputs_in_units(spec, _raw_for(spec))
+
+
+def output_names():
+    spec = data_spec()
+    return views.output_names(spec, _raw_for(spec))
+
+
+def weight_check(name):
+    """Mean-1 weights of estimator ``name``, their summary and the largest (teaching.views.weight_check)."""
+    spec = data_spec()
+    return views.weight_check(spec, name, sigma_setting(), _raw_for(spec))
+
+
+def cv_errors(model_name, weight_name):
+    """Ordinary vs importance-weighted CV error of a model, and its test error (teaching.views.cv_errors)."""
+    spec = data_spec()
+    return views.cv_errors(spec, model_name, weight_name, sigma_setting(), views.hyper_items(_settings()),
+                           _raw_for(spec))

@@ -80,6 +80,8 @@ def sidebar():
         widget(st.selectbox, "Built-in data set", "dataset", format_func=lambda n: catalog.DATASETS[n][0])
         widget(st.number_input, "Seed", "seed",
                help="Draws new random data with the same settings; lesson claims are checked on seeds 0-2.")
+        st.page_link("pages/check.py", label="Check this data", icon=":material/troubleshoot:",
+                     help="Is there a shift, where, what the weights cost; a downloadable report.")
         widget(st.toggle, "Presentation (projector)", "presentation",
                help="Larger fonts, thicker lines and bigger markers in every figure.")
         st.button("Reset to defaults", key="reset", width="stretch", on_click=reset)

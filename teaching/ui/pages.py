@@ -6,6 +6,7 @@ import streamlit as st
 PAGES = [
     ("pages/home.py", "Home", ":material/home:"),
     ("pages/data.py", "Data & shift", ":material/scatter_plot:"),
+    ("pages/check.py", "Check your data", ":material/troubleshoot:"),
     ("pages/weights.py", "Importance weights", ":material/balance:"),
     ("pages/regression.py", "Structured regression", ":material/show_chart:"),
     ("pages/classification.py", "Classification under shift", ":material/call_split:"),

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from teaching import ui
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-PAGES = ["pages/home.py", "pages/data.py", "pages/weights.py", "pages/regression.py",
+PAGES = ["pages/home.py", "pages/data.py", "pages/check.py", "pages/weights.py", "pages/regression.py",
          "pages/scaling.py", "pages/theory.py"]
 #: Small built-in data, so that the app tests stay quick.
 SMALL = {"sinc.n_tr": "100", "sinc.n_te": "60"}

@@ -32,6 +32,8 @@ CHANGES = {
     "pages/scaling.py": [("multiselect", "w.scaling_estimators", ["FCFWCS"]),
                          ("multiselect", "w.scaling_sizes", [100]), ("button", "scaling_run", None)],
     "pages/theory.py": [("number_input", "w.seed", 9)],
+    "pages/check.py": [("radio", "w.check_test", "classifier"), ("selectbox", "w.check_weights", "KMM"),
+                       ("selectbox", "w.check_model", "IW-GPR")],
 }
 
 

@@ -1,0 +1,165 @@
+import urllib.parse
+
+import pandas as pd
+import streamlit as st
+
+from teaching import catalog, figures, report, settings, ui
+
+ui.through_app()
+st.title("Check your data")
+st.markdown("On the current data (built-in, or your CSV uploaded on **Data & shift**): do the training and test "
+            "inputs differ, which inputs moved, what importance weights cost, and what they change in a model's "
+            "error estimate. Everything below can be downloaded as one report.")
+st.page_link("pages/data.py", label="Choose or upload the data on Data & shift", icon=":material/scatter_plot:")
+
+data = ui.current_data()
+if data is None:
+    st.stop()
+csv = ui.get("source") == "csv"
+names, X_tr, X_te = ui.inputs_in_units()
+n_tr, n_te, d = len(data.X_tr), len(data.X_te), data.X_tr.shape[1]
+c1, c2, c3 = st.columns(3)
+c1.metric("training points", n_tr)
+c2.metric("test points", n_te)
+c3.metric("inputs", d)
+if csv:
+    st.caption(("Inputs standardised (each column centred and scaled to standard deviation 1 over all rows) before the "
+                "split, the weights and the models; tables and histograms show the file's units."
+                if ui.get("csv_standardise") else
+                "Inputs **not standardised**: kernels mix them in the file's units, so a column with large numbers "
+                "dominates every distance.") + " Switch: *Standardise the inputs* on Data & shift.")
+few = report.small_sample_warning(n_tr)
+if few:
+    st.warning(few, icon=":material/warning:")
+
+# ---------------------------------------------------------------- 1. is there a shift?
+st.subheader("1. Do the training and test inputs differ?")
+ui.widget(st.radio, "Test", "check_test", horizontal=True,
+          format_func={"mmd": "kernel MMD (any difference)", "classifier": "linear classifier (shifted means)"}.get,
+          help="Both compare the observed training/test split with random re-splits of the pooled inputs "
+               "(permutations): the p-value is the share of re-splits that look at least as different.")
+with st.spinner("Testing..."):
+    tested = ui.guard("Shift test", ui.shift_test, ui.get("check_test"))
+sections = []
+if tested is not None:
+    result = tested.model
+    ui.show_warnings("Shift test", tested.warnings)
+    verdict = report.test_sentence(result)
+    (st.warning if result.p_value < report.ALPHA else st.info)(f"**{verdict}**", icon=":material/query_stats:")
+    left, right = st.columns([3, 2])
+    ui.chart("permutation null", figures.null_distribution, result.null_distribution, result.statistic,
+             result.method, result.p_value, key="check.null", where=left)
+    right.markdown(report.statistic_sentence(result))
+    right.caption("Grey: the statistic on random re-splits of the pooled inputs, which have no shift by "
+                  "construction. Orange line: the observed split. The further right of the grey mass, the stronger "
+                  "the evidence of a shift.")
+    sections.append(("Is there a shift?", [("p", verdict), ("p", report.statistic_sentence(result))]))
+
+# ---------------------------------------------------------------- 2. where?
+st.subheader("2. Which inputs moved?")
+shift = ui.guard("Shift per input", ui.column_shift)
+if shift is not None:
+    top = list(shift.ranking[:3])
+    first = names[shift.ranking[0]]
+    st.markdown(f"Most shifted input: **{first}** (Kolmogorov-Smirnov statistic {shift.statistic[shift.ranking[0]]:.2f}: "
+                "the largest gap between the training and test cumulative distributions, 0 = identical, 1 = disjoint).")
+    left, right = st.columns([3, 1])
+    ui.chart("shifted inputs", figures.shifted_inputs, X_tr, X_te, names, top, shift.statistic,
+             key="check.inputs", where=left)
+    rows = report.ranking_rows(names, shift)
+    with right:
+        ui.show_table([{"input": r[0], "KS": float(r[1]), "p-value": r[2]} for r in rows], "input",
+                      formats={"KS": ".3f"}, help={"KS": "Kolmogorov-Smirnov statistic of this input: higher = "
+                                                         "more shifted.",
+                                                   "p-value": "KS test of this input alone (not corrected for "
+                                                              "testing several inputs)."})
+    st.caption("Each input is compared alone; a shift of how inputs combine, with every input's own distribution "
+               "unchanged, is seen by the test above but not here.")
+    sections.append(("Which inputs moved?", [
+        ("p", f"Most shifted input: {first}. Kolmogorov-Smirnov statistic per input, most shifted first:"),
+        ("table", ["input", "KS statistic", "p-value"], rows)]))
+
+# ---------------------------------------------------------------- 3. what the weights cost
+st.subheader("3. What do importance weights cost?")
+estimator = ui.widget(st.selectbox, "Weight estimator", "check_weights", catalog.WEIGHT_ESTIMATORS,
+                      help="Its kernel width follows the rule set on the Importance weights page (auto by default).")
+with st.spinner(f"Fitting {estimator}..."):
+    checked = ui.guard("Weights", ui.weight_check, estimator)
+output_names = ui.output_names()
+weight_rows = None
+if checked is not None:
+    ui.show_warnings(estimator, ui.weights(estimator).warnings)
+    summary, w = checked["summary"], checked["weights"]
+    m1, m2, m3, m4 = st.columns(4)
+    m1.metric("ESS (effective sample size)", f"{summary.ess:.0f}", help="(sum w)^2 / sum w^2")
+    m2.metric("ESS / training points", f"{100 * summary.ess_fraction:.0f} %")
+    m3.metric("largest weight / mean", f"{summary.max_weight:.1f}")
+    m4.metric("weight on the top 1 %", f"{100 * summary.top_share:.0f} %")
+    st.markdown(report.weights_sentence(estimator, summary))
+    left, right = st.columns([1, 1])
+    ui.chart("weight histogram", figures.weight_histogram, {estimator: w}, key="check.weights", where=left)
+    weight_rows = [{"training point": int(i), **{n: float(X_tr[i, j]) for j, n in enumerate(names)},
+                    **{n: float(data.Y_tr[i, k]) for k, n in enumerate(output_names)}, "weight": float(w[i])}
+                   for i in checked["top"]]
+    with right:
+        st.markdown(f"The {len(weight_rows)} largest weights and their training points"
+                    + (" (inputs in the file's units)" if csv else ""))
+        ui.show_table(weight_rows, "training point", formats={"weight": ".2f"})
+    frame = pd.DataFrame({"training point": range(n_tr), **{n: X_tr[:, j] for j, n in enumerate(names)},
+                          **{n: data.Y_tr[:, k] for k, n in enumerate(output_names)}, "weight": w})
+    st.download_button("Download the weights (one row per training point) as CSV", frame.to_csv(index=False),
+                       file_name=f"covshift_weights_{estimator}.csv", mime="text/csv", key="check.weights_csv")
+    sections.append(("What do the weights cost?", [
+        ("p", report.weights_sentence(estimator, summary)),
+        ("table", ["training point", *names, *output_names, "weight"],
+         [[r["training point"], *(f"{r[n]:.4g}" for n in [*names, *output_names]), f"{r['weight']:.3f}"]
+          for r in weight_rows])]))
+
+# ---------------------------------------------------------------- 4. what they change in a model's error estimate
+st.subheader("4. What do they change in a model's error estimate?")
+model = ui.widget(st.selectbox, "Model", "check_model", list(catalog.CHECK_MODELS), format_func=catalog.model_label,
+                  help="GPR and W-KNN are fitted without weights, IW-GPR with the weights above; the hyper-parameters "
+                       "are those of the Structured regression page.")
+with st.spinner(f"Cross-validating {model}..."):
+    errors = ui.guard("Cross-validation", ui.cv_errors, model, estimator)
+if errors is not None:
+    cv = errors["cv"]
+    sentence = report.cv_sentence(model, cv, errors["test"], errors["baseline"])
+    st.markdown(sentence)
+    cv_rows = [{"estimate": f"ordinary {cv.n_folds}-fold CV (training inputs)", "mean squared error": cv.unweighted},
+               {"estimate": f"importance-weighted CV with {estimator} (test inputs)", "mean squared error": cv.weighted},
+               {"estimate": "actual error on the test points", "mean squared error": errors["test"]},
+               {"estimate": "for scale: predicting the training mean (training points)",
+                "mean squared error": errors["baseline"]}]
+    ui.show_table(cv_rows, "estimate", formats={"mean squared error": ".4g"},
+                  help={"mean squared error": "Squared error summed over the outputs, averaged over the points."})
+    st.caption("Ordinary cross-validation measures the error where the training inputs are; importance-weighted "
+               "cross-validation (Sugiyama et al. 2007) re-weights each held-out point by w(x) to estimate the error "
+               "where the test inputs are. Both use the same fold models.")
+    sections.append((f"What do the weights change in {model}'s error estimate?", [
+        ("p", sentence), ("table", ["estimate", "mean squared error"],
+                          [[r["estimate"], f"{r['mean squared error']:.4g}"] for r in cv_rows])]))
+
+# ---------------------------------------------------------------- the report
+st.subheader("The report")
+base = (st.context.url or "").split("?")[0]
+query = urllib.parse.urlencode(settings.to_query(st.session_state.settings))
+link = f"{base}?{query}" if query else base
+facts = [("data", "uploaded CSV" if csv else catalog.DATASETS[ui.get("dataset")][0]), ("seed", ui.get("seed")),
+         ("training / test points", f"{n_tr} / {n_te}"), ("inputs", ", ".join(names)),
+         ("outputs", ", ".join(output_names)),
+         ("inputs standardised", ("yes (each column centred and scaled to standard deviation 1 over all rows)"
+                                  if ui.get("csv_standardise") else "no (the file's units)") if csv else
+          "not applicable (built-in data)"),
+         ("shift test", ui.get("check_test")), ("weight estimator", estimator),
+         ("kernel width rule", "auto" if ui.get("sigma_mode") == "auto" else f"manual, sigma = {ui.get('sigma')}"),
+         ("model", model), ("rho_x, lambda_x", f"{ui.get('rho_x')}, {ui.get('lambda_x')}")]
+if few:
+    sections.append(("Warnings", [("p", few)]))
+blocks = report.document("covshift: check of the data", facts, link or "(address not available)", sections)
+d1, d2 = st.columns(2)
+d1.download_button("Download the report (Markdown)", report.to_markdown(blocks), file_name="covshift_check.md",
+                   mime="text/markdown", key="check.report_md")
+d2.download_button("Download the report (HTML)", report.to_html(blocks), file_name="covshift_check.html",
+                   mime="text/html", key="check.report_html")
+st.caption("The report holds the verdicts, tables and settings above and the link to this view.")

@@ -1,0 +1,146 @@
+"""The words of the Check your data page and its downloadable report (Markdown or HTML), from the diagnostics' results.
+
+Pure functions (no Streamlit): a report is a list of blocks (``("h2", text)``, ``("p", text)``,
+``("table", header, rows)``) that :func:`to_markdown` and :func:`to_html` render alike, so the
+two downloads always say the same thing.
+"""
+
+import html
+
+#: The level of the shift test's verdict.
+ALPHA = 0.05
+#: Fewer training points than this make every estimate on the page shaky (a warning says so).
+FEW_TRAINING_POINTS = 30
+
+METHOD_NAMES = {"mmd": "MMD", "classifier": "classifier"}
+
+
+def p_text(result):
+    """The p-value as a reader needs it: "p = 0.002", with "(the smallest ... can give)" at the floor."""
+    floor = 1.0 / (1 + result.n_permutations)
+    text = f"p = {result.p_value:.2g}"
+    if result.p_value <= floor * (1 + 1e-9):
+        text += f" (the smallest {result.n_permutations} permutations can give)"
+    return text
+
+
+def test_sentence(result):
+    """The verdict of :func:`covshift.diagnostics.two_sample_test` in one sentence."""
+    name = METHOD_NAMES[result.method]
+    as_extreme = int(round(result.p_value * (1 + result.n_permutations))) - 1
+    resplits = (f"{'None' if as_extreme == 0 else as_extreme} of {result.n_permutations} random re-splits of the "
+                f"pooled inputs looked {'this' if as_extreme == 0 else 'at least this'} different.")
+    if result.p_value < ALPHA:
+        return f"The training and test inputs differ: {name} {p_text(result)}. {resplits}"
+    return (f"No difference between the training and test inputs was detected: {name} {p_text(result)} "
+            f"(at least {ALPHA:g}). This does not prove there is none: with {result.n_tr} training and "
+            f"{result.n_te} test points a small shift can go unseen.")
+
+
+def statistic_sentence(result):
+    """What the statistic means, with its value."""
+    if result.method == "mmd":
+        return (f"MMD² = {result.statistic:.3g}: the squared distance between the mean kernel embeddings of the two "
+                "samples (inputs standardised together, Gaussian kernel of median-heuristic width); about 0 "
+                "without shift.")
+    return (f"Held-out AUC = {result.statistic:.3f}: how well a linear classifier tells a training from a test "
+            "input on points it was not fitted on (0.5 = no better than chance); it sees shifts of the means.")
+
+
+def ranking_rows(names, shift, top=None):
+    """Table rows (input, KS statistic, p-value) from most to least shifted."""
+    order = list(shift.ranking[:top] if top else shift.ranking)
+    return [[names[j], f"{shift.statistic[j]:.3f}", f"{shift.p_value[j]:.2g}"] for j in order]
+
+
+def weights_sentence(name, summary):
+    """What the weights of estimator ``name`` cost, from a :class:`covshift.diagnostics.WeightSummary`."""
+    return (f"The {name} weights are worth {summary.ess:.0f} of the {summary.n} training points (effective "
+            f"sample size {summary.ess:.0f}, {100 * summary.ess_fraction:.0f} %): estimates weighted by them are "
+            f"about as noisy as unweighted ones from {summary.ess:.0f} points. The largest weight is "
+            f"{summary.max_weight:.1f} times the mean; the heaviest 1 % of the points carry "
+            f"{100 * summary.top_share:.0f} % of the total weight.")
+
+
+def cv_sentence(model, cv, test, baseline):
+    """Ordinary vs importance-weighted cross-validation error of ``model``, its actual test error, and the
+    ``baseline`` (the training outputs' variance: the error of predicting their mean) for scale."""
+    ratio = cv.weighted / cv.unweighted if cv.unweighted > 0 else float("nan")
+    text = (f"Ordinary {cv.n_folds}-fold cross-validation says {model}'s mean squared error is "
+            f"{cv.unweighted:.3g}; importance-weighted cross-validation estimates {cv.weighted:.3g} on the test "
+            f"inputs ({ratio:.2g} times as much). The actual error on the test points, known here because the test "
+            f"rows have outputs, is {test:.3g}. For scale: predicting the mean of the training outputs has error "
+            f"{baseline:.3g} on the training points.")
+    if cv.unweighted > baseline:
+        text += (f" {model} does worse than that even where it was trained: its widths do not suit the data "
+                 "(try other rho_x and lambda_x on the Structured regression page).")
+    return text
+
+
+def small_sample_warning(n_tr):
+    """A sentence when there are fewer than :data:`FEW_TRAINING_POINTS` training points, else None."""
+    if n_tr >= FEW_TRAINING_POINTS:
+        return None
+    return (f"Only {n_tr} training points: every estimate here (the test, the weights, the errors) is shaky with "
+            f"fewer than {FEW_TRAINING_POINTS}. Mark more rows as training or upload more data.")
+
+
+def document(title, facts, link, sections):
+    """The report's blocks: a title, the facts of the data (list of (name, value)), the link, then
+    ``sections`` (list of (heading, blocks))."""
+    blocks = [("h1", title), ("table", ["", "value"], [[k, str(v)] for k, v in facts]),
+              ("p", f"Open this view again (the settings are in the link; an uploaded file has to be uploaded "
+                    f"again): {link}")]
+    for heading, content in sections:
+        blocks.append(("h2", heading))
+        blocks.extend(content)
+    return blocks
+
+
+def _cell(text):
+    return str(text).replace("|", "\\|")
+
+
+def to_markdown(blocks):
+    """The report as Markdown."""
+    lines = []
+    for block in blocks:
+        kind = block[0]
+        if kind == "h1":
+            lines += [f"# {block[1]}", ""]
+        elif kind == "h2":
+            lines += [f"## {block[1]}", ""]
+        elif kind == "p":
+            lines += [block[1], ""]
+        elif kind == "table":
+            header, rows = block[1], block[2]
+            lines.append("| " + " | ".join(_cell(h) for h in header) + " |")
+            lines.append("|" + "---|" * len(header))
+            lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+            lines.append("")
+        else:
+            raise ValueError(f"Unknown report block {kind!r}.")
+    return "\n".join(lines)
+
+
+def to_html(blocks, title="covshift data check"):
+    """The report as one self-contained HTML page."""
+    body = []
+    for block in blocks:
+        kind = block[0]
+        if kind in ("h1", "h2"):
+            body.append(f"<{kind}>{html.escape(block[1])}</{kind}>")
+        elif kind == "p":
+            body.append(f"<p>{html.escape(block[1])}</p>")
+        elif kind == "table":
+            head = "".join(f"<th>{html.escape(str(h))}</th>" for h in block[1])
+            rows = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>"
+                           for row in block[2])
+            body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
+        else:
+            raise ValueError(f"Unknown report block {kind!r}.")
+    style = ("body{font-family:sans-serif;max-width:60em;margin:2em auto;line-height:1.45}"
+             "table{border-collapse:collapse;margin:0.5em 0}td,th{border:1px solid #bbb;padding:0.2em 0.6em;"
+             "text-align:left}")
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{style}</style></head><body>{''.join(body)}</body></html>")
