@@ -1,6 +1,6 @@
 """Every lesson's claims hold on its own data over several seeds, and every lesson is self-contained.
 
-If a claim fails here, change the claim or the lesson (covshift/lessons.py), never this test.
+If a claim fails here, change the claim or the lesson (teaching/lessons.py), never this test.
 """
 
 import pathlib
@@ -20,9 +20,8 @@ FIGURES = {"home.fit", "home.width", "weights.table", "weights.curves", "weights
 
 
 def _cases():
-    for title in lessons.LESSONS:
-        marks = [pytest.mark.slow] if title in SLOW else []
-        yield pytest.param(title, marks=marks, id=title)
+    return [pytest.param(title, marks=[pytest.mark.slow] if title in SLOW else [], id=title)
+            for title in lessons.LESSONS]
 
 
 @pytest.mark.parametrize("title", _cases())
