@@ -196,14 +196,14 @@ if histories:
     if replay is not None:
         document, height, meta = replay
         components.html(document, height=height)
-        where = ("The grey stems stand at their centres' x with height alpha_l (right axis); the thick curve "
+        where = ("The grey stems stand at their centres' x with height alpha_l (right axis); the pink curve "
                  "is w_t(x) after the step, the faint one w_(t-1)(x) before it, the dashed line the true "
                  "ratio.") if meta["one_d"] else \
             ("The inputs have more than one dimension, so there is no curve to draw: the x axis is the index "
              "j of the test point x_te_j that serves as the atom's centre, and each stem's height is alpha_l.")
         st.caption(f"Every one of the {meta['steps']} steps of {name}, in your browser (no rerun of the page): "
                    "Step and Back move one iteration, the slider any number, Next ... step jumps to the next "
-                   f"step of that kind. {where} Green: the towards vertex l^FW; orange: the away vertex "
+                   f"step of that kind. {where} Blue: the towards vertex l^FW; orange: the away vertex "
                    "l^AFW; a red cross and dashed stem: an atom that left, at its last alpha; a purple arrow: "
                    "weight that moved from one atom to another. Below, the cursor shows iteration t on the "
                    "relative duality gap and on the size of the active set.")

@@ -29,6 +29,9 @@ def test_weight_figures():
     assert gap.layout.xaxis.type == "log"  # a 12-step run stays visible next to a 2000-step one
     stems = figures.alpha_stems({"PFWCS": (est.center_index_, est.alpha_)})
     assert f"{np.count_nonzero(est.alpha_)} non-zero" in stems.layout.annotations[0].text
+    # one stem per non-zero alpha (x, x, gap), the axis over every centre
+    assert len(stems.data[0].x) == 3 * np.count_nonzero(est.alpha_)
+    assert stems.layout.xaxis.range == (est.center_index_.min() - 1, est.center_index_.max() + 1)
     assert len(figures.active_set_sizes({"PFWCS": est.history_}).data) == 1
     fc = FCFWCS(sigma=0.3).fit(data.X_tr, data.X_te)
     assert figures.inner_iterations({"FCFWCS": fc.history_}).data[0].type == "bar"

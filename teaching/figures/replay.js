@@ -71,7 +71,9 @@ function nextStep(run, t, which) { // the first iterate after t reached by a ste
   return -1;
 }
 
-const fmt = (v) => (v === 0 ? "0" : Math.abs(v) >= 1e-3 && Math.abs(v) < 1e4 ? v.toPrecision(3) : v.toExponential(2));
+const fmt = (v) => (Number.isInteger(v) && Math.abs(v) < 1e6 ? String(v)
+  : Math.abs(v) >= 1e-3 && Math.abs(v) < 1e4 ? String(+v.toPrecision(3)) : v.toExponential(2));
+const CURVE = "#CC79A7", TOWARD = "#0072B2", AWAY = "#D55E00", MOVED = "#5a2d91";
 
 function describe(run, t, before, after) { // what step t - 1 -> t did: words and the atoms to mark
   if (t === 0) {
@@ -150,8 +152,8 @@ function mainChart(run, t, width, before, after, step) {
     right = ticks(0, aTop, 5).map((v) => `<text x="${box[2] + 4}" y="${ya(v) + 4}" font-size="0.8em" fill="#777">${fmt(v)}</text>`).join("") +
       `<text transform="translate(${width - 8},${(box[1] + box[3]) / 2}) rotate(90)" text-anchor="middle" font-size="0.85em" fill="#777">alpha_l (stems)</text>`;
     if (run.a.truth) body += `<path d="${path(run.a.grid, run.a.truth, x, yw)}" fill="none" stroke="${m.truth_color}" stroke-dasharray="6 4" stroke-width="2"/>`;
-    if (t > 0) body += `<path d="${path(run.a.grid, wBefore, x, yw)}" fill="none" stroke="${m.color}" stroke-opacity="0.3" stroke-width="5"/>`;
-    body += `<path d="${path(run.a.grid, wNow, x, yw)}" fill="none" stroke="${m.color}" stroke-width="3"/>`;
+    if (t > 0) body += `<path d="${path(run.a.grid, wBefore, x, yw)}" fill="none" stroke="${CURVE}" stroke-opacity="0.35" stroke-width="5"/>`;
+    body += `<path d="${path(run.a.grid, wNow, x, yw)}" fill="none" stroke="${CURVE}" stroke-width="3"/>`;
   } else {
     body += axes(box, x, ya, ticks(lo, hi, 8), ticks(0, aTop, 5).map((v) => [v, fmt(v)]), m.x_title, "alpha_l");
   }
@@ -170,22 +172,22 @@ function mainChart(run, t, width, before, after, step) {
   if (t > 0) {
     if (step.left.length || step.kind === "swap") { // the mass that moved: an arrow from the away atom to l^FW
       const from = step.dir === "corrective" ? -1 : step.away;
-      if (from >= 0 && step.dir !== "away") body += `<path d="M${x(pos[from])},${ya(alphaOf(before, from)) - 6} Q${(x(pos[from]) + x(pos[step.toward])) / 2},${box[1]} ${x(pos[step.toward])},${ya(alphaOf(after, step.toward)) - 18}" fill="none" stroke="#5a2d91" stroke-width="2" marker-end="url(#head)"/>`;
+      if (from >= 0 && step.dir !== "away") body += `<path d="M${x(pos[from])},${ya(alphaOf(before, from)) - 6} Q${(x(pos[from]) + x(pos[step.toward])) / 2},${Math.max(box[1], Math.min(ya(alphaOf(before, from)), ya(alphaOf(after, step.toward))) - 70)} ${x(pos[step.toward])},${ya(alphaOf(after, step.toward)) - 18}" fill="none" stroke="${MOVED}" stroke-width="2" marker-end="url(#head)"/>`;
     }
-    for (const l of step.left) body += `<line x1="${x(pos[l])}" x2="${x(pos[l])}" y1="${box[3]}" y2="${ya(alphaOf(before, l))}" stroke="#D55E00" stroke-width="2" stroke-dasharray="3 3"/>` + mark(l, "x", "#D55E00", `left: ${l}`, 0);
-    if (step.dir !== "corrective" && step.away >= 0 && !step.left.includes(step.away)) body += mark(step.away, "down", "#D55E00", `away ${step.away}`, 0);
-    if (step.dir !== "away" || step.kind === "good") body += mark(step.toward, "up", "#009E73", (step.entered.includes(step.toward) ? "entered: " : "towards ") + step.toward, 14);
+    for (const l of step.left) body += `<line x1="${x(pos[l])}" x2="${x(pos[l])}" y1="${box[3]}" y2="${ya(alphaOf(before, l))}" stroke="${AWAY}" stroke-width="2" stroke-dasharray="3 3"/>` + mark(l, "x", AWAY, `left: ${l}`, 0);
+    if (step.dir !== "corrective" && step.away >= 0 && !step.left.includes(step.away)) body += mark(step.away, "down", AWAY, `away ${step.away}`, 0);
+    if (step.dir !== "away" || step.kind === "good") body += mark(step.toward, "up", TOWARD, (step.entered.includes(step.toward) ? "entered: " : "towards ") + step.toward, 14);
   }
-  const legend = [[m.color, "w_t(x) after the step", ""], [m.color, "w_(t-1)(x) before", "0.3"], [m.truth_color, "true ratio", "", "6 4"],
-    ["#777", "alpha_l stems", ""], ["#009E73", "▲ towards vertex l^FW", ""], ["#D55E00", "▼ away vertex l^AFW, ✕ left", ""]]
+  const legend = [[CURVE, "w_t(x)", ""], [CURVE, "w_(t-1)(x)", "0.35"], [m.truth_color, "true ratio", "", "6 4"],
+    ["#777", "alpha_l", ""], [TOWARD, "▲ l^FW", ""], [AWAY, "▼ l^AFW  ✕ left", ""], [MOVED, "→ moved", ""]]
     .filter((e, i) => oneD || i >= 3);
   let lx = box[0];
   const items = legend.map(([c, label, op, dash]) => {
     const s = `<line x1="${lx}" x2="${lx + 18}" y1="12" y2="12" stroke="${c}" stroke-width="3" stroke-opacity="${op || 1}" ${dash ? `stroke-dasharray="${dash}"` : ""}/><text x="${lx + 22}" y="16" font-size="0.8em">${label}</text>`;
-    lx += 30 + label.length * 6.4;
+    lx += 36 + label.length * 7;
     return s;
   }).join("");
-  const defs = `<defs><marker id="head" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="7" markerHeight="7" orient="auto"><path d="M0,0L10,5L0,10z" fill="#5a2d91"/></marker></defs>`;
+  const defs = `<defs><marker id="head" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="7" markerHeight="7" orient="auto"><path d="M0,0L10,5L0,10z" fill="${MOVED}"/></marker></defs>`;
   return SVG(width, H, defs + items + body);
 }
 
@@ -220,7 +222,7 @@ function mount(root, meta, arrays) {
   const half = Math.floor((root.clientWidth - 8) / 2);
   const gaps = Float64Array.from(run.a.gap, (_, t) => run.relativeGap(t));
   const marks = [];
-  for (let s = 0; s < run.T; s++) if (run.kind(s) === "drop" || run.kind(s) === "swap") marks.push([s + 1, run.kind(s) === "drop" ? "#D55E00" : "#5a2d91"]);
+  for (let s = 0; s < run.T; s++) if (run.kind(s) === "drop" || run.kind(s) === "swap") marks.push([s + 1, run.kind(s) === "drop" ? AWAY : MOVED]);
   const small = [[".gap", smallChart(run, half, gaps, true, "relative duality gap (log)", [])],
                  [".size", smallChart(run, half, run.size, false, "active-set size |S_t| (ticks: drop, swap)", marks)]];
   for (const [sel, chart] of small) $(sel).innerHTML = chart.html;
