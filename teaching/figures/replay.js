@@ -4,7 +4,8 @@
 // The model (inflate, unpack, Run, nextStep, sentence) is tested under node (tests/test_replay_js.py).
 
 const TYPES = { f4: Float32Array, f8: Float64Array, i4: Int32Array, u1: Uint8Array };
-const EVERY = 64; // a dense checkpoint of mu every EVERY iterations: any t is at most EVERY steps away
+const EVERY = 64;
+let K = 1; // font scale of the drawing (presentation mode: larger), set by mount // a dense checkpoint of mu every EVERY iterations: any t is at most EVERY steps away
 
 async function inflate(b64) {
   const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
@@ -73,6 +74,7 @@ function nextStep(run, t, which) { // the first iterate after t reached by a ste
 
 const fmt = (v) => (Number.isInteger(v) && Math.abs(v) < 1e6 ? String(v)
   : Math.abs(v) >= 1e-3 && Math.abs(v) < 1e4 ? String(+v.toPrecision(3)) : v.toExponential(2));
+let TRUTH_DASH = "#000000"; // the true ratio: teaching.figures.base.TRUTH, set by mount
 const CURVE = "#CC79A7", TOWARD = "#0072B2", AWAY = "#D55E00", MOVED = "#5a2d91";
 
 function describe(run, t, before, after) { // what step t - 1 -> t did: words and the atoms to mark
@@ -110,11 +112,11 @@ function axes(box, x, y, xs, ys, xTitle, yTitle, right) { // x, y: value -> pixe
   const [l, t, r, b] = box;
   let out = `<rect x="${l}" y="${t}" width="${r - l}" height="${b - t}" fill="none" stroke="#ddd"/>`;
   for (const v of xs) out += `<line x1="${x(v)}" x2="${x(v)}" y1="${t}" y2="${b}" stroke="#eee"/>` +
-    `<text x="${x(v)}" y="${b + 15}" text-anchor="middle" font-size="0.8em">${fmt(v)}</text>`;
+    `<text x="${x(v)}" y="${b + 15 * K}" text-anchor="middle" font-size="0.8em">${fmt(v)}</text>`;
   for (const [v, label] of ys) out += `<line x1="${l}" x2="${r}" y1="${y(v)}" y2="${y(v)}" stroke="#eee"/>` +
     `<text x="${l - 4}" y="${y(v) + 4}" text-anchor="end" font-size="0.8em">${label}</text>`;
-  out += `<text x="${(l + r) / 2}" y="${b + 31}" text-anchor="middle" font-size="0.85em">${esc(xTitle)}</text>`;
-  out += `<text transform="translate(13,${(t + b) / 2}) rotate(-90)" text-anchor="middle" font-size="0.85em">${esc(yTitle)}</text>`;
+  out += `<text x="${(l + r) / 2}" y="${b + 31 * K}" text-anchor="middle" font-size="0.85em">${esc(xTitle)}</text>`;
+  out += `<text transform="translate(${13 * K},${(t + b) / 2}) rotate(-90)" text-anchor="middle" font-size="0.85em">${esc(yTitle)}</text>`;
   if (right) out += right;
   return out;
 }
@@ -135,7 +137,9 @@ function curve(run, mu) { // w_t(x) = sum_l alpha_l exp(-(x - c_l)^2 / (2 sigma^
 }
 
 function mainChart(run, t, width, before, after, step) {
-  const m = run.meta, oneD = m.one_d, pos = run.a.position, H = 300, box = [62, 34, width - (oneD ? 62 : 20), H - 40];
+  const m = run.meta, oneD = m.one_d, pos = run.a.position, k = run.scale, H = Math.round(300 * k);
+  const legend = legendRows(oneD, 62 * k, width - 10, k); // one or two rows, as the width allows
+  const box = [62 * k, legend.height + 12 * k, width - (oneD ? 62 * k : 20), H - 40 * k];
   const alphaOf = (mu, l) => run.a.beta[l] * mu[l];
   const lo = Math.min(...(oneD ? run.a.grid : pos)), hi = Math.max(...(oneD ? run.a.grid : pos));
   const x = (v) => box[0] + ((v - lo) / (hi - lo || 1)) * (box[2] - box[0]);
@@ -150,8 +154,8 @@ function mainChart(run, t, width, before, after, step) {
     const yw = (v) => box[3] - (v / wTop) * (box[3] - box[1]);
     body += axes(box, x, yw, ticks(lo, hi, 6), ticks(0, wTop, 5).map((v) => [v, fmt(v)]), m.x_title, "w(x)");
     right = ticks(0, aTop, 5).map((v) => `<text x="${box[2] + 4}" y="${ya(v) + 4}" font-size="0.8em" fill="#777">${fmt(v)}</text>`).join("") +
-      `<text transform="translate(${width - 8},${(box[1] + box[3]) / 2}) rotate(90)" text-anchor="middle" font-size="0.85em" fill="#777">alpha_l (stems)</text>`;
-    if (run.a.truth) body += `<path d="${path(run.a.grid, run.a.truth, x, yw)}" fill="none" stroke="${m.truth_color}" stroke-dasharray="6 4" stroke-width="2"/>`;
+      `<text transform="translate(${width - 6 * k},${(box[1] + box[3]) / 2}) rotate(-90)" text-anchor="middle" font-size="0.85em" fill="#777">alpha_l (stems)</text>`;
+    if (run.a.truth) body += `<path d="${path(run.a.grid, run.a.truth, x, yw)}" fill="none" stroke="${TRUTH_DASH}" stroke-dasharray="6 4" stroke-width="2"/>`;
     if (t > 0) body += `<path d="${path(run.a.grid, wBefore, x, yw)}" fill="none" stroke="${CURVE}" stroke-opacity="0.35" stroke-width="5"/>`;
     body += `<path d="${path(run.a.grid, wNow, x, yw)}" fill="none" stroke="${CURVE}" stroke-width="3"/>`;
   } else {
@@ -178,21 +182,26 @@ function mainChart(run, t, width, before, after, step) {
     if (step.dir !== "corrective" && step.away >= 0 && !step.left.includes(step.away)) body += mark(step.away, "down", AWAY, `away ${step.away}`, 0);
     if (step.dir !== "away" || step.kind === "good") body += mark(step.toward, "up", TOWARD, (step.entered.includes(step.toward) ? "entered: " : "towards ") + step.toward, 14);
   }
-  const legend = [[CURVE, "w_t(x)", ""], [CURVE, "w_(t-1)(x)", "0.35"], [m.truth_color, "true ratio", "", "6 4"],
+  const defs = `<defs><marker id="head" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="7" markerHeight="7" orient="auto"><path d="M0,0L10,5L0,10z" fill="${MOVED}"/></marker></defs>`;
+  return SVG(width, H, defs + legend.svg + body);
+}
+
+function legendRows(oneD, left, right, k) {
+  const entries = [[CURVE, "w_t(x)", ""], [CURVE, "w_(t-1)(x)", "0.35"], [TRUTH_DASH, "true ratio", "", "6 4"],
     ["#777", "alpha_l", ""], [TOWARD, "▲ l^FW", ""], [AWAY, "▼ l^AFW  ✕ left", ""], [MOVED, "→ moved", ""]]
     .filter((e, i) => oneD || i >= 3);
-  let lx = box[0];
-  const items = legend.map(([c, label, op, dash]) => {
-    const s = `<line x1="${lx}" x2="${lx + 18}" y1="12" y2="12" stroke="${c}" stroke-width="3" stroke-opacity="${op || 1}" ${dash ? `stroke-dasharray="${dash}"` : ""}/><text x="${lx + 22}" y="16" font-size="0.8em">${label}</text>`;
-    lx += 36 + label.length * 7;
-    return s;
-  }).join("");
-  const defs = `<defs><marker id="head" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="7" markerHeight="7" orient="auto"><path d="M0,0L10,5L0,10z" fill="${MOVED}"/></marker></defs>`;
-  return SVG(width, H, defs + items + body);
+  let lx = left, y = 12 * k, svg = "";
+  for (const [c, label, op, dash] of entries) {
+    const w = (36 + label.length * 7) * k;
+    if (lx + w > right && lx > left) { lx = left; y += 20 * k; }
+    svg += `<line x1="${lx}" x2="${lx + 18 * k}" y1="${y}" y2="${y}" stroke="${c}" stroke-width="3" stroke-opacity="${op || 1}" ${dash ? `stroke-dasharray="${dash}"` : ""}/><text x="${lx + 22 * k}" y="${y + 4 * k}" font-size="0.8em">${label}</text>`;
+    lx += w;
+  }
+  return { svg, height: y + 10 * k };
 }
 
 function smallChart(run, width, values, logY, title, marks) { // a static curve; the cursor is added per t
-  const H = 150, box = [62, 22, width - 12, H - 36], T = run.T;
+  const k = run.scale, H = Math.round(150 * k), box = [62 * k, 22 * k, width - 12, H - 36 * k], T = run.T;
   const tr = (v) => (logY ? Math.log10(Math.max(v, 1e-300)) : v);
   let lo = Infinity, hi = -Infinity;
   for (const v of values) { lo = Math.min(lo, tr(v)); hi = Math.max(hi, tr(v)); }
@@ -210,6 +219,8 @@ function smallChart(run, width, values, logY, title, marks) { // a static curve;
 
 function mount(root, meta, arrays) {
   const run = new Run(meta, arrays);
+  TRUTH_DASH = meta.truth_color;
+  run.scale = K = parseFloat(getComputedStyle(document.body).getPropertyValue("--scale")) || 1; // presentation mode
   const last = run.mu(run.T);
   run.finalAlpha = Math.max(...Array.from(last, (m, l) => run.a.beta[l] * m));
   run.finalW = meta.one_d ? Math.max(...curve(run, last), ...(run.a.truth || [])) : 0;

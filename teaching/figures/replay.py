@@ -123,7 +123,7 @@ def replay_html(payload, presentation=False):
 
 def replay_height(presentation=False):
     """Pixels the component needs (its iframe does not grow by itself)."""
-    return 720 if presentation else 610
+    return 740 if presentation else 610
 
 
 _CSS = """
