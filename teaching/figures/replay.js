@@ -141,7 +141,7 @@ function mainChart(run, t, width, before, after, step) {
   const legend = legendRows(oneD, 62 * k, width - 10, k); // one or two rows, as the width allows
   const box = [62 * k, legend.height + 12 * k, width - (oneD ? 62 * k : 20), H - 40 * k];
   const alphaOf = (mu, l) => run.a.beta[l] * mu[l];
-  const lo = Math.min(...(oneD ? run.a.grid : pos)), hi = Math.max(...(oneD ? run.a.grid : pos));
+  const { lo, hi } = run;
   const x = (v) => box[0] + ((v - lo) / (hi - lo || 1)) * (box[2] - box[0]);
   let aTop = run.finalAlpha;
   for (let l = 0; l < run.n; l++) aTop = Math.max(aTop, alphaOf(after, l), alphaOf(before, l));
@@ -220,9 +220,12 @@ function smallChart(run, width, values, logY, title, marks) { // a static curve;
 function mount(root, meta, arrays) {
   const run = new Run(meta, arrays);
   TRUTH_DASH = meta.truth_color;
+  const xs = meta.one_d ? arrays.grid : arrays.position; // the x range of the main chart, fixed for the run
+  run.lo = xs.reduce((a, b) => Math.min(a, b), Infinity);
+  run.hi = xs.reduce((a, b) => Math.max(a, b), -Infinity);
   run.scale = K = parseFloat(getComputedStyle(document.body).getPropertyValue("--scale")) || 1; // presentation mode
   const last = run.mu(run.T);
-  run.finalAlpha = Math.max(...Array.from(last, (m, l) => run.a.beta[l] * m));
+  run.finalAlpha = last.reduce((top, m, l) => Math.max(top, run.a.beta[l] * m), 0);
   run.finalW = meta.one_d ? Math.max(...curve(run, last), ...(run.a.truth || [])) : 0;
   const jumps = meta.jumps.map((k) => `<button data-next="${k}">Next ${k} step</button>`).join("");
   root.innerHTML = `<div class="bar"><button data-go="-1">Back</button><button data-go="1">Step</button>
