@@ -3,8 +3,9 @@
 For the default view and every lesson/preset button of the sidebar, and for every page that
 computes something, it opens the page in a fresh AppTest session with cleared caches (first
 run), runs it again (warm rerun), then times a widget change that needs new weights or
-predictions (the seed). The replay's Play/Step/slider run in the browser (plotly animation
-frames built once with the page), so they cost the server nothing and are not timed here. Server-side times: the browser adds
+predictions (the seed). The replay's Step/Back/Next/Play/slider run in the browser (replay.js
+on the run's sparse history, sent once with the page), so they cost the server nothing and are
+not timed here (bench/replay.py times them in Chromium). Server-side times: the browser adds
 its own rendering on top.
 
     python bench/app.py [--pages weights regression] [--views "(defaults)" ...] [--output app-subset]
@@ -168,8 +169,8 @@ def main():
              f"a change needing new results on toy sizes <= {CHANGE_TARGET:g} s; the verdict uses the wall "
              "times. Each time has the process CPU time beside it (all threads), which another process on "
              "the machine does not inflate. Load average at the end: "
-             f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}. The replay (Play/Step/slider) runs in the browser "
-             "from animation frames built with the page: no server round trip.")
+             f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}. The replay (Step/Back/Next/Play/slider) runs in the "
+             "browser from the run's sparse history sent with the page: no server round trip (bench/replay.py).")
     write_report(output, "App response times", intro, [("Every view and computing page", table)])
 
 

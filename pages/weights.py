@@ -2,6 +2,7 @@ import io
 
 import numpy as np
 import streamlit as st
+import streamlit.components.v1 as components
 
 from teaching import ui
 from covshift import metrics
@@ -191,18 +192,36 @@ if histories:
 
     st.subheader("Replay a run step by step")
     name = ui.widget(st.selectbox, "Solver", "replay", list(histories))
-    replay = ui.guard("Replay", ui.replay_figure, ui.data_spec(), name, ui.sigma_setting(), ui.get("presentation"))
+    replay = ui.guard("Replay", ui.replay, ui.data_spec(), name, ui.sigma_setting(), ui.get("presentation"))
     if replay is not None:
-        figure, n_frames, one_d = replay
-        st.plotly_chart(figure, width="stretch", key="weights.replay")
-        rows = len(histories[name])
-        shown = "every iteration" if n_frames == rows else \
-            f"{n_frames} of the {rows} iterations, evenly spaced (first and last included)"
-        where = ("Each grey stem stands at its centre's x with height alpha_l; the pink curve is the "
-                 "current w_t(x) and the dashed line the true ratio.") if one_d else \
-            ("The x axis is the index j of the test point x_te_j that serves as the centre (the inputs "
-             "have more than one dimension); each stem's height is alpha_l.")
-        st.caption(f"Play, Pause, Back, Step and the slider run in your browser; the frames show {shown}. "
-                   f"{where} A green triangle marks an atom that entered in the step that led to this "
-                   "iterate, a red x one that left (at its last alpha). The text in the chart describes "
-                   "the iterate drawn: t, its active atoms, objective F and duality gap.")
+        document, height, meta = replay
+        components.html(document, height=height)
+        where = ("The grey stems stand at their centres' x with height alpha_l (right axis); the pink curve "
+                 "is w_t(x) after the step, the faint one w_(t-1)(x) before it, the dashed line the true "
+                 "ratio.") if meta["one_d"] else \
+            ("The inputs have more than one dimension, so there is no curve to draw: the x axis is the index "
+             "j of the test point x_te_j that serves as the atom's centre, and each stem's height is alpha_l.")
+        st.caption(f"Every one of the {meta['steps']} steps of {name}, in your browser (no rerun of the page): "
+                   "Step and Back move one iteration, the slider any number, Next ... step jumps to the next "
+                   f"step of that kind. {where} Blue: the towards vertex l^FW; orange: the away vertex "
+                   "l^AFW; a red cross and dashed stem: an atom that left, at its last alpha; a purple arrow: "
+                   "weight that moved from one atom to another. Below, the cursor shows iteration t on the "
+                   "relative duality gap and on the size of the active set.")
+        st.markdown(
+            "**Glossary** (the paper's names: Frank-Wolfe covariate shift, section III-B):\n"
+            "- **towards step** (direction $d_t^{FW}$): move weight $\\rho \\in [0, 1]$ onto the Frank-Wolfe "
+            "vertex $l_t^{FW}$, the atom with the largest gradient entry; all other weights shrink by $1-\\rho$.\n"
+            "- **away step** ($d_t^{AFW}$, AFWCS): take weight from the away vertex $l_t^{AFW}$, the active atom "
+            "with the smallest gradient entry, and grow the others by $1+\\rho$, up to "
+            "$\\rho_{max} = \\mu_t(l^{AFW}) / (1 - \\mu_t(l^{AFW}))$.\n"
+            "- **pairwise step** (PFWCS): move weight $\\rho \\le \\rho_{max} = \\mu_t(l^{AFW})$ from "
+            "$l_t^{AFW}$ straight to $l_t^{FW}$; only these two atoms change.\n"
+            "- **drop step**: the step size reached its bound $\\rho_{max} < 1$, so the away atom's weight "
+            "became 0 and it left the active set $S_t$ ($|S_{t+1}| = |S_t| - 1$).\n"
+            "- **swap step** (PFWCS): the bound was reached and $l_t^{FW}$ was not active: the away atom "
+            "left and $l_t^{FW}$ entered, $|S_{t+1}| = |S_t|$.\n"
+            "- **good step**: neither a drop nor a swap step (the line search stopped before the bound, or the "
+            "bound was 1). The paper's linear convergence rate counts good steps only (a drop step \"cannot "
+            "guarantee a decrease of the duality gap\", appendix B.2).\n"
+            "- **fully-corrective step** (FCFWCS): after adding $l_t^{FW}$, all active weights are re-optimised "
+            "by Newton steps on the face; atoms that reach 0 leave (a drop).")

@@ -29,6 +29,9 @@ def test_weight_figures():
     assert gap.layout.xaxis.type == "log"  # a 12-step run stays visible next to a 2000-step one
     stems = figures.alpha_stems({"PFWCS": (est.center_index_, est.alpha_)})
     assert f"{np.count_nonzero(est.alpha_)} non-zero" in stems.layout.annotations[0].text
+    # one stem per non-zero alpha (x, x, gap), the axis over every centre
+    assert len(stems.data[0].x) == 3 * np.count_nonzero(est.alpha_)
+    assert stems.layout.xaxis.range == (est.center_index_.min() - 1, est.center_index_.max() + 1)
     assert len(figures.active_set_sizes({"PFWCS": est.history_}).data) == 1
     fc = FCFWCS(sigma=0.3).fit(data.X_tr, data.X_te)
     assert figures.inner_iterations({"FCFWCS": fc.history_}).data[0].type == "bar"
@@ -97,14 +100,11 @@ def test_projector_fonts_legend_below_and_presentation_mode():
     assert fig.layout.font.size == figures.BASE_FONT  # the original is unchanged
 
 
-def test_presentation_enlarges_the_frames_of_an_animation_and_its_text():
-    frame = dict(name="0", data=[dict(type="scatter", x=[0, 1], y=[0, 1], mode="lines", line=dict(width=2)),
-                                 dict(type="scatter", x=[0], y=[1], mode="text", text=["t = 0"],
-                                      textfont=dict(size=14))])
-    fig = go.Figure(dict(data=frame["data"], frames=[frame]))
+def test_presentation_enlarges_lines_and_text_traces():
+    fig = go.Figure([dict(type="scatter", x=[0, 1], y=[0, 1], mode="lines", line=dict(width=2)),
+                     dict(type="scatter", x=[0], y=[1], mode="text", text=["t = 0"], textfont=dict(size=14))])
     big = figures.presentation(fig)
-    assert big.frames[0].data[0].line.width > 2 and big.frames[0].data[1].textfont.size > 14
-    assert big.data[1].textfont.size > 14
+    assert big.data[0].line.width > 2 and big.data[1].textfont.size > 14
 
 
 def test_log_axes_show_major_ticks_only():

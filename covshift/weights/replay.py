@@ -1,91 +1,110 @@
-"""Replay a fitted Frank-Wolfe KLIEP run from its history, without solving again.
+"""Replay a fitted Frank-Wolfe KLIEP run from its history, every step, without solving again.
 
-Each frame describes one iterate mu_t (row t of ``FrankWolfeHistory``): its atoms and
-alpha_t = beta * mu_t, the objective and duality gap at mu_t, the step that led to it
-(from row t - 1) with the atoms that entered and left, and, for 1-D inputs, the weight
-function w_t(x) = sum_l alpha_l k(x, c_l) (eq. 1 of fw-covariate-shift-iw-smtgp) on a grid.
+A step t -> t + 1 of FWCS / AFWCS / PFWCS / FCFWCS changes the iterate mu in a sparse way:
+a towards step shrinks every active weight by the same factor (1 - rho) and raises one atom,
+an away step grows them all by (1 + rho) and lowers one, a pairwise step moves weight between
+two atoms only (fw-covariate-shift-iw-smtgp, eqs. 22-31). :func:`replay_steps` records each
+step as ``mu_{t+1} = scale_t * mu_t`` followed by new weights for the few atoms that changed
+otherwise (0: the atom left), so a whole run is replayed from a few numbers per step (the
+teaching app draws it in the browser), and :func:`replay_iterates` rebuilds every mu_t from them.
 """
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_int
-from ..kernels import gaussian_kernel
-
-#: At most this many frames; longer runs are subsampled (first and last rows always kept).
-MAX_FRAMES = 100
+#: An atom whose weight equals scale * its previous weight within this relative tolerance is
+#: not listed as touched (float64 round-off of the solver's own update).
+SCALE_RTOL = 1e-12
 
 
 @dataclass
-class ReplayFrame:
-    """One iterate of a Frank-Wolfe run, as drawn by :func:`covshift.plots.replay_animation`.
+class ReplaySteps:
+    """The iterates of a run as its first iterate and one sparse change per step.
 
     Attributes
     ----------
-    t : int                  iteration (row of the history)
-    atoms : int array        active atoms of mu_t (indices into ``centers_``)
-    alpha : float array      their alpha_t
-    entered, left : int arrays   atoms active in mu_t but not mu_{t-1}, and the reverse
-    left_alpha : float array     alpha_{t-1} of the atoms that left
-    objective, gap : float   F(mu_t) and the duality gap <g_t, d_t^FW>
-    step : str               the step from t - 1 to t, e.g. "pairwise swap" ("" at t = 0)
-    curve : float array or None   w_t on the grid (1-D inputs only)
+    start_atom, start_mu : arrays      mu_0 (its active atoms and their weights)
+    scale : float array (T,)           mu_{t+1} = scale[t] * mu_t, then ...
+    touched_start : int array (T + 1)  ... the atoms ``touched_atom[s:e]`` get the weights
+    touched_atom, touched_mu : arrays  ``touched_mu[s:e]`` (0: the atom left the active set),
+                                       with s, e = touched_start[t], touched_start[t + 1]
     """
 
-    t: int
-    atoms: np.ndarray
-    alpha: np.ndarray
-    entered: np.ndarray
-    left: np.ndarray
-    left_alpha: np.ndarray
-    objective: float
-    gap: float
-    step: str
-    curve: np.ndarray = None
+    start_atom: np.ndarray
+    start_mu: np.ndarray
+    scale: np.ndarray
+    touched_start: np.ndarray
+    touched_atom: np.ndarray
+    touched_mu: np.ndarray
+
+    def __len__(self):
+        return len(self.scale)
 
 
-def frame_rows(n_rows, max_frames=MAX_FRAMES):
-    """Rows to show: all of them, or ``max_frames`` evenly spaced ones including the first and last."""
-    max_frames = check_int(max_frames, "max_frames", minimum=2)
-    if n_rows <= max_frames:
-        return np.arange(n_rows)
-    return np.unique(np.linspace(0, n_rows - 1, max_frames).round().astype(int))
+def _history(estimator_or_history):
+    history = getattr(estimator_or_history, "history_", estimator_or_history)
+    if history is None or not hasattr(history, "iterate"):
+        raise ValueError("replay needs a fitted Frank-Wolfe estimator (FWCS, AFWCS, PFWCS or FCFWCS) "
+                         "or its history_.")
+    return history
 
 
-def replay_frames(estimator, grid=None, max_frames=MAX_FRAMES):
-    """Frames of a fitted FWCS / AFWCS / PFWCS / FCFWCS run, rebuilt from ``history_``.
+def _common_scale(before, after):
+    """The factor that maps most weights of ``before`` to ``after`` (atoms active in both): their median ratio."""
+    both = (before > 0) & (after > 0)
+    return float(np.median(after[both] / before[both])) if both.any() else 1.0
+
+
+def replay_steps(estimator):
+    """The sparse changes of a fitted run, one per step (see :class:`ReplaySteps`).
 
     Parameters
     ----------
-    estimator : fitted Frank-Wolfe KLIEP estimator (``history_`` is a FrankWolfeHistory)
-    grid : array of shape (m, d), optional
-        Points at which to evaluate w_t(x) in every frame (e.g. a 1-D grid).
-    max_frames : int
-        Longer runs are subsampled to this many frames (see :func:`frame_rows`).
+    estimator : fitted FWCS, AFWCS, PFWCS or FCFWCS, or its ``history_`` (a FrankWolfeHistory)
 
     Returns
     -------
-    list of :class:`ReplayFrame`
+    ReplaySteps
+        :func:`replay_iterates` rebuilds every iterate of the history from it.
     """
-    history = getattr(estimator, "history_", None)
-    if history is None or not hasattr(history, "iterate"):
-        raise ValueError("replay needs a fitted Frank-Wolfe estimator (FWCS, AFWCS, PFWCS or FCFWCS).")
-    frames = []
-    for t in frame_rows(len(history), max_frames):
-        atoms, mu = history.iterate(t)
-        alpha = history.beta[atoms] * mu
-        if t > 0:
-            before, mu_before = history.iterate(t - 1)
-            entered = np.setdiff1d(atoms, before)
-            is_left = ~np.isin(before, atoms)
-            left, left_alpha = before[is_left], history.beta[before[is_left]] * mu_before[is_left]
-            step = f"{history.direction[t - 1]} step ({history.step_kind[t - 1]})"
-        else:
-            entered, left, left_alpha, step = atoms, atoms[:0], alpha[:0], ""
-        curve = None
-        if grid is not None:
-            curve = gaussian_kernel(grid, estimator.centers_[atoms], estimator.sigma_) @ alpha
-        frames.append(ReplayFrame(int(t), atoms, alpha, entered, left, left_alpha,
-                                  float(history.objective[t]), float(history.gap[t]), step, curve))
-    return frames
+    history = _history(estimator)
+    scales, starts, atoms, mus = [], [0], [], []
+    before = history.mu_at(0)
+    for t in range(len(history) - 1):
+        after = history.mu_at(t + 1)
+        scale = _common_scale(before, after)
+        changed = (before > 0) | (after > 0)
+        off = changed & ~np.isclose(after, scale * before, rtol=SCALE_RTOL, atol=0.0)
+        touched = np.flatnonzero(off)
+        scales.append(scale)
+        atoms.append(touched)
+        mus.append(after[touched])
+        starts.append(starts[-1] + touched.size)
+        before = after
+    start_atom, start_mu = history.iterate(0)
+    empty = np.zeros(0, dtype=int)
+    return ReplaySteps(start_atom.copy(), start_mu.copy(), np.asarray(scales, dtype=float),
+                       np.asarray(starts, dtype=int),
+                       np.concatenate(atoms) if atoms else empty,
+                       np.concatenate(mus) if mus else np.zeros(0))
+
+
+def replay_iterates(steps, n_atoms):
+    """Every iterate mu_t (dense, length ``n_atoms``) rebuilt from :func:`replay_steps`, t = 0, 1, ..."""
+    mu = np.zeros(n_atoms)
+    mu[steps.start_atom] = steps.start_mu
+    yield mu.copy()
+    for t in range(len(steps)):
+        mu *= steps.scale[t]
+        rows = slice(steps.touched_start[t], steps.touched_start[t + 1])
+        mu[steps.touched_atom[rows]] = steps.touched_mu[rows]
+        yield mu.copy()
+
+
+def step_changes(estimator, t):
+    """What step t -> t + 1 did to the active set: (atoms that entered, atoms that left)."""
+    history = _history(estimator)
+    before, _ = history.iterate(t)
+    after, _ = history.iterate(t + 1)
+    return np.setdiff1d(after, before), np.setdiff1d(before, after)

@@ -16,7 +16,7 @@ from teaching.figures.data import (first_component, density, input_densities, da
 from teaching.figures.weights import (weights_vs_truth, weights_on_points, weight_histogram, alpha_stems,
                                       duality_gaps, active_set_sizes, inner_iterations,
                                       cv_curve)  # noqa: F401
-from teaching.figures.replay import replay_animation, replay_figure  # noqa: F401
+from teaching.figures.replay import replay_height, replay_html, replay_payload  # noqa: F401
 from teaching.figures.regression import (regression_fits, error_vs_certainty, predicted_vs_true,
                                          digits_grid, scaling)  # noqa: F401
 from teaching.figures.reproduction import (VERDICT_MARKS, reproduction_bars, reproduction_curve,

@@ -149,7 +149,7 @@ def presentation(fig):
                       legend_font=dict(size=round(BASE_FONT * scale)))
     for update_axes in (fig.update_xaxes, fig.update_yaxes):  # finish sets the axis fonts explicitly
         update_axes(tickfont_size=round(BASE_FONT * scale), title_font_size=round((BASE_FONT + 1) * scale))
-    for trace in [*fig.data, *(trace for frame in fig.frames for trace in frame.data)]:  # frames: animations
+    for trace in fig.data:
         line = getattr(trace, "line", None)
         if line is not None and line.width is not None:
             line.width = line.width * 1.6

@@ -1,174 +1,139 @@
-"""The step-by-step replay of a Frank-Wolfe run, drawn from its history."""
+"""The step-by-step replay of a Frank-Wolfe run: its sparse history packed for the browser, drawn by replay.js."""
 
 import base64
+import html
+import json
+import pathlib
+import zlib
 
 import numpy as np
-import plotly.graph_objects as go
 
-from covshift.weights.replay import MAX_FRAMES, replay_frames
-from teaching.figures.base import HEIGHT, LAYOUT, STYLE, TRUTH, color, presentation
+from covshift.weights.replay import replay_steps
+from teaching.figures.base import METHOD_COLORS, TRUTH
 
+SCRIPT = pathlib.Path(__file__).with_name("replay.js")
+#: Step kinds and directions as the history names them; the payload stores their index.
+KINDS = ("good", "drop", "swap", "final")
+DIRECTIONS = ("towards", "away", "pairwise", "corrective", "")
+#: "Next ... step" buttons per solver: the kinds its steps can have (fw-covariate-shift-iw-smtgp, III-B).
+JUMPS = {"FWCS": (), "AFWCS": ("drop", "away"), "PFWCS": ("drop", "swap"), "FCFWCS": ("drop",)}
 
-def _typed(values):
-    """A float array as plotly's base64 typed array (float32): compact and validated in O(1)."""
-    data = np.ascontiguousarray(values, dtype="<f4")
-    return dict(dtype="f4", bdata=base64.b64encode(data.tobytes()).decode("ascii"))
-
-
-def _stems(x, heights):
-    """x, y of vertical segments from 0 to each height, separated by NaN (one trace),
-    and marker sizes that draw a dot at the top of each stem only."""
-    n = len(x)
-    xs = np.column_stack([x, x, np.full(n, np.nan)]).ravel()
-    ys = np.column_stack([np.zeros(n), heights, np.full(n, np.nan)]).ravel()
-    return xs, ys, np.tile([0.0, 7.0, 0.0], n)
-
-
-def _replay_caption(name, frame, last):
-    reached = f"reached by a {frame.step}" if frame.step else "the starting vertex"
-    return (f"<b>{name}, iteration t = {frame.t}</b> of {last}: {len(frame.atoms)} active atoms, "
-            f"F = {frame.objective:.6g}, gap = {frame.gap:.2g}<br>mu_t is {reached}: "
-            f"{len(frame.entered)} atom(s) entered, {len(frame.left)} left")
-
-
-def _replay_traces(frame, positions, name, last, corner):
-    """The four traces a replay frame updates, as plain dicts: curve, stems, changes, caption."""
-    positions = np.asarray(positions, dtype=float)
-    x = positions[frame.atoms]
-    stem_x, stem_y, stem_size = _stems(x, frame.alpha)
-    entered = np.isin(frame.atoms, frame.entered)
-    change_x = np.concatenate([x[entered], positions[frame.left]])
-    change_y = np.concatenate([frame.alpha[entered], frame.left_alpha])
-    is_new = np.arange(len(change_x)) < entered.sum()
-    curve = dict(type="scatter", mode="lines", name="w_t(x), the iterate",
-                 line=dict(color="#CC79A7", width=3))
-    if frame.curve is not None:  # x (the grid) is set once, in the figure's data
-        curve["y"] = _typed(frame.curve)
-    return [
-        curve,
-        dict(type="scatter", x=_typed(stem_x), y=_typed(stem_y), mode="lines+markers",
-             name="atoms (height alpha_l)", line=dict(color="#777777", width=2),
-             marker=dict(color="#777777", size=_typed(stem_size)),
-             hovertemplate="centre %{x:.3g}<br>alpha %{y:.3g}<extra></extra>"),
-        dict(type="scatter", x=_typed(change_x), y=_typed(change_y), mode="markers",
-             name="entered / left",
-             marker=dict(symbol=np.where(is_new, "triangle-up", "x").tolist(), size=15,
-                         color=np.where(is_new, "#009E73", "#D55E00").tolist(), line=dict(width=1))),
-        dict(type="scatter", x=[corner[0]], y=[corner[1]], mode="text", showlegend=False, hoverinfo="skip",
-             text=[_replay_caption(name, frame, last)], textposition="bottom right",
-             textfont=dict(size=14)),
-    ]
+#: One plain sentence per step (direction, kind); replay.js fills in {toward}, {away}, {rho},
+#: {rho_max}, {left}, {inner}. Names as in the paper: l^FW the towards vertex, l^AFW the away vertex.
+SENTENCES = {
+    ("towards", "good"): "towards step (good): every weight shrank by the factor 1 - \u03c1 and atom {toward}, "
+                         "the Frank-Wolfe vertex l^FW, gained \u03c1 = {rho} (its bound \u03c1_max = 1 was not "
+                         "reached).",
+    ("away", "good"): "away step (good): atom {away}, the away vertex l^AFW, lost weight and the other atoms "
+                      "grew by the factor 1 + \u03c1, \u03c1 = {rho}, below its bound \u03c1_max = {rho_max}.",
+    ("away", "drop"): "drop step: the away step reached its bound \u03c1 = \u03c1_max = {rho_max}, so atom "
+                      "{away} (l^AFW) reached weight 0 and left the active set; its weight went to the other "
+                      "atoms in proportion.",
+    ("pairwise", "good"): "pairwise step (good): weight \u03c1 = {rho} moved from atom {away} (l^AFW) to atom "
+                          "{toward} (l^FW), below the bound \u03c1_max = {rho_max}; no other atom changed.",
+    ("pairwise", "drop"): "drop step: atom {away} (l^AFW) reached weight 0 and left the active set; all its "
+                          "weight \u03c1 = \u03c1_max = {rho_max} moved to atom {toward} (l^FW), already active.",
+    ("pairwise", "swap"): "swap step: atom {away} (l^AFW) gave all its weight \u03c1 = \u03c1_max = {rho_max} "
+                          "to atom {toward} (l^FW), which was not active: the two swapped places and the active "
+                          "set kept its size.",
+    ("corrective", "good"): "fully-corrective step (good): atom {toward} (l^FW) received weight, then all active "
+                            "weights were re-optimised ({inner} Newton steps); no atom left.",
+    ("corrective", "drop"): "fully-corrective step with a drop: atom {toward} (l^FW) received weight, the "
+                            "weights were re-optimised ({inner} Newton steps) and atom(s) {left} reached weight "
+                            "0 and left the active set.",
+    ("start", ""): "the starting iterate: {n} atom(s) share all the weight (no step yet).",
+    ("pruned", ""): " Atom(s) {left} fell below 1e-14 and were removed.",
+}
 
 
-def _replay_menus(frames, i, play, jump):
-    """Play/Pause, and Back/Step buttons that animate to the neighbours of frame i.
-
-    Every frame's layout carries these menus, so after any frame is shown (played,
-    stepped, or picked on the slider) Back and Step point at its neighbours: Step
-    moves exactly one frame, in the browser.
-    """
-    back, ahead = frames[max(i - 1, 0)].t, frames[min(i + 1, len(frames) - 1)].t
-    buttons = [dict(label="Play", method="animate", args=[None, play]),
-               dict(label="Pause", method="animate", args=[[None], jump]),
-               dict(label="Back", method="animate", args=[[str(back)], jump]),
-               dict(label="Step", method="animate", args=[[str(ahead)], jump])]
-    return [dict(type="buttons", direction="left", x=0, y=-0.12, xanchor="left", yanchor="top",
-                 pad=dict(t=10, r=10), showactive=False, buttons=buttons)]
+def _array(values, dtype):
+    return np.ascontiguousarray(values, dtype=dtype)
 
 
-def replay_animation(frames, positions, name, grid=None, truth=None, x_title=None, start=0,
-                     frame_ms=400):
-    """A Frank-Wolfe run as one animated figure: Play/Pause, Back/Step and a slider, all in the browser.
-
-    Every frame draws the iterate mu_t of ``frames[i]`` (see ``covshift.weights.replay``):
-    the atoms as stems at their centres' positions with height alpha_l, the atoms that
-    entered (green triangle) and left (red x, at their previous alpha) in the step that
-    led to mu_t, w_t(x) on ``grid`` (1-D) with the true ratio for reference, and a
-    caption in the plot describing the same iterate.
-
-    The figure is built from plain dicts with base64 float32 arrays: with hundreds of
-    frames, plotly's object construction would otherwise take seconds.
-
-    Parameters
-    ----------
-    frames : list of ReplayFrame
-    positions : array (n_atoms,)
-        Where to draw each atom: its centre's x (1-D) or an index.
-    name : str           solver name, for the caption
-    grid, truth : arrays, optional    x grid of the curves and the true ratio on it
-    x_title : str, optional           axis title (say what the axis is when it is an index)
-    start : int          index of the frame shown first (and the slider's position)
-    frame_ms : int       milliseconds per frame when playing
-    """
-    last = frames[-1].t
-    tops = [f.alpha.max(initial=0) for f in frames] + [f.left_alpha.max(initial=0) for f in frames]
-    tops += [f.curve.max() for f in frames if f.curve is not None]
-    static = []
-    if truth is not None and grid is not None:
-        tops.append(np.max(truth))
-        static.append(dict(type="scatter", x=_typed(grid), y=_typed(truth), mode="lines", name="true ratio",
-                           line=dict(color=TRUTH, dash="dash")))
-    top = 1.3 * max(max(tops), 1e-12)  # room for the caption above the curves
-    x_all = np.asarray(positions, dtype=float) if grid is None else np.asarray(grid, dtype=float)
-    corner = (float(x_all.min()), top)
-    jump = dict(mode="immediate", frame=dict(duration=0, redraw=True), transition=dict(duration=0))
-    play = dict(frame=dict(duration=frame_ms, redraw=True), transition=dict(duration=0), fromcurrent=True)
-    data = _replay_traces(frames[start], positions, name, last, corner)
-    if grid is not None:
-        data[0]["x"] = _typed(grid)
-    layout = dict(STYLE, title=dict(LAYOUT["title"], text=f"Replay of {name}: its iterates mu_t, step by step"),
-                  height=HEIGHT + 130, margin=dict(LAYOUT["margin"], t=125),
-                  xaxis=dict(title=dict(text=x_title or "x")),
-                  yaxis=dict(title=dict(text="w(x) and alpha_l"), range=[0, top]),
-                  legend=dict(orientation="h", x=0, y=1.02, yanchor="bottom"),
-                  updatemenus=_replay_menus(frames, start, play, jump),
-                  sliders=[dict(active=start, x=0.3, len=0.7, y=-0.05, yanchor="top", pad=dict(t=30),
-                                currentvalue=dict(prefix="iteration t = ", xanchor="right"),
-                                steps=[dict(label=str(f.t), method="animate", args=[[str(f.t)], jump])
-                                       for f in frames])])
-    spec = dict(data=data + static, layout=layout,
-                frames=[dict(name=str(f.t), traces=[0, 1, 2, 3],
-                             data=_replay_traces(f, positions, name, last, corner),
-                             layout=dict(updatemenus=_replay_menus(frames, i, play, jump)))
-                        for i, f in enumerate(frames)])
-    return _trusted_figure(spec)
+def _pack(arrays):
+    """Arrays -> (manifest, base64 of the deflated little-endian bytes), each array 8-byte aligned."""
+    manifest, parts, offset = {}, [], 0
+    for name, values in arrays.items():
+        raw = values.tobytes()
+        manifest[name] = [values.dtype.str.lstrip("<|"), offset, len(values)]
+        pad = (-len(raw)) % 8
+        parts.append(raw + b"\0" * pad)
+        offset += len(raw) + pad
+    blob = zlib.compress(b"".join(parts), 9)
+    return manifest, base64.b64encode(blob).decode("ascii")
 
 
-def _trusted_figure(spec):
-    """``go.Figure(spec)`` for a spec this module wrote, without validating it property by property.
+def replay_payload(estimator, X_tr, X_te, density_ratio=None, n_grid=150):
+    """Everything the browser needs to draw every iterate of a fitted Frank-Wolfe run.
 
-    Validating a replay's hundred frames takes 0.1-0.9 s and changes nothing in them (a test
-    compares the JSON with the validated figure's); the template is plotly's default (set once in :mod:`.base`).
-    Later changes to the figure (e.g. :func:`presentation`) are validated as usual.
-    """
-    fig = go.Figure(spec, _validate=False)
-    fig._validate = True
-    return fig
-
-
-def replay_figure(estimator, X_tr, X_te, density_ratio=None, max_frames=MAX_FRAMES, n_grid=150):
-    """The animated replay figure of a fitted run (:func:`replay_animation`).
-
-    1-D inputs: atoms at their centres' x, w_t(x) on a grid over the data and, if
-    ``density_ratio`` is given, the true ratio. More dimensions: atoms at the index of
-    their centre among the test points, and the axis says so.
+    The run is sent as its sparse changes (:func:`covshift.weights.replay.replay_steps`: one
+    scale factor and the few atoms it touches per step) with each step's kind, direction,
+    towards and away atoms, step size rho, inner Newton iterations, objective and duality gap,
+    plus the centres, beta (alpha = beta * mu), the kernel width and, for 1-D inputs, a grid with
+    the true ratio. replay.js rebuilds mu_t, alpha_t and w_t(x) for any t.
 
     Returns
     -------
-    figure : plotly Figure
-    n_frames : int     frames drawn (<= max_frames)
-    one_d : bool       whether the input-space view was drawn
+    dict (JSON-serialisable): ``meta`` (names, sizes, the manifest of ``blob``) and ``blob``
+    (base64 of the zlib-deflated arrays; the browser inflates it with DecompressionStream).
     """
+    history = getattr(estimator, "history_", None)
+    steps = replay_steps(estimator)
+    name = type(estimator).__name__
     one_d = np.shape(X_tr)[1] == 1
-    grid = truth = None
+    rows = len(history) - 1  # steps: row t -> t + 1
+    f4, f8, i4 = "<f4", "<f8", "<i4"
+    arrays = {
+        "kind": _array([KINDS.index(k) for k in history.step_kind[:rows]], "u1"),
+        "direction": _array([DIRECTIONS.index(d) for d in history.direction[:rows]], "u1"),
+        "toward": _array(history.towards_atom[:rows], i4), "away": _array(history.away_atom[:rows], i4),
+        "rho": _array(history.step_size[:rows], f4), "inner": _array(history.inner_iterations[:rows], i4),
+        "gap": _array(history.gap, f4), "objective": _array(history.objective, f4),
+        "scale": _array(steps.scale, f8), "touched_count": _array(np.diff(steps.touched_start), i4),
+        "touched_atom": _array(steps.touched_atom, i4), "touched_mu": _array(steps.touched_mu, f4),
+        "start_atom": _array(steps.start_atom, i4), "start_mu": _array(steps.start_mu, f8),
+        "beta": _array(history.beta, f4),
+        "position": _array(estimator.centers_[:, 0] if one_d else estimator.center_index_, f4),
+    }
     if one_d:
         x = np.concatenate([np.ravel(X_tr), np.ravel(X_te)])
         grid = np.linspace(x.min(), x.max(), n_grid)
-        truth = None if density_ratio is None else density_ratio(grid[:, None])
-    frames = replay_frames(estimator, None if grid is None else grid[:, None], max_frames)
-    if one_d:
-        positions, x_title = estimator.centers_[:, 0], "x"
-    else:
-        positions, x_title = estimator.center_index_, "centre: index j of the test point x_te_j"
-    figure = replay_animation(frames, positions, type(estimator).__name__, grid, truth, x_title)
-    return figure, len(frames), one_d
+        arrays["grid"] = _array(grid, f4)
+        if density_ratio is not None:
+            arrays["truth"] = _array(density_ratio(grid[:, None]), f4)
+    manifest, blob = _pack(arrays)
+    meta = dict(name=name, steps=rows, atoms=len(history.beta), one_d=bool(one_d),
+                sigma=float(estimator.sigma_), kinds=KINDS, directions=DIRECTIONS, jumps=JUMPS.get(name, ()),
+                sentences={f"{d}|{k}": text for (d, k), text in SENTENCES.items()},
+                color=METHOD_COLORS.get(name, "#CC79A7"), truth_color=TRUTH,
+                x_title="x" if one_d else "centre: index j of the test point x_te_j", manifest=manifest)
+    return dict(meta=meta, blob=blob)
+
+
+def replay_html(payload, presentation=False):
+    """The replay as one self-contained HTML document (for ``st.components.v1.html``): the payload
+    inlined as JSON and replay.js inlined once; nothing is fetched at run time."""
+    data = json.dumps(payload, separators=(",", ":")).replace("</", "<\\/")
+    scale = 1.3 if presentation else 1.0
+    return (f'<!DOCTYPE html><html><head><meta charset="utf-8"><style>{_CSS}</style></head>'
+            f'<body style="--scale:{scale}"><div id="replay" aria-label="{html.escape(payload["meta"]["name"])} replay">'
+            f'</div><script id="replay-data" type="application/json">{data}</script>'
+            f"<script>{SCRIPT.read_text()}</script></body></html>")
+
+
+def replay_height(presentation=False):
+    """Pixels the component needs (its iframe does not grow by itself)."""
+    return 740 if presentation else 610
+
+
+_CSS = """
+body{margin:0;font-family:"Source Sans Pro",sans-serif;font-size:calc(15px*var(--scale));color:#262730}
+.bar{display:flex;flex-wrap:wrap;gap:6px;align-items:center;margin:2px 0 6px}
+button{font:inherit;padding:3px 10px;border:1px solid #bbb;border-radius:6px;background:#fff;cursor:pointer}
+button:hover{border-color:#ff4b4b;color:#ff4b4b} button:disabled{color:#aaa;border-color:#ddd;cursor:default}
+input[type=range]{flex:1;min-width:160px}
+.t{font-weight:700;font-size:1.1em} .kind{font-weight:700;padding:1px 8px;border-radius:6px;background:#eee}
+.kind.drop{background:#fde0d0;color:#a33c00} .kind.swap{background:#e4d8f5;color:#5a2d91}
+.say{margin:2px 0;min-height:2.6em} .nums{color:#555;margin-bottom:2px}
+svg text{font-family:inherit} .row{display:flex;gap:8px}
+"""

@@ -44,16 +44,19 @@ def alpha_stems(alphas):
                         vertical_spacing=0.12)
     for row, name in enumerate(names, start=1):
         pos, alpha = alphas[name]
-        xs = np.repeat(pos, 3).astype(float)
-        ys = np.column_stack([np.zeros_like(alpha), alpha, np.full_like(alpha, np.nan)]).ravel()
+        nz = alpha > 0  # a zero stem draws nothing: only the non-zero ones are sent to the browser
+        xs = np.repeat(pos[nz], 3).astype(float)
+        ys = np.column_stack([np.zeros(nz.sum()), alpha[nz], np.full(nz.sum(), np.nan)]).ravel()
         xs[2::3] = np.nan
         fig.add_scatter(x=xs, y=ys, mode="lines", line=dict(color=color(name), width=2), showlegend=False,
                         row=row, col=1)
-        nz = alpha > 0
         fig.add_scatter(x=pos[nz], y=alpha[nz], mode="markers", marker=marker_style(name, 10),
                         name=name, row=row, col=1)
     fig.update_layout(title_text="Sparsity of alpha (paper Fig. 2e)", showlegend=False)
     fig.update_xaxes(title_text="centre (test point index)", row=len(names), col=1)
+    if names:  # every centre's index stays on the axis, zero or not
+        everywhere = np.concatenate([np.asarray(alphas[n][0], float) for n in names])
+        fig.update_xaxes(range=[everywhere.min() - 1, everywhere.max() + 1])
     fig = finish(fig, height=max(320, 170 * len(names) + 80), legend_rows=0)
     fig.update_annotations(font_size=BASE_FONT)
     return fig

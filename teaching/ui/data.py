@@ -121,17 +121,18 @@ def weighting_by_width(spec, weight_name, sigma, widths, lambda_x):
     return views.weighting_by_width(spec, weight_name, sigma, tuple(widths), lambda_x, _raw_for(spec))
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
+@st.cache_data(show_spinner=False, max_entries=16)
 def _replay(spec, name, sigma, presentation, _raw):
     points = views.data(spec, _raw)
     model = views.weights(spec, name, sigma, _raw).model
-    figure, n_frames, one_d = figures.replay_figure(model, points.X_tr, points.X_te, points.density_ratio)
-    return (figures.presentation(figure) if presentation else figure), n_frames, one_d
+    payload = figures.replay_payload(model, points.X_tr, points.X_te, points.density_ratio)
+    return figures.replay_html(payload, presentation), figures.replay_height(presentation), payload["meta"]
 
 
-def replay_figure(spec, name, sigma, presentation=False):
-    """The animated replay of a fitted Frank-Wolfe run, built once from its history (no re-solve),
-    enlarged for a projector with ``presentation``. Returns (figure, frames, whether 1-D)."""
+def replay(spec, name, sigma, presentation=False):
+    """The step-by-step replay of a fitted Frank-Wolfe run as one self-contained HTML document, built
+    once from its history (no re-solve); every step runs in the browser. Returns (html, height in
+    pixels, the payload's meta: solver, steps, whether 1-D)."""
     return _replay(spec, name, sigma, bool(presentation), _raw_for(spec))
 
 

@@ -25,7 +25,7 @@ CHANGES = {
                       ("slider", "w.circle.noise", 0.1)],
     "pages/weights.py": [("multiselect", "w.estimators", ["PFWCS", "KLIEP"]), ("radio", "w.sigma_mode", "manual"),
                          ("slider", "w.sigma", 0.45), ("radio", "w.gap_axis", "seconds")],
-    # (the replay's Step/Play/slider run in the browser, inside the figure: no server state to link)
+    # (the replay's Step/Back/Next/slider run in the browser, inside its component: no server state to link)
     "pages/regression.py": [("multiselect", "w.models", ["GPR", "IW-GPR", "SMTGP"]), ("slider", "w.theta", 0.7),
                             ("number_input", "w.rho_x", 0.5), ("toggle", "w.few_labels", True),
                             ("slider", "w.n_labels", 6)],

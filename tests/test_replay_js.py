@@ -1,0 +1,100 @@
+"""The replay's browser code (teaching/figures/replay.js) on the payload Python packs: run under node,
+it rebuilds every iterate of the history, names each step's kind and jumps to the next drop / swap.
+The page itself (buttons, no rerun) is tested in tests/browser/test_replay_browser.py."""
+
+import json
+import shutil
+import subprocess
+import warnings
+
+import numpy as np
+import pytest
+
+from covshift.data import sinc_shift
+from covshift.exceptions import ConvergenceWarning
+from covshift.weights import AFWCS, PFWCS
+from teaching import figures
+from teaching.figures.replay import SCRIPT
+
+NODE = shutil.which("node")
+pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
+
+#: Weights travel as float32 (step sizes, touched weights): relative error <= 2^-24 each, and a
+#: rebuild multiplies them by float64 scale factors only, so alpha_t is exact to ~1e-7.
+FLOAT32_RTOL = 1e-6
+
+_DRIVER = """
+const {Run, nextStep, describe, unpack, inflate} = require(process.argv[2]);
+const {meta, blob} = JSON.parse(require("fs").readFileSync(0, "utf8"));
+inflate(blob).then((bytes) => {
+  const a = unpack(bytes, meta.manifest), run = new Run(meta, a), alpha = [], said = [], kinds = [];
+  for (let t = 0; t <= run.T; t++) {
+    const mu = run.mu(t), before = t ? run.mu(t - 1) : mu;
+    alpha.push(Array.from(mu, (m, l) => a.beta[l] * m));
+    const step = describe(run, t, before, mu);
+    said.push(step.text); kinds.push(step.kind);
+  }
+  const next = {};
+  for (const k of ["drop", "swap", "away"]) next[k] = nextStep(run, 0, k);
+  console.log(JSON.stringify({alpha, said, kinds, size: Array.from(run.size), next}));
+});
+"""
+
+
+def _run_js(payload, tmp_path):
+    driver = tmp_path / "driver.js"
+    driver.write_text(_DRIVER)
+    out = subprocess.run([NODE, str(driver), str(SCRIPT)], input=json.dumps(payload), capture_output=True,
+                         text=True, timeout=60, check=True)
+    return json.loads(out.stdout)
+
+
+@pytest.fixture(scope="module")
+def data():
+    return sinc_shift(n_tr=200, n_te=150, random_state=0)
+
+
+@pytest.mark.parametrize("cls", [PFWCS, AFWCS])
+def test_browser_rebuilds_every_iterate_and_names_every_step(data, cls, tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est = cls(sigma=0.3, tol=1e-8, max_iter=300).fit(data.X_tr, data.X_te)
+    hist = est.history_
+    payload = figures.replay_payload(est, data.X_tr, data.X_te, data.density_ratio)
+    out = _run_js(payload, tmp_path)
+    assert len(out["alpha"]) == len(hist)
+    for t, alpha in enumerate(out["alpha"]):
+        exact = hist.alpha_at(t)
+        np.testing.assert_array_equal(np.flatnonzero(alpha), np.flatnonzero(exact))
+        np.testing.assert_allclose(alpha, exact, rtol=FLOAT32_RTOL, atol=0)
+    np.testing.assert_array_equal(out["size"], [len(hist.iterate(t)[0]) for t in range(len(hist))])
+    # iterate t is reached by step t - 1: its kind as recorded, one sentence naming its atoms
+    assert out["kinds"][0] == "start"
+    assert out["kinds"][1:] == list(hist.step_kind[:-1])
+    for t in range(1, len(hist)):
+        kind, text = hist.step_kind[t - 1], out["said"][t]
+        assert "{" not in text and str(hist.away_atom[t - 1] if kind != "good" or hist.direction[t - 1] != "towards"
+                                       else hist.towards_atom[t - 1]) in text
+        if kind in ("drop", "swap"):
+            assert text.startswith(f"{kind} step:")
+    for kind in ["drop", "swap"]:
+        found = np.flatnonzero(hist.step_kind[:-1] == kind)
+        assert out["next"][kind] == (found[0] + 1 if found.size else -1)
+    away = np.flatnonzero(hist.direction[:-1] == "away")
+    assert out["next"]["away"] == (away[0] + 1 if away.size else -1)
+    if cls is PFWCS:
+        assert out["next"]["swap"] > 0 and out["next"]["drop"] > 0  # the lesson's run has both
+
+
+def test_replay_document_is_self_contained_and_small(data):
+    est = PFWCS(sigma=0.3, tol=1e-4, max_iter=2000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(data.X_tr, data.X_te)
+    payload = figures.replay_payload(est, data.X_tr, data.X_te, data.density_ratio)
+    document = figures.replay_html(payload)
+    assert "fetch(" not in document and "http://" not in document and "https://" not in document
+    assert "import(" not in SCRIPT.read_text() and document.count("<script>") == 1
+    assert payload["meta"]["jumps"] == ("drop", "swap") and payload["meta"]["steps"] == len(est.history_) - 1
+    assert len(document) < 100_000  # every step of 2000 iterations, the script included
+    assert figures.replay_height(True) > figures.replay_height(False)
