@@ -19,7 +19,9 @@ from teaching import classification_views, figures
 
 MIN_FONT = 14
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-NOT_FIGURES = {"first_component", "density"}  # public helpers of the page modules that return arrays
+NOT_FIGURES = {"first_component", "density",  # public helpers of the page modules that return arrays
+               # the replay is an HTML component, not a plotly figure: test_replay_text_is_at_least_14_px
+               "replay_payload", "replay_html", "replay_height"}
 
 
 def _public_figure_functions():
@@ -72,9 +74,6 @@ def _small_inputs():
         "active_set_sizes": lambda: figures.active_set_sizes({"PFWCS": pf.history_}),
         "inner_iterations": lambda: figures.inner_iterations({"FCFWCS": fc.history_}),
         "cv_curve": lambda: figures.cv_curve(_cv_results(data)),
-        "replay_figure": lambda: figures.replay_figure(pf, data.X_tr, data.X_te, data.density_ratio,
-                                                       max_frames=5)[0],
-        "replay_animation": None,  # drawn through replay_figure above
         "regression_fits": lambda: figures.regression_fits(data.X_te[:, 0], Y2, fits,
                                                            labelled=(data.X_te[:3, 0], Y2[:3])),
         "error_vs_certainty": lambda: figures.error_vs_certainty(np.ones(60), np.linspace(0, 1, 60), "SMTGP"),
@@ -156,13 +155,23 @@ def test_every_public_figure_function_is_built_here():
     assert set(_small_inputs()) == _public_figure_functions()
 
 
-# teaching/figures/replay.py is being rewritten on another branch; its figure does not go through
-# finish() yet (axis and legend sizes left to the chart theme). Strict: this fails once it does.
-REPLAY = pytest.mark.xfail(strict=True, reason="replay figure bypasses figures.finish (rewrite pending)")
+def test_replay_text_is_at_least_14_px_and_presentation_enlarges_it():
+    """The replay draws its own SVG: its base font (CSS, px) times the smallest relative size of
+    any of its texts (replay.js, em) is at least 14 px, and presentation mode scales all of it."""
+    import re
+
+    from teaching.figures import replay
+
+    base = float(re.search(r"font-size:calc\((\d+(?:\.\d+)?)px\*var\(--scale\)\)", replay._CSS).group(1))
+    script = replay.SCRIPT.read_text()
+    relative = [float(v) for v in re.findall(r'font-size="([\d.]+)em"', script)]
+    assert relative and not re.search(r'font-size="[\d.]+px"', script)  # every text is relative to the base
+    assert base * min(relative) >= MIN_FONT, (base, min(relative))
+    assert "--scale:1.0" in replay.replay_html({"meta": {"name": "PFWCS"}}, presentation=False)
+    assert re.search(r"--scale:1\.[1-9]", replay.replay_html({"meta": {"name": "PFWCS"}}, presentation=True))
 
 
-@pytest.mark.parametrize("name", [pytest.param(name, marks=REPLAY) if name == "replay_figure" else name
-                                  for name in sorted(_public_figure_functions() - {"replay_animation"})])
+@pytest.mark.parametrize("name", sorted(_public_figure_functions()))
 def test_no_text_below_14_px_and_presentation_enlarges_all_of_it(built, name):
     fig = built[name]
     assert isinstance(fig, go.Figure)

@@ -112,11 +112,11 @@ function axes(box, x, y, xs, ys, xTitle, yTitle, right) { // x, y: value -> pixe
   const [l, t, r, b] = box;
   let out = `<rect x="${l}" y="${t}" width="${r - l}" height="${b - t}" fill="none" stroke="#ddd"/>`;
   for (const v of xs) out += `<line x1="${x(v)}" x2="${x(v)}" y1="${t}" y2="${b}" stroke="#eee"/>` +
-    `<text x="${x(v)}" y="${b + 15 * K}" text-anchor="middle" font-size="0.8em">${fmt(v)}</text>`;
+    `<text x="${x(v)}" y="${b + 15 * K}" text-anchor="middle" font-size="0.95em">${fmt(v)}</text>`;
   for (const [v, label] of ys) out += `<line x1="${l}" x2="${r}" y1="${y(v)}" y2="${y(v)}" stroke="#eee"/>` +
-    `<text x="${l - 4}" y="${y(v) + 4}" text-anchor="end" font-size="0.8em">${label}</text>`;
-  out += `<text x="${(l + r) / 2}" y="${b + 31 * K}" text-anchor="middle" font-size="0.85em">${esc(xTitle)}</text>`;
-  out += `<text transform="translate(${13 * K},${(t + b) / 2}) rotate(-90)" text-anchor="middle" font-size="0.85em">${esc(yTitle)}</text>`;
+    `<text x="${l - 4}" y="${y(v) + 4}" text-anchor="end" font-size="0.95em">${label}</text>`;
+  out += `<text x="${(l + r) / 2}" y="${b + 31 * K}" text-anchor="middle" font-size="1em">${esc(xTitle)}</text>`;
+  out += `<text transform="translate(${13 * K},${(t + b) / 2}) rotate(-90)" text-anchor="middle" font-size="1em">${esc(yTitle)}</text>`;
   if (right) out += right;
   return out;
 }
@@ -153,8 +153,8 @@ function mainChart(run, t, width, before, after, step) {
     const wTop = 1.08 * Math.max(run.finalW, ...wNow, ...wBefore);
     const yw = (v) => box[3] - (v / wTop) * (box[3] - box[1]);
     body += axes(box, x, yw, ticks(lo, hi, 6), ticks(0, wTop, 5).map((v) => [v, fmt(v)]), m.x_title, "w(x)");
-    right = ticks(0, aTop, 5).map((v) => `<text x="${box[2] + 4}" y="${ya(v) + 4}" font-size="0.8em" fill="#777">${fmt(v)}</text>`).join("") +
-      `<text transform="translate(${width - 6 * k},${(box[1] + box[3]) / 2}) rotate(-90)" text-anchor="middle" font-size="0.85em" fill="#777">alpha_l (stems)</text>`;
+    right = ticks(0, aTop, 5).map((v) => `<text x="${box[2] + 4}" y="${ya(v) + 4}" font-size="0.95em" fill="#777">${fmt(v)}</text>`).join("") +
+      `<text transform="translate(${width - 6 * k},${(box[1] + box[3]) / 2}) rotate(-90)" text-anchor="middle" font-size="1em" fill="#777">alpha_l (stems)</text>`;
     if (run.a.truth) body += `<path d="${path(run.a.grid, run.a.truth, x, yw)}" fill="none" stroke="${TRUTH_DASH}" stroke-dasharray="6 4" stroke-width="2"/>`;
     if (t > 0) body += `<path d="${path(run.a.grid, wBefore, x, yw)}" fill="none" stroke="${CURVE}" stroke-opacity="0.35" stroke-width="5"/>`;
     body += `<path d="${path(run.a.grid, wNow, x, yw)}" fill="none" stroke="${CURVE}" stroke-width="3"/>`;
@@ -171,7 +171,7 @@ function mainChart(run, t, width, before, after, step) {
     const sym = shape === "up" ? `M${px},${py - 16}l-7,12h14z` : shape === "down" ? `M${px},${py - 4}l-7,-12h14z`
       : `M${px - 7},${py - 7}l14,14M${px + 7},${py - 7}l-14,14`;
     return `<path d="${sym}" fill="${shape === "x" ? "none" : colour}" stroke="${colour}" stroke-width="${shape === "x" ? 3.5 : 1}"/>` +
-      `<text x="${px}" y="${py - 20 - dy}" text-anchor="middle" font-size="0.85em" font-weight="700" fill="${colour}">${esc(label)}</text>`;
+      `<text x="${px}" y="${py - 20 - dy}" text-anchor="middle" font-size="1em" font-weight="700" fill="${colour}">${esc(label)}</text>`;
   };
   if (t > 0) {
     if (step.left.length || step.kind === "swap") { // the mass that moved: an arrow from the away atom to l^FW
@@ -194,7 +194,7 @@ function legendRows(oneD, left, right, k) {
   for (const [c, label, op, dash] of entries) {
     const w = (36 + label.length * 7) * k;
     if (lx + w > right && lx > left) { lx = left; y += 20 * k; }
-    svg += `<line x1="${lx}" x2="${lx + 18 * k}" y1="${y}" y2="${y}" stroke="${c}" stroke-width="3" stroke-opacity="${op || 1}" ${dash ? `stroke-dasharray="${dash}"` : ""}/><text x="${lx + 22 * k}" y="${y + 4 * k}" font-size="0.8em">${label}</text>`;
+    svg += `<line x1="${lx}" x2="${lx + 18 * k}" y1="${y}" y2="${y}" stroke="${c}" stroke-width="3" stroke-opacity="${op || 1}" ${dash ? `stroke-dasharray="${dash}"` : ""}/><text x="${lx + 22 * k}" y="${y + 4 * k}" font-size="0.95em">${label}</text>`;
     lx += w;
   }
   return { svg, height: y + 10 * k };
@@ -210,7 +210,7 @@ function smallChart(run, width, values, logY, title, marks) { // a static curve;
   const y = (v) => box[3] - ((tr(v) - lo) / (hi - lo || 1)) * (box[3] - box[1]);
   const yt = logY ? ticks(lo, hi, 4).filter(Number.isInteger).map((e) => [10 ** e, `1e${e}`]) : ticks(lo, hi, 4).map((v) => [v, fmt(v)]);
   let body = axes(box, x, y, ticks(0, T, 5), yt, "iteration t", "", "");
-  body += `<text x="${box[0]}" y="14" font-size="0.85em" font-weight="700">${esc(title)}</text>`;
+  body += `<text x="${box[0]}" y="14" font-size="1em" font-weight="700">${esc(title)}</text>`;
   const ts = Array.from(values, (_, i) => i);
   body += `<path d="${path(ts, values, x, y)}" fill="none" stroke="${run.meta.color}" stroke-width="2"/>`;
   for (const [t, colour] of marks) body += `<line x1="${x(t)}" x2="${x(t)}" y1="${box[1]}" y2="${box[1] + 7}" stroke="${colour}" stroke-width="2"/>`;
