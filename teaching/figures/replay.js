@@ -201,7 +201,7 @@ function legendRows(oneD, left, right, k) {
 }
 
 function smallChart(run, width, values, logY, title, marks) { // a static curve; the cursor is added per t
-  const k = run.scale, H = Math.round(150 * k), box = [62 * k, 22 * k, width - 12, H - 36 * k], T = run.T;
+  const k = run.scale, H = Math.round(150 * k), box = [62 * k, 22 * k, width - 24 * k, H - 36 * k], T = run.T; // room for the last tick label
   const tr = (v) => (logY ? Math.log10(Math.max(v, 1e-300)) : v);
   let lo = Infinity, hi = -Infinity;
   for (const v of values) { lo = Math.min(lo, tr(v)); hi = Math.max(hi, tr(v)); }
