@@ -157,7 +157,7 @@ def numeric_warning(messages):
     seen = ", ".join(f"'{m}'" for m in list(dict.fromkeys(messages))[:3])
     return ("Some numbers overflowed or became undefined during this computation (numpy: " + seen + "). "
             "This happens when the inputs have very different scales or the kernel width is extreme for them: "
-            "keep \"Standardise the inputs\" on (Data & shift) or set the kernel width to auto (Importance weights); "
+            "keep \"Standardise the inputs and outputs\" on (Data & shift) or set the kernel width to auto (Importance weights); "
             "the result shown may be inaccurate.")
 
 
@@ -394,22 +394,24 @@ def labelled_test_points(n_te, n_labels, seed=0):
     return labelled
 
 
-def few_labels_comparison(data, weights, n_labels=10, seed=0, **hyper):
+def few_labels_comparison(data, weights, n_labels=10, seed=0, standardise_outputs=False, **hyper):
     """No adaptation vs importance weighting vs delta adaptation with a few target labels.
 
     ``n_labels`` test points are revealed (seeded); all three GPRs are scored on the rest.
+    ``standardise_outputs``: as in :func:`fit_predict` (GPR's ``normalize_y``).
     """
     if len(data.X_te) < 4:
         raise ValueError(f"The few-labels comparison needs at least 4 test points; there are {len(data.X_te)}.")
     check_size(["GPR"], len(data.X_tr), len(data.X_te))
     labelled = labelled_test_points(len(data.X_te), n_labels, seed)
     X_eval, Y_eval = data.X_te[~labelled], data.Y_te[~labelled]
-    base = make_regressor("GPR", **hyper)
+    def gpr():
+        return make_regressor("GPR", **hyper).set_params(normalize_y=bool(standardise_outputs))
+
     preds = {
-        "no adaptation": base.fit(data.X_tr, data.Y_tr).predict(X_eval),
-        "importance weighting": make_regressor("GPR", **hyper).fit(data.X_tr, data.Y_tr,
-                                                                  sample_weight=weights).predict(X_eval),
-        "delta adaptation": ResidualDeltaRegressor(make_regressor("GPR", **hyper)).fit(
+        "no adaptation": gpr().fit(data.X_tr, data.Y_tr).predict(X_eval),
+        "importance weighting": gpr().fit(data.X_tr, data.Y_tr, sample_weight=weights).predict(X_eval),
+        "delta adaptation": ResidualDeltaRegressor(gpr()).fit(
             data.X_tr, data.Y_tr, data.X_te[labelled], data.Y_te[labelled]).predict(X_eval),
     }
     return X_eval, Y_eval, {k: np.asarray(v).reshape(len(X_eval), -1) for k, v in preds.items()}

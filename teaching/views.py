@@ -216,12 +216,12 @@ def weighting_by_width(spec, weight_name, sigma, widths, lambda_x, _raw=None):
 
 
 @_step
-def few_labels(spec, weight_name, sigma, n_labels, seed, rho_x, lambda_x, _raw=None):
+def few_labels(spec, weight_name, sigma, n_labels, seed, rho_x, lambda_x, _raw=None, standardise_outputs=False):
     """No adaptation, importance weighting and delta adaptation with ``n_labels`` labelled test
     points (:func:`teaching.catalog.few_labels_comparison`): (X_eval, Y_eval, {method: predictions})."""
     estimated = weights(spec, weight_name, sigma, _raw).model.weights_
     return catalog.few_labels_comparison(data(spec, _raw), estimated, n_labels=n_labels, seed=seed,
-                                         rho_x=rho_x, lambda_x=lambda_x)
+                                         standardise_outputs=standardise_outputs, rho_x=rho_x, lambda_x=lambda_x)
 
 # ------------------------------------------------------------------ Check your data
 #: Folds of the cross-validation check; the largest weights listed.
