@@ -46,18 +46,22 @@ with st.expander("Hyper-parameters (kernels exp(-||a-b||^2 / (2 rho^2)) with lam
                   help="SMTGP only: theta -> 1 approaches the KL divergence (KLTGP).")
         ui.widget(st.slider, "gamma (Sharma-Mittal degree)", "gamma",
                   help="SMTGP only: gamma -> theta gives the Renyi divergence, gamma -> 1 the Tsallis one.")
-    with h2:
-        ui.widget(st.number_input, "rho_x (input width)", "rho_x", disabled=auto,
-                  format="%.4f", help="Input kernel width: small = flexible, large = smooth.")
-        ui.widget(st.number_input, "rho_y (output width)", "rho_y", disabled=auto,
-                  format="%.4f", help="Output kernel width of the Twin GPs.")
-    with h3:
-        ui.widget(st.number_input, "lambda_x (input regulariser)", "lambda_x", disabled=auto,
-                  format="%.2e", help="Noise variance added to the input kernel (GPR and Twin GPs).")
-        ui.widget(st.number_input, "lambda_y (output regulariser)", "lambda_y", disabled=auto,
-                  format="%.2e", help="Regulariser of the Twin GPs' output kernel.")
-    if ui.get("source") == "csv":
-        st.caption(report.scale_sentence(*ui.model_hyper(), auto))
+    used = ui.model_hyper() if ui.get("source") == "csv" else None
+    fields = {"rho_x": ("rho_x (input width)", "%.4f", "Input kernel width: small = flexible, large = smooth."),
+              "rho_y": ("rho_y (output width)", "%.4f", "Output kernel width of the Twin GPs."),
+              "lambda_x": ("lambda_x (input regulariser)", "%.2e",
+                           "Noise variance added to the input kernel (GPR and Twin GPs)."),
+              "lambda_y": ("lambda_y (output regulariser)", "%.2e", "Regulariser of the Twin GPs' output kernel.")}
+    for column, names in [(h2, ["rho_x", "rho_y"]), (h3, ["lambda_x", "lambda_y"])]:
+        with column:
+            for name in names:
+                label, number_format, tip = fields[name]
+                if auto:  # the values used, where the fields would be (the fields keep the manual values)
+                    st.markdown(f"{label}: **{used[0][name]:.3g}**", help=tip + " Chosen from the data.")
+                else:
+                    ui.widget(st.number_input, label, name, format=number_format, help=tip)
+    if used:
+        st.caption(report.scale_sentence(*used, auto))
     ui.widget(st.radio, "Twin-GP start", "tgp_start", horizontal=True,
               format_func={"linear": "linear least squares (original TGP code; SMTGP from KLTGP)",
                            "ridge": "kernel ridge"}.get,

@@ -8,6 +8,7 @@ import pytest
 from sklearn.datasets import load_wine
 
 from teaching import catalog, settings, views
+from teaching.ui.data import digest
 from tests.app.helpers import go, no_exception, open_link, table
 from tests.app.test_check_page import INPUTS, diabetes_csv
 
@@ -19,6 +20,10 @@ def wine_csv():
     """The wine data as a CSV (alcohol and proline in their units, colour intensity the output)."""
     bunch = load_wine()
     return pd.DataFrame(bunch.data, columns=bunch.feature_names).to_csv(index=False).encode()
+
+
+def ui_digest(at):
+    return digest(at.session_state["csv_bytes"])
 
 
 def upload(raw, inputs, outputs, split, query=None):
@@ -52,7 +57,11 @@ def test_default_models_beat_the_mean_on_uploaded_data(page):
 def test_page_names_the_widths_it_chose(page):
     at, _ = page
     assert at.radio(key="w.csv_hyper").value == "auto"
-    assert at.number_input(key="w.rho_x").disabled
+    assert not [w for w in at.number_input if w.key in ("w.rho_x", "w.lambda_x")]  # the values used instead:
+    used, _ = views.model_hyper(views.data_spec({**settings.defaults(), **at.session_state.settings}, ui_digest(at)),
+                                views.hyper_items(at.session_state.settings), at.session_state["csv_bytes"])
+    shown = " ".join(m.value for m in at.markdown)
+    assert f"rho_x (input width): **{used['rho_x']:.3g}**" in shown and used["rho_x"] != settings.defaults()["rho_x"]
     said = " ".join(c.value for c in at.caption)
     assert "the median distance between two training inputs" in said
     assert "mapped back" in said and "leave-one-out" in said
@@ -61,7 +70,7 @@ def test_page_names_the_widths_it_chose(page):
 def test_manual_widths_are_the_sliders_in_standardised_units():
     at = upload(wine_csv(), ["alcohol", "proline"], ["color_intensity"], "selection bias",
                 {"csv_hyper": "manual", "models": "GPR"})
-    assert not at.number_input(key="w.rho_x").disabled
+    assert at.number_input(key="w.rho_x").value == settings.defaults()["rho_x"]
     assert "the values set above" in " ".join(c.value for c in at.caption)
     r2_manual = table(at).loc["GPR", "R^2"]
     at.radio(key="w.csv_hyper").set_value("auto").run()
