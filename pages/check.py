@@ -27,7 +27,7 @@ if csv:
                 "split, the weights and the models; tables and histograms show the file's units."
                 if ui.get("csv_standardise") else
                 "Inputs **not standardised**: kernels mix them in the file's units, so a column with large numbers "
-                "dominates every distance.") + " Switch: *Standardise the inputs* on Data & shift.")
+                "dominates every distance.") + " Switch: *Standardise the inputs and outputs* on Data & shift.")
 few = report.small_sample_warning(n_tr)
 if few:
     st.warning(few, icon=":material/warning:")
@@ -145,6 +145,8 @@ st.subheader("The report")
 base = (st.context.url or "").split("?")[0]
 query = urllib.parse.urlencode(settings.to_query(st.session_state.settings))
 link = f"{base}?{query}" if query else base
+hyper, standardised_outputs = ui.model_hyper()
+auto_widths = csv and ui.get("csv_hyper") == "auto"
 facts = [("data", "uploaded CSV" if csv else catalog.DATASETS[ui.get("dataset")][0]), ("seed", ui.get("seed")),
          ("training / test points", f"{n_tr} / {n_te}"), ("inputs", ", ".join(names)),
          ("outputs", ", ".join(output_names)),
@@ -153,7 +155,10 @@ facts = [("data", "uploaded CSV" if csv else catalog.DATASETS[ui.get("dataset")]
           "not applicable (built-in data)"),
          ("shift test", ui.get("check_test")), ("weight estimator", estimator),
          ("kernel width rule", "auto" if ui.get("sigma_mode") == "auto" else f"manual, sigma = {ui.get('sigma')}"),
-         ("model", model), ("rho_x, lambda_x", f"{ui.get('rho_x')}, {ui.get('lambda_x')}")]
+         ("model", model), ("rho_x, lambda_x", f"{hyper['rho_x']:.4g}, {hyper['lambda_x']:.4g}"
+                                               + (" (chosen from the data)" if auto_widths else ""))]
+if csv:
+    facts.append(("how the models fit your data", report.scale_sentence(hyper, standardised_outputs, auto_widths)))
 if few:
     sections.append(("Warnings", [("p", few)]))
 blocks = report.document("covshift: check of the data", facts, link or "(address not available)", sections)

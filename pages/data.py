@@ -57,10 +57,11 @@ else:
         ui.widget(st.selectbox, "Train/test split", "csv_split",
                   ["selection bias"] + [c for c in table.columns if c not in inputs + outputs],
                   help="A column of 0 (test) / 1 (training), or the selection-bias sampler.")
-    ui.widget(st.toggle, "Standardise the inputs", "csv_standardise",
+    ui.widget(st.toggle, "Standardise the inputs and outputs", "csv_standardise",
               help="Centre every input column and divide it by its standard deviation over all rows (training and "
-                   "test), so that kernel widths and models see the inputs on one scale. Recommended unless the "
-                   "inputs already share a unit.")
+                   "test), so that kernel widths and models see the inputs on one scale; the regression models are "
+                   "fitted to the outputs centred and scaled to standard deviation 1 over the training rows, and "
+                   "their predictions mapped back to your units. Recommended unless the inputs already share a unit.")
     if not inputs or not outputs:
         st.info("Choose at least one input and one output column.")
         st.stop()
@@ -74,8 +75,9 @@ c1.metric("training points", len(data.X_tr))
 c2.metric("test points", len(data.X_te))
 c3.metric("inputs / outputs", f"{data.X_tr.shape[1]} / {data.Y_tr.shape[1]}")
 if ui.get("source") == "csv":
-    st.caption("Inputs standardised (each column centred and scaled to standard deviation 1 over all rows)."
-               if ui.get("csv_standardise") else "Inputs in the file's units (not standardised).")
+    st.caption("Inputs standardised (each column centred and scaled to standard deviation 1 over all rows); the "
+               "regression models fit the outputs standardised likewise and predict in your units."
+               if ui.get("csv_standardise") else "Inputs and outputs in the file's units (not standardised).")
 few = report.small_sample_warning(len(data.X_tr))
 if few:
     st.warning(few, icon=":material/warning:")

@@ -35,22 +35,33 @@ with st.expander("Hyper-parameters (kernels exp(-||a-b||^2 / (2 rho^2)) with lam
     if paper:
         st.button("Use the paper's values for this data set", key="paper_values", on_click=ui.apply,
                   args=(paper,))
+    auto = ui.get("source") == "csv" and ui.widget(
+        st.radio, "Widths and regularisers for your data", "csv_hyper", horizontal=True,
+        format_func={"auto": "chosen from the data", "manual": "as set below"}.get,
+        help="Chosen from the data: rho_x, lambda_x, rho_y and lambda_y follow the scale of your file "
+             "(the values used are listed below the fields).") == "auto"
     h1, h2, h3 = st.columns(3)
     with h1:
         ui.widget(st.slider, "theta (Sharma-Mittal order)", "theta",
                   help="SMTGP only: theta -> 1 approaches the KL divergence (KLTGP).")
         ui.widget(st.slider, "gamma (Sharma-Mittal degree)", "gamma",
                   help="SMTGP only: gamma -> theta gives the Renyi divergence, gamma -> 1 the Tsallis one.")
-    with h2:
-        ui.widget(st.number_input, "rho_x (input width)", "rho_x",
-                  format="%.4f", help="Input kernel width: small = flexible, large = smooth.")
-        ui.widget(st.number_input, "rho_y (output width)", "rho_y",
-                  format="%.4f", help="Output kernel width of the Twin GPs.")
-    with h3:
-        ui.widget(st.number_input, "lambda_x (input regulariser)", "lambda_x",
-                  format="%.2e", help="Noise variance added to the input kernel (GPR and Twin GPs).")
-        ui.widget(st.number_input, "lambda_y (output regulariser)", "lambda_y",
-                  format="%.2e", help="Regulariser of the Twin GPs' output kernel.")
+    used = ui.model_hyper() if ui.get("source") == "csv" else None
+    fields = {"rho_x": ("rho_x (input width)", "%.4f", "Input kernel width: small = flexible, large = smooth."),
+              "rho_y": ("rho_y (output width)", "%.4f", "Output kernel width of the Twin GPs."),
+              "lambda_x": ("lambda_x (input regulariser)", "%.2e",
+                           "Noise variance added to the input kernel (GPR and Twin GPs)."),
+              "lambda_y": ("lambda_y (output regulariser)", "%.2e", "Regulariser of the Twin GPs' output kernel.")}
+    for column, names in [(h2, ["rho_x", "rho_y"]), (h3, ["lambda_x", "lambda_y"])]:
+        with column:
+            for name in names:
+                label, number_format, tip = fields[name]
+                if auto:  # the values used, where the fields would be (the fields keep the manual values)
+                    st.markdown(f"{label}: **{used[0][name]:.3g}**", help=tip + " Chosen from the data.")
+                else:
+                    ui.widget(st.number_input, label, name, format=number_format, help=tip)
+    if used:
+        st.caption(report.scale_sentence(*used, auto))
     ui.widget(st.radio, "Twin-GP start", "tgp_start", horizontal=True,
               format_func={"linear": "linear least squares (original TGP code; SMTGP from KLTGP)",
                            "ridge": "kernel ridge"}.get,
@@ -108,7 +119,8 @@ if negative:
     st.warning("Worse than predicting the mean of the test outputs (R^2 < 0): "
                + ", ".join(f"{row['model']} (R^2 = {row['R^2']:.2f})" for row in negative)
                + ". The model's widths do not suit the data's scale: " + (
-                   "keep *Standardise the inputs* on (Data & shift), then " if ui.get("source") == "csv" else "")
+                   "keep *Standardise the inputs and outputs* on (Data & shift) and the widths *chosen from the "
+                   "data* under Hyper-parameters, or " if ui.get("source") == "csv" else "")
                + "try other rho_x and lambda_x under Hyper-parameters.", icon=":material/warning:")
 few = report.small_sample_warning(len(data.X_tr))
 if few:

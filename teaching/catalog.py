@@ -157,7 +157,7 @@ def numeric_warning(messages):
     seen = ", ".join(f"'{m}'" for m in list(dict.fromkeys(messages))[:3])
     return ("Some numbers overflowed or became undefined during this computation (numpy: " + seen + "). "
             "This happens when the inputs have very different scales or the kernel width is extreme for them: "
-            "keep \"Standardise the inputs\" on (Data & shift) or set the kernel width to auto (Importance weights); "
+            "keep \"Standardise the inputs and outputs\" on (Data & shift) or set the kernel width to auto (Importance weights); "
             "the result shown may be inaccurate.")
 
 
@@ -233,12 +233,15 @@ class Unweighted(RegressorMixin, BaseEstimator):
         return self.estimator_.predict(X)
 
 
-def cv_model(name, **hyper):
+def cv_model(name, standardise_outputs=False, **hyper):
     """The model ``name`` (:data:`CHECK_MODELS`) as cross-validation refits it: IW- models with the
-    weights, the others without."""
+    weights, the others without; ``standardise_outputs`` as in :func:`fit_predict` (GPR's
+    ``normalize_y``; W-KNN averages training outputs, so their scale changes nothing)."""
     if name not in CHECK_MODELS:
         raise ValueError(f"The cross-validation check offers {list(CHECK_MODELS)}; got {name!r}.")
     model = make_regressor(name, **hyper)
+    if standardise_outputs and isinstance(model, GPR):
+        model.set_params(normalize_y=True)
     return model if REGRESSORS[name] else Unweighted(model)
 
 
@@ -292,13 +295,66 @@ def chain_start(name, tgp_start="linear"):
     return None
 
 
-def fit_predict(data, name, weights=None, start=None, **hyper):
+def output_scaling(Y):
+    """(mean, scale) of each output column over the training points: standardised y = (y - mean) / scale
+    (a constant column keeps scale 1)."""
+    Y = np.asarray(Y, dtype=float).reshape(len(Y), -1)
+    scale = Y.std(axis=0)
+    return Y.mean(axis=0), np.where(scale > 0, scale, 1.0)
+
+
+#: The data's own hyper-parameters (:func:`data_hyper`): noise variances tried, as fractions of the
+#: fitted outputs' variance, and the output width as a fraction of their standard deviation.
+NOISE_GRID = (1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0)
+OUTPUT_WIDTH = 0.25
+
+
+def leave_one_out_error(X, Y, rho, lam):
+    """Mean squared leave-one-out error of an unweighted :class:`GPR` (width ``rho``, noise ``lam``) on
+    (X, Y), in closed form: the residual of point i is [K^-1 Y]_i / [K^-1]_ii with K = K_X + lam I."""
+    from covshift.kernels import gaussian_kernel
+
+    K = gaussian_kernel(X, X, rho)
+    K[np.diag_indices(len(X))] += lam
+    inverse = np.linalg.inv(K)
+    residuals = (inverse @ Y) / np.diag(inverse)[:, None]
+    return float(np.mean(np.sum(residuals ** 2, axis=1)))
+
+
+def data_hyper(data, standardise_outputs=True):
+    """Hyper-parameters that follow the scale of ``data`` (the "auto" choice for uploaded data).
+
+    - rho_x: the median heuristic, the median distance between two training inputs;
+    - lambda_x: of :data:`NOISE_GRID` times the fitted outputs' variance (1 with
+      ``standardise_outputs``, see :func:`fit_predict`), the noise variance whose GPR predicts the
+      training outputs best from the other training points (:func:`leave_one_out_error`);
+    - rho_y: :data:`OUTPUT_WIDTH` times the fitted outputs' standard deviation; lambda_y = lambda_x.
+
+    Returns a dict with these four keys (floats).
+    """
+    from covshift.kernels import median_heuristic
+
+    shift, scale = output_scaling(data.Y_tr) if standardise_outputs else (0.0, 1.0)
+    Y = (np.asarray(data.Y_tr, dtype=float).reshape(len(data.Y_tr), -1) - shift) / scale
+    spread = float(np.mean(np.var(Y, axis=0))) or 1.0
+    rho_x = median_heuristic(data.X_tr)
+    lambda_x = min((lam * spread for lam in NOISE_GRID), key=lambda lam: leave_one_out_error(data.X_tr, Y, rho_x, lam))
+    return {"rho_x": float(rho_x), "rho_y": float(OUTPUT_WIDTH * np.sqrt(spread)), "lambda_x": float(lambda_x),
+            "lambda_y": float(lambda_x)}
+
+
+def fit_predict(data, name, weights=None, start=None, standardise_outputs=False, **hyper):
     """Fit a regression model (with weights for IW-*) and predict the test set.
 
     ``start``: for an SMTGP with the original start, the :class:`Outcome` of its
     :func:`chain_start` model on the same data, weights and hyper-parameters; the SMTGP
     then starts from that prediction instead of computing it again (the same numbers),
     and its seconds include the start's.
+
+    ``standardise_outputs``: fit on the training outputs centred and divided by their standard
+    deviation (:func:`output_scaling`), so that the zero-mean GP prior, lambda_x (a noise variance)
+    and rho_y (an output width) are relative to the outputs' spread; the predictions (and GPR's
+    standard deviations) are mapped back to the outputs' units. The uploaded data's setting.
 
     Returns an :class:`Outcome` whose model is a dict: mean, std (GPR) or certainty (TGP).
     """
@@ -307,10 +363,11 @@ def fit_predict(data, name, weights=None, start=None, **hyper):
 
     def run():
         model = make_regressor(name, **hyper)
+        shift, scale = output_scaling(data.Y_tr) if standardise_outputs else (0.0, 1.0)
         if start is not None:
-            model.set_params(init=start.model["mean"])
+            model.set_params(init=(start.model["mean"] - shift) / scale)
         w = weights if REGRESSORS.get(name) else None
-        model.fit(data.X_tr, data.Y_tr, sample_weight=w)
+        model.fit(data.X_tr, (data.Y_tr - shift) / scale, sample_weight=w)
         result = {"mean": None, "std": None, "certainty": None}
         if isinstance(model, GPR):
             mean, std = model.predict(data.X_te, return_std=True)
@@ -319,9 +376,9 @@ def fit_predict(data, name, weights=None, start=None, **hyper):
             result["mean"], result["certainty"] = model.predict(data.X_te, return_certainty=True)
         else:
             result["mean"] = model.predict(data.X_te)
-        result["mean"] = np.asarray(result["mean"]).reshape(len(data.X_te), -1)
+        result["mean"] = np.asarray(result["mean"]).reshape(len(data.X_te), -1) * scale + shift
         if result["std"] is not None:
-            result["std"] = np.asarray(result["std"]).reshape(len(data.X_te), -1)
+            result["std"] = np.asarray(result["std"]).reshape(len(data.X_te), -1) * scale
         return result
 
     result, seconds, messages = run_with_warnings(run)
@@ -337,22 +394,24 @@ def labelled_test_points(n_te, n_labels, seed=0):
     return labelled
 
 
-def few_labels_comparison(data, weights, n_labels=10, seed=0, **hyper):
+def few_labels_comparison(data, weights, n_labels=10, seed=0, standardise_outputs=False, **hyper):
     """No adaptation vs importance weighting vs delta adaptation with a few target labels.
 
     ``n_labels`` test points are revealed (seeded); all three GPRs are scored on the rest.
+    ``standardise_outputs``: as in :func:`fit_predict` (GPR's ``normalize_y``).
     """
     if len(data.X_te) < 4:
         raise ValueError(f"The few-labels comparison needs at least 4 test points; there are {len(data.X_te)}.")
     check_size(["GPR"], len(data.X_tr), len(data.X_te))
     labelled = labelled_test_points(len(data.X_te), n_labels, seed)
     X_eval, Y_eval = data.X_te[~labelled], data.Y_te[~labelled]
-    base = make_regressor("GPR", **hyper)
+    def gpr():
+        return make_regressor("GPR", **hyper).set_params(normalize_y=bool(standardise_outputs))
+
     preds = {
-        "no adaptation": base.fit(data.X_tr, data.Y_tr).predict(X_eval),
-        "importance weighting": make_regressor("GPR", **hyper).fit(data.X_tr, data.Y_tr,
-                                                                  sample_weight=weights).predict(X_eval),
-        "delta adaptation": ResidualDeltaRegressor(make_regressor("GPR", **hyper)).fit(
+        "no adaptation": gpr().fit(data.X_tr, data.Y_tr).predict(X_eval),
+        "importance weighting": gpr().fit(data.X_tr, data.Y_tr, sample_weight=weights).predict(X_eval),
+        "delta adaptation": ResidualDeltaRegressor(gpr()).fit(
             data.X_tr, data.Y_tr, data.X_te[labelled], data.Y_te[labelled]).predict(X_eval),
     }
     return X_eval, Y_eval, {k: np.asarray(v).reshape(len(X_eval), -1) for k, v in preds.items()}

@@ -77,6 +77,23 @@ def cv_sentence(model, cv, test, baseline):
     return text
 
 
+def scale_sentence(values, standardise_outputs, auto):
+    """How the models fit an uploaded CSV, in words: the outputs' scale and where the widths come from.
+
+    ``values``: the hyper-parameters used (:func:`teaching.views.model_hyper`); ``auto``: whether they
+    were chosen from the data (:func:`teaching.catalog.data_hyper`)."""
+    text = ("The models are fitted to the outputs centred and scaled to standard deviation 1; their predictions "
+            "are mapped back, so every table and plot is in your file's units." if standardise_outputs else
+            "The models are fitted to the outputs in your file's units (Standardise is off on Data & shift), so "
+            "lambda_x, lambda_y and rho_y are in those units.")
+    if not auto:
+        return text + " rho_x, rho_y, lambda_x and lambda_y are the values set above."
+    return text + (f" Chosen from your data: rho_x = {values['rho_x']:.3g}, the median distance between two "
+                   f"training inputs; lambda_x = lambda_y = {values['lambda_x']:.3g}, the noise level that best "
+                   "predicts each training output from the others (leave-one-out, tried from 0.001 to 1 times the "
+                   f"outputs' variance); rho_y = {values['rho_y']:.3g}, a quarter of the outputs' standard deviation.")
+
+
 def small_sample_warning(n_tr):
     """A sentence when there are fewer than :data:`FEW_TRAINING_POINTS` training points, else None."""
     if n_tr >= FEW_TRAINING_POINTS:

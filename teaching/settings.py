@@ -187,6 +187,7 @@ SETTINGS = {
     "csv_outputs": Names(()),
     "csv_split": Names("selection bias", single=True),
     "csv_standardise": Bool(True),
+    "csv_hyper": Choice("auto", ("auto", "manual")),
     # Check your data page
     "check_test": Choice("mmd", ("mmd", "classifier")),
     "check_weights": Choice("FCFWCS", tuple(catalog.WEIGHT_ESTIMATORS)),

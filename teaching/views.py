@@ -28,7 +28,7 @@ from teaching import budget, catalog, uploads
 #: Cache entries kept per step (the app's st.cache_data and the default lru_cache alike).
 CACHE_ENTRIES = {"csv_table": 8, "data": 32, "shared_sigma": 32, "fitted_weights": 64, "fitted_prediction": 64,
                  "weighting_effect": 64, "weighting_by_width": 32, "few_labels": 32, "shift_test": 32,
-                 "column_shift": 32, "fitted_cv_errors": 32}
+                 "column_shift": 32, "fitted_cv_errors": 32, "data_hyper": 32}
 
 _STEPS = {}
 _CACHED = {}
@@ -65,8 +65,15 @@ def sigma_setting(settings):
 
 
 def hyper_items(settings, **overrides):
-    """The regression hyper-parameters of a view as a sorted tuple of items (a cache key)."""
+    """The regression hyper-parameters of a view as a sorted tuple of items (a cache key).
+
+    For an uploaded CSV two more items say how the models follow the data's scale (resolved by
+    :func:`model_hyper`): ``standardise_outputs`` (the "Standardise" switch) and ``widths`` ("auto":
+    rho_x, rho_y, lambda_x and lambda_y from the data, :func:`teaching.catalog.data_hyper`; "manual").
+    """
     numbers = {k: float(settings[k]) for k in ["theta", "gamma", "rho_x", "rho_y", "lambda_x", "lambda_y"]}
+    if settings["source"] == "csv":
+        numbers.update(standardise_outputs=bool(settings["csv_standardise"]), widths=settings["csv_hyper"])
     return tuple(sorted({**numbers, "tgp_start": settings["tgp_start"], **overrides}.items()))
 
 
@@ -152,16 +159,32 @@ def weights(spec, name, sigma, _raw=None):
 
 
 @_step
+def data_hyper(spec, standardise_outputs, _raw=None):
+    """The hyper-parameters that follow the scale of the view's data (:func:`teaching.catalog.data_hyper`)."""
+    return catalog.data_hyper(data(spec, _raw), standardise_outputs)
+
+
+def model_hyper(spec, hyper, _raw=None):
+    """(hyper-parameters as a dict, whether outputs are standardised for fitting) of :func:`hyper_items`
+    ``hyper``, with the "auto" widths of an uploaded CSV replaced by :func:`data_hyper`'s values."""
+    values = dict(hyper)
+    standardise = values.pop("standardise_outputs", False)
+    if values.pop("widths", "manual") == "auto":
+        values.update(data_hyper(spec, standardise, _raw))
+    return values, standardise
+
+
+@_step
 def fitted_prediction(spec, name, weight_name, sigma, hyper, _raw=None):
     """Model ``name`` fitted (with the weights of ``weight_name`` for IW-* models) and its test
     predictions; an SMTGP with the linear start reuses its cached KLTGP start."""
     w = None
     if catalog.REGRESSORS[name]:
         w = fitted_weights(spec, weight_name, sigma_for(spec, weight_name, sigma, _raw), _raw).model.weights_
-    values = dict(hyper)
+    values, standardise = model_hyper(spec, hyper, _raw)
     stage = catalog.chain_start(name, values["tgp_start"])
     start = fitted_prediction(spec, stage, weight_name, sigma, hyper, _raw) if stage else None
-    return catalog.fit_predict(data(spec, _raw), name, w, start=start, **values)
+    return catalog.fit_predict(data(spec, _raw), name, w, start=start, standardise_outputs=standardise, **values)
 
 
 def prediction(spec, name, weight_name, sigma, hyper, _raw=None):
@@ -193,12 +216,12 @@ def weighting_by_width(spec, weight_name, sigma, widths, lambda_x, _raw=None):
 
 
 @_step
-def few_labels(spec, weight_name, sigma, n_labels, seed, rho_x, lambda_x, _raw=None):
+def few_labels(spec, weight_name, sigma, n_labels, seed, rho_x, lambda_x, _raw=None, standardise_outputs=False):
     """No adaptation, importance weighting and delta adaptation with ``n_labels`` labelled test
     points (:func:`teaching.catalog.few_labels_comparison`): (X_eval, Y_eval, {method: predictions})."""
     estimated = weights(spec, weight_name, sigma, _raw).model.weights_
     return catalog.few_labels_comparison(data(spec, _raw), estimated, n_labels=n_labels, seed=seed,
-                                         rho_x=rho_x, lambda_x=lambda_x)
+                                         standardise_outputs=standardise_outputs, rho_x=rho_x, lambda_x=lambda_x)
 
 # ------------------------------------------------------------------ Check your data
 #: Folds of the cross-validation check; the largest weights listed.
@@ -266,8 +289,8 @@ def fitted_cv_errors(spec, model_name, weight_name, sigma, hyper, _raw=None):
     points = data(spec, _raw)
     w = fitted_weights(spec, weight_name, sigma_for(spec, weight_name, sigma, _raw), _raw).model.weights_
     w = np.asarray(w, dtype=float) / np.mean(w)
-    values = dict(hyper)
-    model = catalog.cv_model(model_name, **values)
+    values, standardise = model_hyper(spec, hyper, _raw)
+    model = catalog.cv_model(model_name, standardise_outputs=standardise, **values)
     cv = diagnostics.iw_cv_error(model, points.X_tr, points.Y_tr, w, cv=CHECK_FOLDS, random_state=int(spec[3]))
     pred = fitted_prediction(spec, model_name, weight_name, sigma, hyper, _raw).model["mean"]
     test = float(np.mean(np.sum((points.Y_te - pred) ** 2, axis=1)))

@@ -213,3 +213,36 @@ def test_smtgp_started_from_the_kltgp_outcome_equals_its_own_chain(name, paper_d
     assert chained.seconds >= start.seconds
     with pytest.raises(ValueError, match="start"):
         catalog.fit_predict(paper_data, "KLTGP", w, start=start, **hyper)
+
+
+def test_leave_one_out_error_is_that_of_refits_without_each_point():
+    from covshift.regression import GPR
+
+    rng = np.random.default_rng(3)
+    X, Y = rng.normal(size=(25, 2)), rng.normal(size=(25, 2))
+    refits = [Y[i] - GPR(rho=0.8, lam=0.05).fit(np.delete(X, i, 0), np.delete(Y, i, 0)).predict(X[i:i + 1])[0]
+              for i in range(len(X))]
+    assert catalog.leave_one_out_error(X, Y, 0.8, 0.05) == pytest.approx(np.mean(np.sum(np.square(refits), 1)),
+                                                                         rel=1e-8)
+
+
+def test_data_hyper_follows_the_outputs_scale_and_standardised_fits_map_back():
+    from covshift.data import ShiftData
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(80, 2))
+    y = np.sin(2 * X[:, :1]) + 0.1 * rng.normal(size=(80, 1))
+    small, large = (ShiftData(X[:60], y[:60] * a + b, X[60:], y[60:] * a + b, None, "toy") for a, b in [(1, 0),
+                                                                                                      (50, 300)])
+    auto = catalog.data_hyper(large)
+    assert auto == pytest.approx(catalog.data_hyper(small), rel=1e-12)  # standardised outputs: the same at any scale
+    assert auto["rho_y"] == pytest.approx(catalog.OUTPUT_WIDTH * np.sqrt(np.mean(np.var(
+        (small.Y_tr - small.Y_tr.mean()) / small.Y_tr.std(), 0))))
+    raw = catalog.data_hyper(large, standardise_outputs=False)
+    spread = float(np.var(large.Y_tr))  # without standardising: relative to the outputs' variance in their units
+    assert raw["rho_y"] == pytest.approx(catalog.OUTPUT_WIDTH * np.sqrt(spread))
+    assert min(abs(raw["lambda_x"] / spread - lam) for lam in catalog.NOISE_GRID) < 1e-12
+    for name in ["GPR", "SMTGP"]:
+        a = catalog.fit_predict(small, name, standardise_outputs=True, **auto).model["mean"]
+        b = catalog.fit_predict(large, name, standardise_outputs=True, **auto).model["mean"]
+        np.testing.assert_allclose(b, 50 * a + 300, rtol=1e-6, atol=1e-6)

@@ -18,7 +18,7 @@ from teaching.ui.cache import chart, content_key, figure  # noqa: F401
 from teaching.ui.data import (CSV_MISSING, csv_bytes, csv_missing, csv_table, current_data, data_name,  # noqa: F401
                               data_spec, digest, few_labels, load_data, prediction, replay, shared_sigma,
                               sigma_setting, weighting_by_width, weighting_effect, weights)
-from teaching.ui.data import (column_shift, cv_errors, inputs_in_units, output_names, shift_test,  # noqa: F401
-                              weight_check)
+from teaching.ui.data import (column_shift, cv_errors, inputs_in_units, model_hyper, output_names,  # noqa: F401
+                              shift_test, weight_check)
 from teaching.ui.pages import PAGES, pages  # noqa: F401
 from teaching.ui.navigation import active_lesson, claims, lesson_banner, open_lesson, open_preset, sidebar  # noqa: F401

@@ -105,6 +105,13 @@ def prediction(name):
                             views.hyper_items(_settings()), _raw_for(spec))
 
 
+def model_hyper():
+    """(hyper-parameters the models use, whether the outputs are standardised for fitting) of the current
+    view: for an uploaded CSV with automatic widths, those chosen from the data (teaching.views.model_hyper)."""
+    spec = data_spec()
+    return views.model_hyper(spec, views.hyper_items(_settings()), _raw_for(spec))
+
+
 def weighting_effect(spec, weight_name, sigma, width, lambda_x, grid_range):
     """Home's Why-weights figure data (teaching.views.weighting_effect)."""
     return views.weighting_effect(spec, weight_name, sigma, width, lambda_x, grid_range, _raw_for(spec))
@@ -113,8 +120,9 @@ def weighting_effect(spec, weight_name, sigma, width, lambda_x, grid_range):
 def few_labels(n_labels):
     """The few-target-labels comparison of the current view (teaching.views.few_labels)."""
     spec = data_spec()
+    hyper, standardise = model_hyper()
     return views.few_labels(spec, get("weights_for_models"), sigma_setting(), int(n_labels), int(get("seed")),
-                            float(get("rho_x")), float(get("lambda_x")), _raw_for(spec))
+                            float(hyper["rho_x"]), float(hyper["lambda_x"]), _raw_for(spec), standardise)
 
 
 def weighting_by_width(spec, weight_name, sigma, widths, lambda_x):
