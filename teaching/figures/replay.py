@@ -47,6 +47,12 @@ SENTENCES = {
 
 
 def _array(values, dtype):
+    """``values`` as a contiguous array of ``dtype``; floats beyond float32's range (a true ratio
+    of 1e300 on degenerate data) are clipped to its largest value instead of overflowing to inf."""
+    values = np.asarray(values)
+    if np.dtype(dtype).kind == "f" and values.dtype.kind == "f":
+        limit = np.finfo(dtype).max
+        values = np.clip(values, -limit, limit)
     return np.ascontiguousarray(values, dtype=dtype)
 
 
