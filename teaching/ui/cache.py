@@ -19,7 +19,7 @@ import numpy as np  # noqa: E402
 import streamlit as st  # noqa: E402
 import threadpoolctl  # noqa: E402
 
-from teaching import figures, views
+from teaching import figures, views, workers
 from teaching.ui.guard import guard
 from teaching.ui.state import get
 
@@ -43,6 +43,10 @@ def _streamlit_cache(function, max_entries):
 
 
 views.use_cache(_streamlit_cache)
+
+
+if st.runtime.exists():  # a Streamlit server (imported once per process); tests and benchmarks compute in-process
+    views.use_executor(workers.make_executor())
 
 def content_key(*values):
     """A digest of ``values`` by content: numpy arrays by dtype, shape and every byte;
