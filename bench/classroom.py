@@ -133,8 +133,9 @@ async def student(url, link, seeds, think, rng, timeout, record):
     page, query = link
     ws_url = url.replace("http", "ws", 1).rstrip("/") + "/_stcore/stream"
     await asyncio.sleep(rng.uniform(0, 1))  # the class does not click within the same millisecond
-    async with websockets.connect(ws_url, subprotocols=["streamlit"], max_size=None,
-                                  open_timeout=timeout, ping_interval=None) as socket_:
+    cookies = await asyncio.to_thread(_page_cookies, f"{url.rstrip('/')}/{page}?{query}")
+    async with websockets.connect(ws_url, subprotocols=["streamlit"], max_size=None, open_timeout=timeout,
+                                  ping_interval=None, additional_headers={"Cookie": cookies}) as socket_:
         session = Session(socket_)
         session.query = query
         steps = [("open", None)] + [("seed", seed) for seed in seeds]
@@ -151,6 +152,24 @@ async def student(url, link, seeds, think, rng, timeout, record):
                 session.errors.append(f"the address after the seed change is ?{session.query}")
             record(step, seconds, size, session.errors)
             session.errors = []
+
+
+def warm(url, timeout=300.0):
+    """Open every lesson's link once on ``url`` (a fresh server's start-up): {lesson key: seconds}."""
+    times = {}
+    for lesson in lessons.LESSONS.values():
+        async def once(key=lesson.key):
+            await student(url, lesson_link(key), [], (0, 0), random.Random(0), timeout,
+                          lambda step, seconds, size, problems: times.update({key: seconds}))
+        asyncio.run(once())
+    return times
+
+
+def _page_cookies(address):
+    """The cookies a browser keeps from loading the page (a proxy's sticky-session cookie, the XSRF one)."""
+    with urllib.request.urlopen(address, timeout=30) as response:
+        response.read()
+        return "; ".join(c.split(";", 1)[0] for c in response.headers.get_all("Set-Cookie") or [])
 
 
 # ------------------------------------------------------------------ the server and its resources
