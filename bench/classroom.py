@@ -44,7 +44,6 @@ from _table import markdown_table, update_section, write_report  # noqa: E402
 from streamlit.proto.Alert_pb2 import Alert  # noqa: E402
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
-from streamlit.proto.NumberInput_pb2 import NumberInput  # noqa: E402
 
 from teaching import lessons, settings  # noqa: E402
 
