@@ -19,6 +19,7 @@ Sizes are checked against the time budget (:mod:`teaching.budget`) before a step
 
 import functools
 import json
+import threading
 
 import numpy as np
 
@@ -30,8 +31,15 @@ CACHE_ENTRIES = {"csv_table": 8, "data": 32, "shared_sigma": 32, "fitted_weights
                  "weighting_effect": 64, "weighting_by_width": 32, "few_labels": 32, "shift_test": 32,
                  "column_shift": 32, "fitted_cv_errors": 32, "data_hyper": 32}
 
+#: The steps that fit something (tenths of a CPU-second and more): with an executor installed
+#: (:func:`use_executor`), a cache miss of one of them is computed there. The others are cheap.
+REMOTE_STEPS = ("shared_sigma", "fitted_weights", "fitted_prediction", "weighting_effect", "weighting_by_width",
+                "few_labels")
+
 _STEPS = {}
 _CACHED = {}
+_EXECUTOR = [None]
+_HERE = threading.local()  # .computing: this thread computes a step for an executor (nested steps stay here)
 
 
 def _step(function):
@@ -51,11 +59,52 @@ def use_cache(make_cache=None):
     """Apply ``make_cache(step_function, max_entries)`` to every step (one place for the whole app).
 
     ``None`` restores the default: ``functools.lru_cache(maxsize=max_entries)``. The app passes a
-    wrapper around ``st.cache_data``, shared between sessions.
+    wrapper around ``st.cache_data``, shared between sessions. A step of :data:`REMOTE_STEPS`
+    is computed on the executor of :func:`use_executor` when one is installed.
     """
     make_cache = make_cache or (lambda function, entries: functools.lru_cache(maxsize=entries)(function))
     for name, function in _STEPS.items():
-        _CACHED[name] = make_cache(function, CACHE_ENTRIES[name])
+        _CACHED[name] = make_cache(_remote(name, function) if name in REMOTE_STEPS else function,
+                                   CACHE_ENTRIES[name])
+
+
+def use_executor(executor=None):
+    """Compute the cache misses of :data:`REMOTE_STEPS` on ``executor``; None: in this process.
+
+    ``executor``: anything whose ``submit(function, *args)`` returns a future with ``result()``: a
+    ``concurrent.futures.ProcessPoolExecutor`` (every core of one server), a
+    ``dask.distributed.Client`` (a cluster). The result comes back into this process's cache, so
+    only a miss travels; the worker computes the step with its own default cache. A step's
+    ValueError (the time budget, bad input) reaches the caller unchanged. Returns the executor
+    that was installed before.
+    """
+    previous, _EXECUTOR[0] = _EXECUTOR[0], executor
+    return previous
+
+
+def compute(name, args, kwargs):
+    """Step ``name`` computed here, through this process's cache: what an executor's worker runs.
+
+    The steps it calls are computed here too, never sent on.
+    """
+    outer, _HERE.computing = getattr(_HERE, "computing", False), True
+    try:
+        return _CACHED[name](*args, **kwargs)
+    finally:
+        _HERE.computing = outer
+
+
+def _remote(name, function):
+    """``function`` (step ``name``) sent to the installed executor when there is one."""
+
+    @functools.wraps(function)
+    def run(*args, **kwargs):
+        executor = _EXECUTOR[0]
+        if executor is None or getattr(_HERE, "computing", False):
+            return function(*args, **kwargs)
+        return executor.submit(compute, name, args, kwargs).result()
+
+    return run
 
 
 # ------------------------------------------------------------------ settings -> arguments

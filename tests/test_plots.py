@@ -4,6 +4,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from teaching import figures
+from teaching.figures.base import only_used_template
 from covshift.data import circle_outputs, sinc_shift
 from covshift.weights import FCFWCS, PFWCS
 
@@ -128,6 +129,16 @@ def test_numbers_for_people():
     assert figures.format_number(0.123456, ".2f") == "0.12"
 
 
+def test_a_figure_carries_the_template_defaults_of_the_traces_it_draws_only():
+    import plotly.io as pio
+
+    fig = figures.finish(figures.new_figure("t", "x", "y").add_scatter(x=[0, 1], y=[1, 2]).add_bar(x=[0], y=[1]))
+    white = pio.templates["plotly_white"]
+    assert set(fig.layout.template.data.to_plotly_json()) == {"scatter", "bar"}
+    assert fig.layout.template.data.bar == white.data.bar
+    assert fig.layout.template.layout == white.layout
+
+
 def test_default_template_is_plotly_white_by_name():
     """Every figure starts from plotly's default template, set once to plotly_white (no re-validation
     per figure); the figure must be the one that setting template="plotly_white" gives, and other
@@ -144,7 +155,7 @@ def test_default_template_is_plotly_white_by_name():
     by_name.update_layout(height=figures.HEIGHT + 30, margin=dict(b=110))
     by_name.update_xaxes(title_standoff=8, tickfont_size=figures.BASE_FONT, title_font_size=figures.BASE_FONT + 1)
     by_name.update_yaxes(tickfont_size=figures.BASE_FONT, title_font_size=figures.BASE_FONT + 1)
-    assert json.loads(fast.to_json()) == json.loads(by_name.to_json())
+    assert json.loads(fast.to_json()) == json.loads(only_used_template(by_name).to_json())
     fast.layout.template.layout.paper_bgcolor = "red"  # a change to one figure's template ...
     assert json.loads(fast.to_json())["layout"]["template"]["layout"]["paper_bgcolor"] == "red"
     assert figures.new_figure("t", "x", "y").layout.template.layout.paper_bgcolor != "red"  # ... stays there

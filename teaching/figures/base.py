@@ -119,6 +119,20 @@ def finish(fig, height=HEIGHT, legend_rows=1):
     for colorbar in _colorbars(fig):
         colorbar.tickfont.size = BASE_FONT
         colorbar.title.font.size = BASE_FONT
+    return only_used_template(fig)
+
+
+def only_used_template(fig):
+    """``fig`` with its template's trace defaults cut to the trace types it draws (frames included).
+
+    Every figure carries its template to the browser: plotly_white's defaults for 24 trace types
+    are 4.3 of its 7.2 KB, sent with every chart of every run; the other types' defaults change
+    nothing on screen.
+    """
+    template = fig.layout.template
+    used = {trace.type for trace in [*fig.data, *(t for frame in fig.frames for t in frame.data)]}
+    fig.layout.template = go.layout.Template(
+        layout=template.layout, data={kind: template.data[kind] for kind in used if template.data[kind]})
     return fig
 
 

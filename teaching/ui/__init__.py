@@ -10,6 +10,7 @@
 Settings and their domains live in :mod:`teaching.settings`; the computations in :mod:`teaching.views`.
 """
 
+from teaching.ui import cache as _cache  # noqa: F401  first: one BLAS thread per computation (see there)
 from teaching.ui.state import (DEFAULTS, apply, get, init, link_notice, put, reset, sync_url,  # noqa: F401
                                through_app)
 from teaching.ui.guard import PAGE_FAILED, guard, page_failed, quiet, run_each, show_warnings  # noqa: F401

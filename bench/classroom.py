@@ -1,0 +1,440 @@
+"""A class at once: N students open a lesson link, then change the seed, over Streamlit's own protocol (issue 24).
+
+Each student is one websocket on ``/_stcore/stream`` speaking what the browser speaks: a
+``BackMsg.rerun_script`` with the link's page and query string opens the lesson; the sidebar's
+*Seed* number input (widget ``w.seed``, its id read from the page's deltas) is then set to a new
+value, ``rounds`` times with 2-5 s of thinking in between. A step is timed from the message sent
+to the server's ``script_finished``; the client keeps the hashes of the messages it received and
+reports them as the browser's message cache does. The browser's own rendering (0.5-1 s) is not
+included. Every student gets its own seeds (never a lesson's own), so every seed change is a view
+nobody computed before.
+
+Without ``--url`` it starts ``streamlit run app.py`` on a free loopback port, fresh for every
+class size, and samples the server's CPU time and resident memory (psutil if installed, else
+/proc), summed over its worker processes. With ``--url`` it measures a running deployment (e.g. ``deploy/serve.sh``); give
+``--pids`` to sample its processes. Bounded: at most 40 students, a step gives up after
+``--step-timeout`` seconds and a class after ``--class-timeout``; it stops by itself.
+
+    python bench/classroom.py                      # N = 1, 5, 10, 20, 40 -> bench/results/classroom.md
+    python bench/classroom.py --quick              # N = 1, 5, printed only (a smoke test)
+    python bench/classroom.py --url http://127.0.0.1:8600 --sizes 20 --section "Two replicas behind nginx"
+"""
+
+import argparse
+import asyncio
+import os
+import pathlib
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+import urllib.request
+
+import websockets
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+from _table import markdown_table, update_section, write_report  # noqa: E402
+
+from streamlit.proto.Alert_pb2 import Alert  # noqa: E402
+from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
+
+from teaching import lessons, settings  # noqa: E402
+
+SIZES, QUICK_SIZES, MAX_STUDENTS = (1, 5, 10, 20, 40), (1, 5), 40
+TARGETS = {"open": 2.0, "seed": 5.0, "rss_mb": 1024}  # N = 20 on 2 cores (issue 24)
+SEED_WIDGET = "w.seed"
+
+
+# ------------------------------------------------------------------ the links the sidebar produces
+def lesson_link(key):
+    """(page url name, query string) of the lesson ``key`` as its sidebar button leaves the address."""
+    lesson = next(item for item in lessons.LESSONS.values() if item.key == key)
+    query = settings.to_query({**settings.defaults(), **lesson.settings})
+    page = pathlib.Path(lesson.page).stem
+    return ("" if page == "home" else page), urllib.parse.urlencode(query)
+
+
+# ------------------------------------------------------------------ one student = one browser session
+class Session:
+    """One websocket session: sends reruns as the browser does, reads ForwardMsgs to the end of the run."""
+
+    def __init__(self, socket_):
+        self.socket = socket_
+        self.hashes = set()  # the browser's message cache: the server then sends references
+        self.page_hash = ""
+        self.query = ""
+        self.seed_id = None
+        self.errors = []
+
+    async def rerun(self, page_name="", widget_states=None, timeout=120.0):
+        """Send one rerun, wait for its script_finished; (seconds, bytes received)."""
+        msg = BackMsg()
+        state = msg.rerun_script
+        state.query_string = self.query
+        state.page_script_hash = self.page_hash
+        state.page_name = page_name
+        state.cached_message_hashes.extend(sorted(self.hashes))
+        for widget_state in widget_states or []:
+            state.widget_states.widgets.append(widget_state)
+        start = time.perf_counter()
+        await self.socket.send(msg.SerializeToString())
+        received = 0
+        deadline = start + timeout
+        while True:
+            data = await asyncio.wait_for(self.socket.recv(), max(0.01, deadline - time.perf_counter()))
+            received += len(data)
+            if self._read(data):
+                return time.perf_counter() - start, received
+
+    def _read(self, data):
+        """Take what the browser keeps from one ForwardMsg; True once the run finished for good."""
+        msg = ForwardMsg()
+        msg.ParseFromString(data)
+        if msg.hash:
+            self.hashes.add(msg.hash)
+        kind = msg.WhichOneof("type")
+        if kind == "new_session":
+            self.page_hash = msg.new_session.page_script_hash
+        elif kind == "page_info_changed":
+            self.query = msg.page_info_changed.query_string
+        elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+            element = msg.delta.new_element
+            shown = element.WhichOneof("type")
+            if shown == "number_input" and element.number_input.id.endswith(SEED_WIDGET):
+                self.seed_id = element.number_input.id
+            elif shown == "exception":
+                self.errors.append(f"exception: {element.exception.message[:120]}")
+            elif shown == "alert" and element.alert.format == Alert.ERROR:
+                self.errors.append(f"error box: {element.alert.body[:120]}")
+        elif kind == "script_finished":
+            return msg.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN
+        return False
+
+    def seed_change(self, seed):
+        """The widget state the browser sends when the sidebar's seed is set to ``seed``."""
+        if self.seed_id is None:
+            raise RuntimeError("the page showed no sidebar seed input (w.seed)")
+        state = BackMsg().rerun_script.widget_states.widgets.add()
+        state.id = self.seed_id
+        state.int_value = int(seed)
+        return [state]
+
+
+async def student(url, link, seeds, think, rng, timeout, record):
+    """Open ``link`` (page, query), then set each of ``seeds`` after thinking; record (step, seconds)."""
+    page, query = link
+    ws_url = url.replace("http", "ws", 1).rstrip("/") + "/_stcore/stream"
+    await asyncio.sleep(rng.uniform(0, 1))  # the class does not click within the same millisecond
+    cookies = await asyncio.to_thread(_page_cookies, f"{url.rstrip('/')}/{page}?{query}")
+    async with websockets.connect(ws_url, subprotocols=["streamlit"], max_size=None, open_timeout=timeout,
+                                  ping_interval=None, additional_headers={"Cookie": cookies}) as socket_:
+        session = Session(socket_)
+        session.query = query
+        steps = [("open", None)] + [("seed", seed) for seed in seeds]
+        for step, seed in steps:
+            if step == "seed":
+                await asyncio.sleep(rng.uniform(*think))
+            states = session.seed_change(seed) if seed is not None else None
+            try:
+                seconds, size = await session.rerun(page if step == "open" else "", states, timeout)
+            except asyncio.TimeoutError:
+                record(step, None, 0, [f"{step} not done within {timeout:g} s"])
+                return
+            if seed is not None and f"seed={seed}" not in session.query.split("&"):
+                session.errors.append(f"the address after the seed change is ?{session.query}")
+            record(step, seconds, size, session.errors)
+            session.errors = []
+
+
+def warm(url, timeout=300.0):
+    """Open every lesson's link once on ``url`` (a fresh server's start-up): {lesson key: seconds}."""
+    times = {}
+    for lesson in lessons.LESSONS.values():
+        async def once(key=lesson.key):
+            await student(url, lesson_link(key), [], (0, 0), random.Random(0), timeout,
+                          lambda step, seconds, size, problems: times.update({key: seconds}))
+        asyncio.run(once())
+    return times
+
+
+def _page_cookies(address):
+    """The cookies a browser keeps from loading the page (a proxy's sticky-session cookie, the XSRF one)."""
+    with urllib.request.urlopen(address, timeout=30) as response:
+        response.read()
+        return "; ".join(c.split(";", 1)[0] for c in response.headers.get_all("Set-Cookie") or [])
+
+
+# ------------------------------------------------------------------ the server and its resources
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_healthy(url, seconds=90):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError(f"{url} did not become healthy within {seconds} s")
+
+
+class Server:
+    """``streamlit run app.py`` on a free loopback port, for one class; stopped on exit."""
+
+    def __enter__(self):
+        port = free_port()
+        self.url = f"http://127.0.0.1:{port}"
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+             "--server.address", "127.0.0.1", "--server.port", str(port),
+             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            wait_healthy(self.url)
+        except RuntimeError:
+            self.__exit__()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def _tree(pids):
+    """The processes ``pids`` and their children: (cpu seconds, rss bytes, pss bytes) summed.
+
+    PSS (proportional set size) shares each page among the processes that map it: the sum over a
+    server and its worker processes counts the libraries they all load once, as the machine does.
+    """
+    try:
+        import psutil
+    except ImportError:
+        return _tree_proc(pids)
+    cpu = rss = pss = 0
+    for pid in pids:
+        try:
+            root = psutil.Process(pid)
+            for process in [root, *root.children(recursive=True)]:
+                times, memory = process.cpu_times(), process.memory_full_info()
+                cpu += times.user + times.system
+                rss += memory.rss
+                pss += getattr(memory, "pss", memory.rss)
+        except psutil.Error:
+            continue
+    return cpu, rss, pss
+
+
+def _tree_proc(pids):
+    """:func:`_tree` from /proc (no psutil), children from /proc/<pid>/task/*/children."""
+    tick = os.sysconf("SC_CLK_TCK")
+    cpu = rss = pss = 0
+    seen, todo = set(), list(pids)
+    while todo:
+        pid = todo.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        try:
+            fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            cpu += (int(fields[11]) + int(fields[12])) / tick
+            rollup = dict(line.split(":", 1) for line in pathlib.Path(f"/proc/{pid}/smaps_rollup").read_text()
+                          .splitlines()[1:])
+            rss += int(rollup["Rss"].split()[0]) * 1024
+            pss += int(rollup["Pss"].split()[0]) * 1024
+            for task in pathlib.Path(f"/proc/{pid}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except (OSError, ValueError, IndexError, KeyError):
+            continue
+    return cpu, rss, pss
+
+
+class Monitor(threading.Thread):
+    """Samples CPU seconds and resident memory of some processes (and their children) every 0.2 s."""
+
+    def __init__(self, pids):
+        super().__init__(daemon=True)
+        self.pids, self.stopped = list(pids), threading.Event()
+        self.cpu0, self.rss0, self.pss0 = _tree(self.pids)
+        self.cpu, self.peak, self.peak_pss = self.cpu0, self.rss0, self.pss0
+
+    def run(self):
+        while not self.stopped.wait(0.2):
+            self._sample()
+
+    def _sample(self):
+        cpu, rss, pss = _tree(self.pids)
+        self.cpu, self.peak, self.peak_pss = max(self.cpu, cpu), max(self.peak, rss), max(self.peak_pss, pss)
+
+    def stop(self):
+        self.stopped.set()
+        self.join()
+        self._sample()
+
+
+# ------------------------------------------------------------------ one class, every class size
+def play_class(url, n, links, rounds, think, seed_base, step_timeout, class_timeout, pids):
+    """N students at once on ``url``; the steps, the errors and the server's CPU and memory."""
+    if not 1 <= n <= MAX_STUDENTS:
+        raise ValueError(f"students must be in 1..{MAX_STUDENTS}, got {n}")
+    steps, errors = [], []
+
+    def record(step, seconds, size, problems):
+        steps.append((step, seconds, size))
+        errors.extend(problems)
+
+    async def everyone():
+        tasks = [student(url, links[i % len(links)], [seed_base + i * rounds + r for r in range(rounds)],
+                         think, random.Random(seed_base + i), step_timeout, record) for i in range(n)]
+        done, pending = await asyncio.wait([asyncio.ensure_future(t) for t in tasks], timeout=class_timeout)
+        for task in pending:
+            task.cancel()
+        for task in done:
+            if task.exception() is not None:
+                errors.append(f"{type(task.exception()).__name__}: {task.exception()}")
+        return len(pending)
+
+    async def instructor():  # the projected view: opened before the class is told the link
+        instructor_steps = []
+        await student(url, links[0], [], think, random.Random(0), step_timeout,
+                      lambda step, s, size, problems: instructor_steps.append((s, problems)))
+        return instructor_steps[0]
+
+    first, problems = asyncio.run(instructor())
+    errors.extend(problems)
+    monitor = Monitor(pids)
+    monitor.start()
+    start, load0 = time.perf_counter(), os.getloadavg()[0]
+    cut = asyncio.run(everyone())
+    wall = time.perf_counter() - start
+    monitor.stop()
+    planned = n * (1 + rounds)
+    return {"n": n, "first": first, "wall": wall, "steps": steps, "missing": planned - sum(s is not None for _, s, _ in steps),
+            "cut": cut, "errors": errors, "cpu": monitor.cpu - monitor.cpu0, "rss0": monitor.rss0,
+            "peak": monitor.peak, "pss0": monitor.pss0, "peak_pss": monitor.peak_pss, "load": (load0, os.getloadavg()[0])}
+
+
+def percentiles(values):
+    """(p50, p95, max) of ``values`` (nearest rank), or Nones."""
+    if not values:
+        return None, None, None
+    ordered = sorted(values)
+    rank = max(0, min(len(ordered) - 1, round(0.95 * len(ordered) + 0.5) - 1))
+    return statistics.median(ordered), ordered[rank], ordered[-1]
+
+
+def summary(result):
+    row = {"n": result["n"]}
+    for step in ("open", "seed"):
+        times = [s for kind, s, _ in result["steps"] if kind == step and s is not None]
+        row[step] = percentiles(times)
+        sizes = [b for kind, s, b in result["steps"] if kind == step and s is not None]
+        row[f"{step}_kb"] = statistics.median(sizes) / 1e3 if sizes else None
+    row["cores"] = result["cpu"] / result["wall"]
+    row["rss_mb"] = result["peak"] / 2**20
+    row["pss_mb"] = result["peak_pss"] / 2**20
+    row["per_student_mb"] = (result["peak_pss"] - result["pss0"]) / 2**20 / result["n"]  # above the instructor's
+    return row
+
+
+def verdict(row, result):
+    """Against the N = 20 targets (issue 24)."""
+    misses = []
+    if row["open"][1] is None or row["open"][1] > TARGETS["open"]:
+        misses.append(f"open p95 > {TARGETS['open']:g} s")
+    if row["seed"][1] is None or row["seed"][1] > TARGETS["seed"]:
+        misses.append(f"seed p95 > {TARGETS['seed']:g} s")
+    if row["pss_mb"] > TARGETS["rss_mb"]:
+        misses.append(f"memory (PSS) > {TARGETS['rss_mb']} MB")
+    if result["errors"] or result["missing"]:
+        misses.append("errors or steps not done")
+    return "met" if not misses else "missed: " + ", ".join(misses)
+
+
+def table(rows_results, pids_known):
+    header = ["students", "instructor's first open (s)", "open p50 / p95 / max (s)", "KB", "seed change p50 / p95 / max (s)", "KB",
+              "steps not done", "errors", "server CPU (s)", "cores busy", "peak RSS (MB)", "peak PSS (MB)", "PSS MB / student",
+              "load avg start/end", "verdict (N = 20 targets)"]
+    rows = []
+    for row, result in rows_results:
+        cells = [" / ".join("-" if v is None else f"{v:.2f}" for v in row[step]) for step in ("open", "seed")]
+        memory = ([result["cpu"], row["cores"], row["rss_mb"], row["pss_mb"], row["per_student_mb"]] if pids_known
+                  else ["-"] * 5)
+        rows.append([row["n"], result["first"], cells[0], row["open_kb"], cells[1], row["seed_kb"], result["missing"],
+                     len(result["errors"]), *memory, "{:.1f} / {:.1f}".format(*result["load"]),
+                     verdict(row, result)])
+    return markdown_table(header, rows)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--url", help="a running deployment (default: start streamlit run app.py per class)")
+    parser.add_argument("--pids", type=int, nargs="*", default=[], help="with --url: processes to sample")
+    parser.add_argument("--sizes", type=int, nargs="*", help=f"class sizes (default {SIZES})")
+    parser.add_argument("--quick", action="store_true", help=f"class sizes {QUICK_SIZES}, printed only")
+    parser.add_argument("--lessons", nargs="*", default=["estimators-disagree"],
+                        help="lesson keys, handed out round-robin (default: everyone the same link); 'all' for every lesson")
+    parser.add_argument("--rounds", type=int, default=3, help="seed changes per student")
+    parser.add_argument("--think", type=float, nargs=2, default=(2.0, 5.0), help="thinking time range (s)")
+    parser.add_argument("--seed-base", type=int, help="first student seed (default: from the clock, so no "
+                                                      "cache of an earlier run answers)")
+    parser.add_argument("--step-timeout", type=float, default=120.0)
+    parser.add_argument("--class-timeout", type=float, default=300.0)
+    parser.add_argument("--output", help="results file without .md (default: classroom for a full run)")
+    parser.add_argument("--section", help="add the table as this section of bench/results/classroom.md")
+    args = parser.parse_args()
+    keys = [lesson.key for lesson in lessons.LESSONS.values()] if args.lessons == ["all"] else args.lessons
+    links = [lesson_link(key) for key in keys]
+    sizes = args.sizes or (QUICK_SIZES if args.quick else SIZES)
+    seed_base = args.seed_base if args.seed_base is not None else 100 + int(time.time()) % 5000
+    results = []
+    for index, n in enumerate(sizes):
+        seeds = seed_base + 200 * index  # each class its own seeds: with --url the server is not fresh
+        if args.url:
+            result = play_class(args.url, n, links, args.rounds, args.think, seeds, args.step_timeout,
+                                args.class_timeout, args.pids)
+        else:
+            with Server() as server:
+                result = play_class(server.url, n, links, args.rounds, args.think, seeds, args.step_timeout,
+                                    args.class_timeout, [server.process.pid])
+        row = summary(result)
+        results.append((row, result))
+        print(f"N={n:2d} open {row['open']} seed {row['seed']} missing {result['missing']} "
+              f"errors {len(result['errors'])} cpu {result['cpu']:.1f} s peak RSS {row['rss_mb']:.0f} MB PSS "
+              f"{row['pss_mb']:.0f} MB "
+              f"load {result['load']}", flush=True)
+        for problem in sorted(set(result["errors"]))[:5]:
+            print("   ", problem)
+    pids_known = bool(args.pids) or not args.url
+    body = table(results, pids_known)
+    where = args.url or "one `streamlit run app.py` per class size, fresh"
+    intro = (f"{', '.join(keys)} opened by every student ({where}); then the sidebar seed set "
+             f"{args.rounds} times with {args.think[0]:g}-{args.think[1]:g} s thinking, every student its own "
+             f"seeds from {seed_base}. Before the class, the instructor opens the link once (the projected view, timed apart). Times from the message sent to the server's script_finished (no browser "
+             f"rendering). Server CPU, RSS and PSS are summed over the server process and its children (the fit workers); the memory target is checked on PSS, which counts the libraries the processes share once. Load average of the machine at the end: {' '.join(f'{v:.2f}' for v in os.getloadavg())} "
+             f"on {os.cpu_count()} cores.")
+    if args.section:
+        update_section("classroom", args.section, intro + "\n\n" + body)
+    elif args.output or not (args.quick or args.sizes):
+        write_report(args.output or "classroom", "A class at once", intro, [("Class sizes", body)])
+    else:
+        print(body)
+
+
+if __name__ == "__main__":
+    main()

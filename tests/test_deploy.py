@@ -1,0 +1,36 @@
+"""deploy/: the nginx configuration N replicas are served with is valid for Debian's nginx."""
+
+import importlib.util
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def _serve():
+    spec = importlib.util.spec_from_file_location("serve", ROOT / "deploy" / "serve.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_config_proxies_the_websocket_to_every_replica_with_sticky_sessions(tmp_path):
+    text = _serve().nginx_config(tmp_path, "127.0.0.1:18600", [18601, 18602, 18603])
+    assert [line.strip() for line in text.splitlines() if line.strip().startswith("server 127")] == [
+        "server 127.0.0.1:18601;", "server 127.0.0.1:18602;", "server 127.0.0.1:18603;"]
+    assert "hash $replica_key consistent;" in text
+    assert "proxy_set_header Upgrade $http_upgrade;" in text
+    assert "proxy_set_header Connection $connection_upgrade;" in text
+
+
+def test_nginx_accepts_the_config(tmp_path):
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    if not pathlib.Path(nginx).exists():
+        pytest.skip("nginx is not installed (apt-get install nginx)")
+    (tmp_path / "nginx.conf").write_text(_serve().nginx_config(tmp_path, "127.0.0.1:18600", [18601, 18602]))
+    checked = subprocess.run([nginx, "-t", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")],
+                             capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stderr
