@@ -3,6 +3,7 @@
 import streamlit as st
 
 from teaching import catalog, lessons
+from teaching.ui import presentation
 from teaching.ui.state import apply, get, reset
 from teaching.ui.widgets import widget
 
@@ -63,11 +64,11 @@ def lesson_banner():
 
 def sidebar():
     """Shared sidebar: lessons, data set, seed, presentation switch, reset."""
+    if presentation.on():
+        _presentation_bar()  # before any setting widget: its lesson buttons reset them
     with st.sidebar:
         st.header("Lessons")
-        for title, lesson in lessons.LESSONS.items():
-            if st.button(title, key=f"lesson.{lesson.key}", width="stretch", help=lesson.summary):
-                open_lesson(title)
+        _lesson_buttons("lesson")
         if catalog.PRESETS:
             st.header("More presets")
             for label in catalog.PRESETS:
@@ -81,7 +82,27 @@ def sidebar():
         widget(st.number_input, "Seed", "seed",
                help="Draws new random data with the same settings; lesson claims are checked on seeds 0-2.")
         widget(st.toggle, "Presentation (projector)", "presentation",
-               help="Larger fonts, thicker lines and bigger markers in every figure.")
+               help="For a projector: the sidebar folds away (the arrow at the top left brings it back) and "
+                    "every text, figure, line and marker is larger.")
         st.button("Reset to defaults", key="reset", width="stretch", on_click=reset)
         st.caption("Every setting is in the page address: copy the link to share exactly this view "
                    "(an uploaded CSV has to be uploaded again).")
+    presentation.apply_mode()
+
+
+def _lesson_buttons(prefix, tooltips=True):
+    """One button per lesson (keys ``prefix.<lesson key>``): a click opens the lesson."""
+    for title, lesson in lessons.LESSONS.items():
+        if st.button(title, key=f"{prefix}.{lesson.key}", width="stretch",
+                     help=lesson.summary if tooltips else None):
+            open_lesson(title)
+
+
+def _presentation_bar():
+    """In presentation mode, above the page: the lessons and the way out, so that the folded
+    sidebar need not be opened in front of the class."""
+    lessons_column, leave_column, _ = st.columns([1, 1, 2])
+    with lessons_column.popover("Lessons", icon=":material/school:", width="stretch"):
+        _lesson_buttons("bar.lesson", tooltips=False)  # no tooltip left over the view
+    leave_column.button("Leave presentation mode", key="presentation.leave", icon=":material/close_fullscreen:",
+                        width="stretch", on_click=apply, args=({"presentation": False},))
