@@ -19,4 +19,4 @@ from teaching.ui.data import (CSV_MISSING, csv_bytes, csv_missing, csv_table, cu
                               data_spec, digest, few_labels, load_data, prediction, replay_figure, shared_sigma,
                               sigma_setting, weighting_by_width, weighting_effect, weights)
 from teaching.ui.pages import PAGES, pages  # noqa: F401
-from teaching.ui.navigation import active_lesson, claims, lesson_banner, open_lesson, open_preset, sidebar  # noqa: F401
+from teaching.ui.navigation import active_lesson, claims, lesson_banner, lesson_query, preset_query, sidebar  # noqa: F401

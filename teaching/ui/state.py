@@ -1,4 +1,6 @@
-"""Settings in session state and in the page address: read, write, reset; a shared link read once."""
+"""Settings in session state and in the page address: read, write, reset; an address the browser brings (a link, Back, Forward) is read."""
+
+from urllib import parse
 
 import streamlit as st
 
@@ -8,13 +10,39 @@ DEFAULTS = settings.defaults()
 
 
 def init():
-    """Settings from the URL (what a shared link carries) over the defaults, once per session;
-    then, on every run, the settings back into the URL (page switches and reloads keep them)."""
-    if "settings" not in st.session_state:
-        values, notices = settings.parse_query(st.query_params.to_dict())
+    """Settings from the URL (what a shared link carries) over the defaults when the session
+    starts, and again whenever the address is not the one this session last wrote (the browser's
+    Back or Forward, an edited address): each history entry is then the view its address names.
+    Then, on every run, the settings back into the URL (page switches and reloads keep them)."""
+    query = st.query_params.to_dict()
+    if "settings" not in st.session_state or (query != st.session_state.get("url_written")
+                                              and (query or _browser_query() == {})):
+        values, notices = settings.parse_query(query)
+        if "settings" in st.session_state:
+            _seed_widgets(values)
         st.session_state.settings = values
         st.session_state.link_notices = notices
     sync_url()
+
+
+def _browser_query():
+    """The query of the address the browser sent with this run (st.context.url); None when no
+    address is known (a test without a browser).
+
+    A sidebar page link drops the query before the run and reports the address it leaves (with
+    the settings): an empty query is then a page switch, whose settings are kept and written back;
+    after Back to an address without a query the browser reports that address (the defaults)."""
+    url = st.context.url
+    if not url:
+        return None
+    return dict(parse.parse_qsl(parse.urlsplit(url).query))
+
+
+def _seed_widgets(values):
+    """Every drawn setting widget shows ``values`` in this run (called before any widget is drawn)."""
+    for name, value in values.items():
+        if f"w.{name}" in st.session_state:
+            st.session_state[f"w.{name}"] = value
 
 
 def sync_url():
@@ -22,6 +50,7 @@ def sync_url():
     wanted = settings.to_query(st.session_state.settings)
     if st.query_params.to_dict() != wanted:
         st.query_params.from_dict(wanted)
+    st.session_state.url_written = wanted
 
 
 def link_notice():
@@ -81,10 +110,14 @@ def apply(changes):
         st.session_state[f"w.{name}"] = value
 
 
-def reset():
-    for name, value in DEFAULTS.items():
-        if f"w.{name}" in st.session_state:
-            st.session_state[f"w.{name}"] = value
-    st.session_state.settings = dict(DEFAULTS)
+def replace_all(values):
+    """The settings become ``values`` (every setting), widgets included, the address written once
+    (no history entry of a half-changed view); called before the widgets are drawn."""
+    st.session_state.settings = dict(values)
     st.session_state.link_notices = []
-    st.query_params.clear()
+    _seed_widgets(values)
+    sync_url()
+
+
+def reset():
+    replace_all(DEFAULTS)
