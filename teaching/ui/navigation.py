@@ -49,12 +49,13 @@ def active_lesson():
     return None
 
 
-def _nearest_lesson(page, most=4):
-    """(lesson, differences) of the lesson of ``page`` the current settings differ least from
-    (at most ``most`` settings), or None: the lesson this view probably started from."""
+def _nearest_lesson(page):
+    """(lesson, differences) of the lesson of ``page`` the current settings are closest to, if they
+    are closer to it than to the defaults, or None: the lesson this view probably started from."""
     current = st.session_state.settings
+    from_defaults = sum(1 for k, v in DEFAULTS.items() if k not in _NOT_THE_VIEW and current.get(k) != v)
     near = [(lesson, _differences(lesson, current)) for lesson in lessons.LESSONS.values() if lesson.page == page]
-    near = [pair for pair in near if len(pair[1]) <= most]
+    near = [pair for pair in near if len(pair[1]) < from_defaults]
     return min(near, key=lambda pair: len(pair[1])) if near else None
 
 

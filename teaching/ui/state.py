@@ -11,31 +11,31 @@ DEFAULTS = settings.defaults()
 
 def init():
     """Settings from the URL (what a shared link carries) over the defaults when the session
-    starts, and again whenever the address is not the one this session last wrote (the browser's
-    Back or Forward, an edited address): each history entry is then the view its address names.
-    Then, on every run, the settings back into the URL (page switches and reloads keep them)."""
+    starts, and again whenever the browser brings an address this session did not write (Back,
+    Forward, an edited address): each history entry is then the view its address names. Then, on
+    every run, the settings back into the URL (page switches and reloads keep them)."""
     query = st.query_params.to_dict()
+    path = _browser_path()
     if "settings" not in st.session_state or (query != st.session_state.get("url_written")
-                                              and (query or _browser_query() == {})):
+                                              and (query or path == st.session_state.get("url_path"))):
         values, notices = settings.parse_query(query)
         if "settings" in st.session_state:
             _seed_widgets(values)
         st.session_state.settings = values
         st.session_state.link_notices = notices
+    st.session_state.url_path = path
     sync_url()
 
 
-def _browser_query():
-    """The query of the address the browser sent with this run (st.context.url); None when no
-    address is known (a test without a browser).
+def _browser_path():
+    """The path of the address the browser sent with this run (st.context.url), None if unknown.
 
-    A sidebar page link drops the query before the run and reports the address it leaves (with
-    the settings): an empty query is then a page switch, whose settings are kept and written back;
-    after Back to an address without a query the browser reports that address (the defaults)."""
+    A sidebar page link drops the query and reports the new page's path: an empty query on
+    another page is a page switch, whose settings are kept and written back. (So Back to an
+    entry without any query on another page, e.g. the app's first address, keeps the settings:
+    the browser reports it exactly as it reports a page link.)"""
     url = st.context.url
-    if not url:
-        return None
-    return dict(parse.parse_qsl(parse.urlsplit(url).query))
+    return parse.urlsplit(url).path if url else None
 
 
 def _seed_widgets(values):
