@@ -17,7 +17,7 @@ def init():
     query = st.query_params.to_dict()
     path = _browser_path()
     if "settings" not in st.session_state or (query != st.session_state.get("url_written")
-                                              and (query or path == st.session_state.get("url_path"))):
+                                              and (query or (path is not None and path == st.session_state.get("url_path")))):
         values, notices = settings.parse_query(query)
         if "settings" in st.session_state:
             _seed_widgets(values)
