@@ -16,14 +16,14 @@ def init():
     every run, the settings back into the URL (page switches and reloads keep them)."""
     query = st.query_params.to_dict()
     path = _browser_path()
-    if "settings" not in st.session_state or (query != st.session_state.get("url_written")
-                                              and (query or (path is not None and path == st.session_state.get("url_path")))):
+    same_page = path is not None and path == st.session_state.get("url_path")
+    if "settings" not in st.session_state or (query != st.session_state.get("url_written") and (query or same_page)):
         values, notices = settings.parse_query(query)
         if "settings" in st.session_state:
             _seed_widgets(values)
         st.session_state.settings = values
         st.session_state.link_notices = notices
-    st.session_state.url_path = path
+    st.session_state.url_path, st.session_state.same_page = path, same_page
     sync_url()
 
 
@@ -48,7 +48,11 @@ def _seed_widgets(values):
 def sync_url():
     """Write every non-default setting into st.query_params (only when the address differs)."""
     wanted = settings.to_query(st.session_state.settings)
-    if st.query_params.to_dict() != wanted:
+    # A page link to the page shown changes st.query_params, not the address: write it there too
+    # (a link to another page gets its address from Streamlit's page switch: no entry in between).
+    url = st.context.url if st.session_state.get("same_page") else None
+    shown = dict(parse.parse_qsl(parse.urlsplit(url).query)) if url else wanted
+    if st.query_params.to_dict() != wanted or shown != wanted:
         st.query_params.from_dict(wanted)
     st.session_state.url_written = wanted
 

@@ -86,8 +86,12 @@ def lessons_query(title):
     return settings.to_query({**settings.defaults(), **lessons.LESSONS[title].settings})
 
 
-def _view(page):
-    """What a student sees of the view: the address, the title, the alerts, the widget values, the tables."""
+def _view(page, title):
+    """What a student sees of the lesson ``title``'s view once drawn (its main figure's anchor is
+    there): the address, the title, the alerts, the widget values, the tables."""
+    lesson = lessons.LESSONS[title]
+    page.locator(f"#view-{lesson.main_view.replace('.', '-')}").wait_for(state="attached", timeout=180_000)
+    _settle(page, HEADINGS[lesson.page])
     alerts = page.locator("[data-testid='stAlert']").all_inner_texts()
     chips = page.locator("[data-testid='stMain'] [data-baseweb='tag']").all_inner_texts()
     tables = [t for t in page.locator("[data-testid='stMain'] [data-testid='stDataFrame']").all_inner_texts()]
@@ -112,22 +116,22 @@ def test_back_and_forward_after_two_lessons_show_the_views_of_their_addresses(se
         lesson = lessons.LESSONS[title]
         page.goto(f"{server}/{lesson.page[6:-3]}?{parse.urlencode(lessons_query(title))}")
         _settle(page, HEADINGS[lesson.page])
-        fresh[title] = _view(page)
+        fresh[title] = _view(page, title)
     page.goto(server)
     _settle(page, "Covariate shift")
     _open_lesson(page, A)
-    assert _view(page) == fresh[A]  # the link gives exactly the address and view of a fresh open
+    assert _view(page, A) == fresh[A]  # the link gives exactly the address and view of a fresh open
     _open_lesson(page, B)
-    assert _view(page) == fresh[B]
+    assert _view(page, B) == fresh[B]
     page.go_back()
     page.get_by_text(f"Lesson: {A}.").first.wait_for(timeout=120_000)
     _settle(page, "Importance weights")
-    assert _view(page) == fresh[A]
+    assert _view(page, A) == fresh[A]
     page.screenshot(path=str(SHOTS / "history-back.png"))
     page.go_forward()
     page.get_by_text(f"Lesson: {B}.").first.wait_for(timeout=120_000)
     _settle(page, "Structured regression")
-    assert _view(page) == fresh[B]
+    assert _view(page, B) == fresh[B]
     page.screenshot(path=str(SHOTS / "history-forward.png"))
 
 
