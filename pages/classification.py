@@ -75,10 +75,7 @@ with figure_column:
         "left, the weighted fits turn towards the right.")
 
 st.subheader("On the test points")
-table = pd.DataFrame(rows).set_index("classifier")
-st.dataframe(table, width="stretch", column_config={
-    "accuracy": st.column_config.NumberColumn(format="%.3f"), "AUC": st.column_config.NumberColumn(format="%.3f"),
-    "log-loss": st.column_config.NumberColumn(format="%.3f"), "seconds": st.column_config.NumberColumn(format="%.3f")})
+table = ui.show_table(rows, "classifier", formats=dict.fromkeys(("accuracy", "AUC", "log-loss", "seconds"), ".3f"))
 st.caption("Accuracy and AUC: higher is better; log-loss (the average negative log-probability of the true class) "
            "also punishes over-confident mistakes: lower is better. The labels of the test points are used only here.")
 

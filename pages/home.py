@@ -6,7 +6,7 @@ from teaching import lessons, figures
 
 ui.through_app()
 st.title("Covariate shift, step by step")
-ui.lesson_banner()
+ui.lesson_banner("pages/home.py")
 st.markdown(
     "Training inputs come from a density $p_{tr}(x)$, test inputs from another, $p_{te}(x)$, while the "
     "relation $p(y \\mid x)$ stays the same. A model fitted where the training points are dense can then "
@@ -68,6 +68,5 @@ st.markdown("Each lesson sets every setting it needs and opens its page; the sen
             "the figures are its claims, each checked on seeds 0-2 by `tests/test_lessons.py`.")
 for title, lesson in lessons.LESSONS.items():
     left, right = st.columns([1, 4])
-    if left.button(title, key=f"home.lesson.{lesson.key}", width="stretch"):
-        ui.open_lesson(title)
+    left.page_link(lesson.page, label=title, query_params=ui.lesson_query(title), icon=":material/school:")
     right.markdown(lesson.summary)

@@ -9,7 +9,7 @@ from teaching import catalog, figures, report
 
 ui.through_app()
 st.title("Structured regression")
-ui.lesson_banner()
+ui.lesson_banner("pages/regression.py")
 st.markdown(
     "**Gaussian process regression (GPR)** predicts each output separately. **Twin GPs** predict all outputs "
     "together: they choose the output whose similarities to the training outputs best match the input's "

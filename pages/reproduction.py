@@ -87,11 +87,11 @@ for paper, title in reproduction.PAPERS.items():
     if not rows:
         continue
     st.header(title)
-    st.dataframe(pd.DataFrame([{
+    ui.show_table([{
         "where": r["where"], "claim": r["claim"],
         "paper": "; ".join(f"{k}: {v}" for k, v in r["paper_values"].items()) or "sign / figure only",
         "ours (mean ± sd)": ours(r["full"]["metrics"]), "verdict": verdict_text(r["verdict"]),
-        "reason": r["reason"]} for r in rows]), hide_index=True, width="stretch")
+        "reason": r["reason"]} for r in rows])
     for r in rows:
         st.subheader(f"{figures.VERDICT_MARKS[r['verdict']][0]} {r['where']}: {r['key']}")
         left, right = st.columns([3, 2])
@@ -107,8 +107,7 @@ for paper, title in reproduction.PAPERS.items():
                             help=f"Small size: {r['sizes']['small']}; seeds {r['small']['seeds']}"):
                 rerun(r)
             if f"rerun.{r['key']}" in st.session_state:
-                st.dataframe(pd.DataFrame(st.session_state[f"rerun.{r['key']}"]), hide_index=True,
-                             width="stretch")
+                ui.show_table(st.session_state[f"rerun.{r['key']}"])
                 st.caption(f"'reproduces': each seed's fresh value is within a tenth of the seed-to-seed "
                            f"spread (or {reproduction.RELATIVE_TOL:g} relative) of its stored value: another "
                            "CPU or BLAS changes the last digits, not the result.")

@@ -130,10 +130,10 @@ right.markdown(
     chosen + f"Converged: **{model.converged_}** after {model.n_iter_} iterations with {model.working_set_size_} "
     f"constraints; final violation {model.violation_:.2e}, objective ½‖w‖² + Cξ = {model.objective_:.4f}, "
     f"slack ξ = {model.slack_:.4f}.")
-st.dataframe(pd.DataFrame({"iteration": range(1, model.n_iter_ + 1), "violation": model.history_.violation,
-                           "working-set size": model.history_.working_set_size,
-                           "QP objective": model.history_.objective}).set_index("iteration").tail(5),
-             width="stretch")
+ui.show_table(pd.DataFrame({"iteration": range(1, model.n_iter_ + 1), "violation": model.history_.violation,
+                            "working-set size": model.history_.working_set_size,
+                            "QP objective": model.history_.objective}).tail(5), "iteration",
+              formats={"violation": ".2e", "working-set size": ".0f", "QP objective": ".4f"})
 
 with st.expander("The maths"):
     st.markdown(

@@ -10,7 +10,7 @@ from teaching import catalog, lessons, figures
 
 ui.through_app()
 st.title("Importance weights")
-ui.lesson_banner()
+ui.lesson_banner("pages/weights.py")
 st.markdown(
     "Each estimator learns $w(x) = p_{te}(x) / p_{tr}(x)$ from the inputs alone. **KLIEP** maximises the "
     "test log-likelihood of $p_{te} = w\\,p_{tr}$; its **Frank-Wolfe** solvers add one Gaussian bump (an *atom*) "

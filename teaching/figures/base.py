@@ -155,14 +155,59 @@ def new_figure(title, x_title, y_title, **layout):
     return fig
 
 
+#: Presentation mode: font scale, and the width (px) a figure's title and legend are laid out for
+#: (half of the main area at 1280 px: figures may stand in two columns).
+PRESENTATION_SCALE, PRESENTATION_WIDTH = 1.35, 520
+
+
+def _wrap(text, chars):
+    """``text`` broken at spaces into lines of at most ``chars`` characters, joined by <br>."""
+    lines = []
+    for word in str(text).split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= chars:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "<br>".join(lines)
+
+
+def _legend_rows(fig, font_px, width=PRESENTATION_WIDTH):
+    """How many rows a horizontal legend of ``fig`` takes at ``font_px`` in ``width`` px."""
+    names = [str(t.name) for t in fig.data if t.name and t.showlegend is not False]
+    rows, used = (1 if names else 0), 0.0
+    for name in names:
+        entry = 45 + 0.58 * font_px * len(name)  # symbol, gap and text
+        if used and used + entry > width:
+            rows, used = rows + 1, 0.0
+        used += entry
+    return rows
+
+
 def presentation(fig):
-    """A copy of ``fig`` for a projector: larger fonts, thicker lines, bigger markers."""
+    """A copy of ``fig`` for a projector: larger fonts, thicker lines, bigger markers, and a layout
+    for them: a long title wrapped onto lines that fit half the page, a horizontal legend moved to
+    the bottom of the figure under the axis title with room for all its rows, the plot area kept."""
     fig = copy.deepcopy(fig)
-    scale = 1.35
-    fig.update_layout(font=dict(size=round(BASE_FONT * scale)), title_font=dict(size=round(TITLE_FONT * scale)),
-                      legend_font=dict(size=round(BASE_FONT * scale)))
+    scale = PRESENTATION_SCALE
+    font, title_font = round(BASE_FONT * scale), round(TITLE_FONT * scale)
+    layout = fig.layout
+    old_top = layout.margin.t if layout.margin.t is not None else 70
+    old_bottom = layout.margin.b if layout.margin.b is not None else 40
+    old_height = layout.height or 450
+    fig.update_layout(font=dict(size=font), title_font=dict(size=title_font), legend_font=dict(size=font))
     for update_axes in (fig.update_xaxes, fig.update_yaxes):  # finish sets the axis fonts explicitly
-        update_axes(tickfont_size=round(BASE_FONT * scale), title_font_size=round((BASE_FONT + 1) * scale))
+        update_axes(tickfont_size=font, title_font_size=round((BASE_FONT + 1) * scale))
+    top, bottom = old_top, old_bottom
+    if layout.title.text:
+        text = _wrap(layout.title.text.replace("<br>", " "), int(PRESENTATION_WIDTH / (0.55 * title_font)))
+        layout.title.text = text
+        top = max(old_top, 30 + round(1.3 * title_font) * (text.count("<br>") + 1))
+    below = layout.legend.orientation == "h" and (layout.legend.y is None or layout.legend.y < 0)
+    if below and layout.showlegend is not False:
+        rows = _legend_rows(fig, font)
+        fig.update_layout(legend=dict(yref="container", y=0, yanchor="bottom", x=0, xanchor="left"))
+        bottom = max(old_bottom, 90 + round(1.6 * font) * rows)
+    fig.update_layout(margin=dict(t=top, b=bottom), height=old_height + (top - old_top) + (bottom - old_bottom))
     for trace in fig.data:
         line = getattr(trace, "line", None)
         if line is not None and line.width is not None:
@@ -170,6 +215,8 @@ def presentation(fig):
         marker = getattr(trace, "marker", None)
         if marker is not None and getattr(marker, "size", None) is not None and np.isscalar(marker.size):
             marker.size = marker.size * 1.4
+        if marker is not None and getattr(marker, "showscale", None):
+            marker.colorbar.update(tickfont_size=font, title_font_size=font, len=1, lenmode="fraction")
         textfont = getattr(trace, "textfont", None)
         if textfont is not None and textfont.size is not None and np.isscalar(textfont.size):
             textfont.size = round(textfont.size * scale)

@@ -22,4 +22,4 @@ from teaching.ui.data import (CSV_MISSING, csv_bytes, csv_missing, csv_table, cu
 from teaching.ui.data import (column_shift, cv_errors, inputs_in_units, model_hyper, output_names,  # noqa: F401
                               shift_test, weight_check)
 from teaching.ui.pages import PAGES, pages  # noqa: F401
-from teaching.ui.navigation import active_lesson, claims, lesson_banner, open_lesson, open_preset, sidebar  # noqa: F401
+from teaching.ui.navigation import active_lesson, claims, lesson_banner, lesson_query, preset_query, sidebar  # noqa: F401

@@ -8,13 +8,20 @@ def guard(title, fn, *args, **kwargs):
     """Run fn; show a clear message instead of a traceback when it fails."""
     try:
         return fn(*args, **kwargs)
-    except ValueError as exc:
-        st.error(f"**{title}**: {exc}")
-    except NotImplementedError as exc:
-        st.info(f"**{title}**: {exc}")
     except Exception as exc:  # the page must keep working whatever the core raises
-        st.error(f"**{title}** failed ({type(exc).__name__}: {exc}). Try other settings.")
+        report(title, exc)
     return None
+
+
+def report(title, exc):
+    """The one readable message of a failure: a refusal (ValueError, naming the limit and the way
+    out) or a not-applicable note as they are, anything else with its type and a way out."""
+    if isinstance(exc, ValueError):
+        st.error(f"**{title}**: {exc}")
+    elif isinstance(exc, NotImplementedError):
+        st.info(f"**{title}**: {exc}")
+    else:
+        st.error(f"**{title}** failed ({type(exc).__name__}: {exc}). Try other settings.")
 
 
 PAGE_FAILED = "This page could not be drawn with these settings"
@@ -48,16 +55,26 @@ def run_each(names, fn, doing, done, hide=None):
     """fn(name) for every name under one progress status; failures and warnings are shown
     (except those for which ``hide(name, message)`` is true: the page reports them itself).
 
+    The refusals are shown under the status box, where the results would be (never inside the
+    collapsed box), and the box says ``done`` only when at least one name succeeded.
     Returns {name: catalog.Outcome} for the names that succeeded.
     """
-    outcomes = {}
+    outcomes, failures = {}, {}
     with st.status(f"{doing}...", expanded=False) as status:
         for i, name in enumerate(names):
             status.update(label=f"{doing}: {name} ({i + 1}/{len(names)})")
-            outcome = guard(name, fn, name)
-            if outcome is not None:
-                outcomes[name] = outcome
-        status.update(label=done, state="complete")
+            try:
+                outcomes[name] = fn(name)
+            except Exception as exc:  # shown below, outside the box
+                failures[name] = exc
+        if outcomes:
+            status.update(label=done + (f" ({len(outcomes)} of {len(names)}; the others are refused below)"
+                                        if failures else ""), state="complete")
+        else:
+            status.update(label="Nothing to draw: every choice was refused (why and what to change: below)",
+                          state="error")
+    for name, exc in failures.items():
+        report(name, exc)
     for name, outcome in outcomes.items():
         show_warnings(name, [m for m in outcome.warnings if hide is None or not hide(name, m)])
     return outcomes

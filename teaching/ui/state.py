@@ -1,4 +1,6 @@
-"""Settings in session state and in the page address: read, write, reset; a shared link read once."""
+"""Settings in session state and in the page address: read, write, reset; an address the browser brings (a link, Back, Forward) is read."""
+
+from urllib import parse
 
 import streamlit as st
 
@@ -8,20 +10,51 @@ DEFAULTS = settings.defaults()
 
 
 def init():
-    """Settings from the URL (what a shared link carries) over the defaults, once per session;
-    then, on every run, the settings back into the URL (page switches and reloads keep them)."""
-    if "settings" not in st.session_state:
-        values, notices = settings.parse_query(st.query_params.to_dict())
+    """Settings from the URL (what a shared link carries) over the defaults when the session
+    starts, and again whenever the browser brings an address this session did not write (Back,
+    Forward, an edited address): each history entry is then the view its address names. Then, on
+    every run, the settings back into the URL (page switches and reloads keep them)."""
+    query = st.query_params.to_dict()
+    path = _browser_path()
+    same_page = path is not None and path == st.session_state.get("url_path")
+    if "settings" not in st.session_state or (query != st.session_state.get("url_written") and (query or same_page)):
+        values, notices = settings.parse_query(query)
+        if "settings" in st.session_state:
+            _seed_widgets(values)
         st.session_state.settings = values
         st.session_state.link_notices = notices
+    st.session_state.url_path, st.session_state.same_page = path, same_page
     sync_url()
+
+
+def _browser_path():
+    """The path of the address the browser sent with this run (st.context.url), None if unknown.
+
+    A sidebar page link drops the query and reports the new page's path: an empty query on
+    another page is a page switch, whose settings are kept and written back. (So Back to an
+    entry without any query on another page, e.g. the app's first address, keeps the settings:
+    the browser reports it exactly as it reports a page link.)"""
+    url = st.context.url
+    return parse.urlsplit(url).path if url else None
+
+
+def _seed_widgets(values):
+    """Every drawn setting widget shows ``values`` in this run (called before any widget is drawn)."""
+    for name, value in values.items():
+        if f"w.{name}" in st.session_state:
+            st.session_state[f"w.{name}"] = value
 
 
 def sync_url():
     """Write every non-default setting into st.query_params (only when the address differs)."""
     wanted = settings.to_query(st.session_state.settings)
-    if st.query_params.to_dict() != wanted:
+    # A page link to the page shown changes st.query_params, not the address: write it there too
+    # (a link to another page gets its address from Streamlit's page switch: no entry in between).
+    url = st.context.url if st.session_state.get("same_page") else None
+    shown = dict(parse.parse_qsl(parse.urlsplit(url).query)) if url else wanted
+    if st.query_params.to_dict() != wanted or shown != wanted:
         st.query_params.from_dict(wanted)
+    st.session_state.url_written = wanted
 
 
 def link_notice():
@@ -81,10 +114,14 @@ def apply(changes):
         st.session_state[f"w.{name}"] = value
 
 
-def reset():
-    for name, value in DEFAULTS.items():
-        if f"w.{name}" in st.session_state:
-            st.session_state[f"w.{name}"] = value
-    st.session_state.settings = dict(DEFAULTS)
+def replace_all(values):
+    """The settings become ``values`` (every setting), widgets included, the address written once
+    (no history entry of a half-changed view); called before the widgets are drawn."""
+    st.session_state.settings = dict(values)
     st.session_state.link_notices = []
-    st.query_params.clear()
+    _seed_widgets(values)
+    sync_url()
+
+
+def reset():
+    replace_all(DEFAULTS)

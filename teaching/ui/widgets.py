@@ -80,17 +80,24 @@ def widget(kind, label, name, *args, **kwargs):
     return value
 
 
-def show_table(rows, index, formats=None, help=None):
+def show_table(rows, index=None, formats=None, help=None):
     """A table with numbers formatted per column, a tooltip per header and a dash (–) in the
     cells that have no value (Streamlit's table would show "None").
 
-    rows: list of dicts; formats: {column: format spec}; help: {column: tooltip}. The values
-    stay numbers (sortable, readable by tests); only their display is formatted.
+    rows: list of dicts (or a DataFrame); index: the column shown as the row labels (None: no row
+    labels); formats: {column: format spec}; help: {column: tooltip}. The values stay numbers
+    (sortable, readable by tests); only their display is formatted. In presentation mode the table
+    is a DOM table (st.table), whose text follows the mode's font size (a canvas table keeps 14 px).
     """
     formats, help = formats or {}, help or {}
-    frame = pd.DataFrame(rows).set_index(index)
+    frame = pd.DataFrame(rows)
+    if index is not None:
+        frame = frame.set_index(index)
     shown = frame.style.format({c: functools.partial(figures.format_number, spec=formats.get(c, ".3g"))
                                 for c in frame.columns}, na_rep="")
-    config = {c: st.column_config.Column(c, help=help.get(c)) for c in frame.columns}
-    st.dataframe(shown, width="stretch", column_config=config, placeholder="–")
+    if get("presentation"):
+        st.table(shown.hide(axis="index") if index is None else shown)
+    else:
+        config = {c: st.column_config.Column(c, help=help.get(c)) for c in frame.columns}
+        st.dataframe(shown, width="stretch", column_config=config, placeholder="–", hide_index=index is None)
     return frame

@@ -54,3 +54,14 @@ def table(at):
     """The first data frame of the page (the metrics table of the weights and regression pages)."""
     assert at.dataframe, [e.value for e in at.error]
     return at.dataframe[0].value
+
+
+def follow(at, label):
+    """Follow the sidebar's page link ``label`` (a lesson or a preset) as the browser does: its
+    page at its address, in the same session."""
+    from urllib import parse
+
+    [link] = [link for link in at.sidebar.get("page_link") if link.proto.label == label]
+    at.query_params.clear()
+    at.query_params.update(parse.parse_qs(link.proto.query_string))
+    return at.switch_page(f"pages/{link.proto.page or 'home'}.py").run()

@@ -4,6 +4,8 @@ import pathlib
 
 from streamlit.testing.v1 import AppTest
 
+from tests.app.helpers import follow
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PAGE = "pages/classification.py"
 PRESET = "Classification under shift: the boundary turns"
@@ -38,10 +40,7 @@ def test_page_renders_with_defaults():
 
 def test_page_renders_with_the_lesson_preset():
     at = _ok(AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run())
-    [button] = [b for b in at.sidebar.button if b.label == PRESET]
-    button.click()
-    _ok(at.run())
-    _ok(at.switch_page(PAGE).run())
+    _ok(follow(at, PRESET))
     assert at.query_params["clf.steepness"] in ("2.0", ["2.0"])
     table = _table(at)
     # the lesson's claim on its own data: weighting beats iid on the test region (linear kernel)

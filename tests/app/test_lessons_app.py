@@ -6,7 +6,7 @@ import pathlib
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from teaching import lessons
+from teaching import lessons, settings
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TITLES = list(lessons.LESSONS)
@@ -18,15 +18,11 @@ def _fresh():
 
 
 def _open(at, title):
-    """Click the lesson in the sidebar and show its page.
-
-    AppTest does not follow the st.switch_page of the click's run (the browser does), so the
-    test then switches to the lesson's page itself.
-    """
-    [button] = [b for b in at.sidebar.button if b.label == title]
-    button.click()
-    at.run()
-    at.switch_page(lessons.LESSONS[title].page).run()
+    """Open the lesson's link (its page at :func:`teaching.ui.lesson_query`) in this session, as
+    the sidebar's page link does (tests/browser/test_history.py clicks it in a browser)."""
+    lesson = lessons.LESSONS[title]
+    at.query_params = settings.to_query({**settings.defaults(), **lesson.settings})
+    at.switch_page(lesson.page).run()
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
     return at

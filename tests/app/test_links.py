@@ -126,4 +126,4 @@ def test_every_page_link_as_a_fresh_server_s_first_request_draws_the_whole_app(m
     at.query_params.update({"seed": "4"})
     no_exception(at.switch_page(f"pages/{page}").run())
     assert at.number_input(key="w.seed").value == 4
-    assert any(button.label == "Why weights" for button in at.sidebar.button)
+    assert any(link.proto.label == "Why weights" for link in at.sidebar.get("page_link"))

@@ -5,6 +5,8 @@ import pathlib
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.app.helpers import follow
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PAGES = ["pages/home.py", "pages/data.py", "pages/weights.py", "pages/regression.py",
          "pages/scaling.py", "pages/theory.py"]
@@ -30,10 +32,7 @@ def test_page_runs_without_exception(page):
 
 
 def _press(at, label):
-    matches = [b for b in at.sidebar.button if b.label == label]
-    assert matches, f"no button {label!r}"
-    matches[0].click()
-    return at.run()
+    return follow(at, label)
 
 
 @pytest.mark.parametrize("lesson", ["KLIEP and its Frank-Wolfe solvers", "Structured output", "IW-SMTGP"])
@@ -114,7 +113,8 @@ def test_extreme_sigma_warns_but_page_keeps_working():
 
 def test_reset_restores_defaults():
     at = _ok(_app(seed="7", dataset="circle"))
-    _ok(_press(at, "Reset to defaults"))
+    at.sidebar.button(key="reset").click()
+    _ok(at.run())
     assert at.session_state["settings"]["dataset"] == "sinc"
     assert "dataset" not in at.query_params
 

@@ -4,6 +4,8 @@ import pathlib
 
 from streamlit.testing.v1 import AppTest
 
+from tests.app.helpers import follow
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PRESET = "Domain transfer: digits with thicker, rotated strokes"
 
@@ -48,8 +50,7 @@ def test_lesson_preset_sets_the_page():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.query_params["dt_l"] = "3"
     at.run()
-    next(b for b in at.sidebar.button if b.label == PRESET).click().run()
-    at.switch_page("pages/transfer.py").run()
+    follow(at, PRESET)
     assert not at.exception, [e.value for e in at.exception]
     assert at.slider(key="w.dt_l").value == 10
     assert at.selectbox(key="w.dt_shift").value == "thicken+rotate"
@@ -96,7 +97,7 @@ def test_presets_start_from_the_defaults_and_name_an_existing_page():
     at.query_params["seed"] = "7"
     at.query_params["sinc.n_tr"] = "300"
     at.run()
-    next(b for b in at.sidebar.button if b.label == PRESET).click().run()
+    follow(at, PRESET)
     settings = at.session_state["settings"]
     assert settings["seed"] == 0 and settings["sinc.n_tr"] == 500  # reset first, as a lesson does
     assert settings["dataset"] == "digits" and settings["dt_l"] == 10

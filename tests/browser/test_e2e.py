@@ -27,10 +27,10 @@ def test_every_page_renders_without_exception(server, page, path, heading):
     page.screenshot(path=str(SHOTS / f"{path or 'home'}.png"), full_page=True)
 
 
-def test_lesson_button_and_shared_link(server, page):
+def test_lesson_link_and_shared_link(server, page):
     page.goto(f"{server}/weights")
     _wait_for_page(page, "Importance weights")
-    page.get_by_role("button", name="KLIEP and its Frank-Wolfe solvers").click()
+    page.locator("[data-testid=stSidebar]").get_by_role("link", name="KLIEP and its Frank-Wolfe solvers").click()
     page.wait_for_function("() => window.location.search.includes('estimators=')", timeout=60_000)
     _wait_for_page(page, "Importance weights")
     link = page.url

@@ -23,7 +23,7 @@ HEADINGS = {"pages/home.py": "Covariate shift", "pages/weights.py": "Importance 
 
 
 def _click_lesson(page, server, title, attempts=4):
-    """Click the lesson's sidebar button until its banner shows (the click's run has started).
+    """Click the lesson's sidebar link until its banner shows (the click's run has started).
 
     A click that lands while the first page run is still settling can be dropped by the
     frontend; the button is then clicked again, at most ``attempts`` times.
@@ -33,7 +33,7 @@ def _click_lesson(page, server, title, attempts=4):
     for attempt in range(attempts):
         page.wait_for_timeout(2000)  # let the first run (and its URL sync) settle
         wait_for_page(page, "Covariate shift")
-        page.get_by_role("button", name=title, exact=True).first.click()
+        page.locator("[data-testid=stSidebar]").get_by_role("link", name=title, exact=True).click()
         try:
             page.get_by_text(f"Lesson: {title}.").first.wait_for(timeout=45_000)
             return
