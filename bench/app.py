@@ -21,6 +21,7 @@ import statistics
 import sys
 import time
 import warnings
+from urllib import parse
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from _table import markdown_table, write_report  # noqa: E402
@@ -58,8 +59,10 @@ def _fresh_app():
 
 
 def _view_labels():
+    """The default view and every lesson and preset of the sidebar (page links to their address)."""
     probe = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).run()
-    return ["(defaults)"] + [b.label for b in probe.sidebar.button if "reset" not in b.label.lower()]
+    return ["(defaults)"] + [link.proto.label for link in probe.sidebar.get("page_link")
+                             if link.proto.query_string]
 
 
 def _timed(fn):
@@ -78,9 +81,11 @@ def _timed_cpu(fn):
 def _open(label, page):
     """A fresh session with cleared caches showing ``label``, switched to ``page`` (not yet run)."""
     at = _fresh_app()
-    if label != "(defaults)":
-        [b for b in at.sidebar.button if b.label == label][0].click()
-        at.run()
+    if label != "(defaults)":  # follow the sidebar's link as the browser does: its page at its address
+        [link] = [link for link in at.sidebar.get("page_link") if link.proto.label == label]
+        at.query_params.clear()
+        at.query_params.update(parse.parse_qs(link.proto.query_string))
+        at.switch_page(f"pages/{link.proto.page or 'home'}.py").run()
     st.cache_data.clear()  # the runs above computed Home or the lesson's own page
     st.cache_resource.clear()
     return at.switch_page(f"pages/{page}")
