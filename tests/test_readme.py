@@ -46,3 +46,14 @@ def test_readme_block_runs_alone_without_warnings(code):
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, f"README block failed:\n{code}\n--- stderr ---\n{done.stderr[-3000:]}"
     assert "Warning" not in done.stderr, done.stderr[-3000:]
+
+
+def test_readme_gives_the_install_run_and_test_commands_and_ci_runs_that_test_command():
+    """A new user's three commands stand in README's bash blocks, and .ci/run ends with the same
+    test command (CI runs exactly what README tells a user to run)."""
+    bash = "\n".join(re.findall(r"```bash\n(.*?)```", README, flags=re.S))
+    for command in ('pip install -e ".[test]"', "streamlit run app.py", "pytest"):
+        assert any(line.strip() == command for line in bash.splitlines()), command
+    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()
+          if line.strip() and not line.lstrip().startswith("#")]
+    assert ci[-1] == "pytest"
