@@ -107,14 +107,29 @@ def check_size(name, n_tr, n_te, sigma=None):
             "cross-validation runs many slow fits); choose a fixed sigma (then up to "
             f"{max_points(name, sigma=1.0)} points) or FCFWCS.")
     if effective_size(name, n_tr, n_te) > limit:
+        faster = _faster_than(name, limit)
+        way_out = (f"Use fewer points or a faster {_kind(name)} ({', '.join(faster)})." if faster
+                   else "Use fewer points.")
         raise ValueError(
             f"{name} with {n_tr} training and {n_te} test points would take more than "
-            f"{BUDGET_SECONDS:g} s; it is limited to {limit} points each. Use fewer points or a "
-            f"faster method ({', '.join(_faster_than(limit))}).")
+            f"{BUDGET_SECONDS:g} s; it is limited to {limit} points each. {way_out}")
 
 
-def _faster_than(limit):
-    return [n for n, m in sorted(METHOD_MAX_POINTS.items(), key=lambda item: -item[1]) if m > limit][:3]
+#: The regression models of :data:`METHOD_MAX_POINTS` (the rest are weight estimators).
+REGRESSION_MODELS = ("GPR", "WKNN", "KLTGP", "IKLTGP", "SMTGP")
+
+
+def _kind(name):
+    return "model" if _base_name(name) in REGRESSION_MODELS else "weight estimator"
+
+
+def _faster_than(name, limit):
+    """Up to three methods of the same kind as ``name`` (weight estimators or regression models)
+    that handle more than ``limit`` points, fastest first: the way out a refusal names."""
+    same_kind = [n for n in METHOD_MAX_POINTS if n != SHARED_SIGMA and _kind(n) == _kind(name)]
+    faster = sorted((n for n in same_kind if METHOD_MAX_POINTS[n] > limit), key=lambda n: -METHOD_MAX_POINTS[n])
+    prefix = "IW-" if name.startswith("IW-") else ""
+    return [prefix + n if prefix and n != "WKNN" else n for n in faster][:3]
 
 
 def dataset_size_max(name):

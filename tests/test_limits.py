@@ -170,3 +170,15 @@ def test_structural_svms_refuse_before_the_joint_features(monkeypatch):
                   "StructuredSVM joint features (2000 examples x 110 features)", "n_components")
     source = StructuredSVM(MulticlassProblem(10)).fit(X[:100], y[:100])
     _refuses_fast(lambda: DomainTransferSSVM(source, MulticlassProblem(10)).fit(X, y), "DomainTransferSSVM")
+
+
+def test_a_refusal_names_faster_methods_of_the_same_kind():
+    """A regression model's refusal suggests faster models, a weight estimator's faster weight
+    estimators (the regression page used to suggest KLIEP, LogisticRatio, RuLSIF for an SMTGP)."""
+    with pytest.raises(ValueError, match=r"limited to 1000 points each\. Use fewer points or a faster model "
+                                         r"\(WKNN, IW-GPR, IW-KLTGP\)"):
+        budget.check_size("IW-SMTGP", 2000, 2000)
+    with pytest.raises(ValueError, match=r"faster weight estimator \(KLIEP, LogisticRatio, RuLSIF\)"):
+        budget.check_size("KMM", 3000, 3000)
+    with pytest.raises(ValueError, match=r"limited to 10000 points each\. Use fewer points\.$"):
+        budget.check_size("WKNN", 20000, 20000)
