@@ -123,6 +123,13 @@ def _kind(name):
     return "model" if _base_name(name) in REGRESSION_MODELS else "weight estimator"
 
 
+def refused(names, n_tr, n_te, sigma=None):
+    """{method: its limit} for the methods of ``names`` that :func:`check_size` would refuse at
+    (n_tr, n_te): what a size slider can say at once, before anything runs."""
+    return {name: max_points(name, sigma) for name in dict.fromkeys(names)
+            if effective_size(name, n_tr, n_te) > max_points(name, sigma)}
+
+
 def _faster_than(name, limit):
     """Up to three methods of the same kind as ``name`` (weight estimators or regression models)
     that handle more than ``limit`` points, fastest first: the way out a refusal names."""

@@ -5,7 +5,7 @@ import hashlib
 
 import streamlit as st
 
-from teaching import figures, views
+from teaching import budget, figures, views
 from teaching.ui.guard import guard
 from teaching.ui.state import get
 
@@ -77,6 +77,11 @@ def current_data():
 
 def data_name():
     return "csv" if get("source") == "csv" else get("dataset")
+
+
+def refused_at_size(n_tr, n_te):
+    """{method: limit} of the methods the current settings run that would be refused at this size."""
+    return budget.refused(views.selected_methods(_settings()), n_tr, n_te, sigma_setting())
 
 
 def sigma_setting():

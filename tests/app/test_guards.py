@@ -45,3 +45,14 @@ def test_sizes_beyond_the_budget_are_refused_with_the_way_out():
     at = go(open_link({"sinc.n_tr": "2500", "sinc.n_te": "2500", "models": "SMTGP"}), "pages/regression.py")
     no_exception(at)
     assert any("SMTGP" in e.value and "limited to" in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_the_size_sliders_say_at_once_what_will_be_refused():
+    """Issue 23: on the Data page, beside the size sliders, the selected methods that the budget
+    would refuse at this size are named with their limits, before any page computes."""
+    at = open_link({"sinc.n_tr": "2500", "sinc.n_te": "2500", "models": "SMTGP", "estimators": "FCFWCS,KMM"})
+    at = no_exception(go(at, "pages/data.py"))
+    [warning] = [w.value for w in at.warning if "will refuse" in w.value]
+    assert "SMTGP (at most 1000)" in warning and "KMM (at most 1500)" in warning and "FCFWCS" not in warning
+    at = no_exception(go(open_link({"sinc.n_tr": "300", "sinc.n_te": "300"}), "pages/data.py"))
+    assert not [w.value for w in at.warning if "will refuse" in w.value]
