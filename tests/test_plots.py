@@ -110,7 +110,17 @@ def test_presentation_enlarges_lines_and_text_traces():
 
 def test_log_axes_show_major_ticks_only():
     fig = figures.scaling({"PFWCS": ([100, 200, 400], [0.1, 0.3, 1.0])})
-    assert fig.layout.xaxis.dtick == 1 and fig.layout.yaxis.exponentformat == "power"
+    assert fig.layout.yaxis.exponentformat == "power"
+
+
+def test_scaling_labels_every_size_and_every_decade_and_shows_the_spread():
+    fig = figures.scaling({"PFWCS": ([100, 200, 500, 1000], [(0.01, 0.02, 0.03), 0.05, 0.2, (1.0, 1.4)])},
+                          slopes={"PFWCS": 1.5})
+    assert list(fig.layout.xaxis.tickvals) == [100, 200, 500, 1000]
+    assert {0.01, 0.1, 1.0} <= set(fig.layout.yaxis.tickvals)
+    trace = fig.data[0]
+    assert trace.name == "PFWCS (slope 1.50)" and list(trace.y) == [0.02, 0.05, 0.2, 1.2]
+    assert np.allclose(trace.error_y.array, [0.01, 0, 0, 0.2]) and np.allclose(trace.error_y.arrayminus, [0.01, 0, 0, 0.2])
 
 
 def test_coinciding_curves_are_detected_for_the_caption():
