@@ -170,3 +170,16 @@ def test_default_template_is_plotly_white_by_name():
     assert json.loads(fast.to_json())["layout"]["template"]["layout"]["paper_bgcolor"] == "red"
     assert figures.new_figure("t", "x", "y").layout.template.layout.paper_bgcolor != "red"  # ... stays there
     assert pio.templates["plotly_white"].layout.paper_bgcolor != "red"
+
+
+def test_shift_overview_draws_each_fits_binned_test_error():
+    x_te = np.linspace(-1, 1, 80)[:, None]
+    y_te = np.zeros((80, 1))
+    grid = np.linspace(-2, 2, 50)[:, None]
+    fits = {"no weights": grid[:, 0] ** 2, "true weights": np.zeros(50)}
+    fig = figures.shift_overview(x_te, y_te, x_te, y_te, grid, fits, focus=(-1.05, 1.05))
+    errors = {t.name: t for t in fig.data if t.name.startswith("error: ")}
+    assert set(errors) == {"error: no weights", "error: true weights"}
+    assert np.allclose(errors["error: true weights"].y, 0)
+    no = errors["error: no weights"]  # |x^2| on the grid, interpolated: largest in the outer bins
+    assert len(no.y) == 8 and no.y[0] > 0.5 > no.y[3] and no.y[-1] > 0.5
