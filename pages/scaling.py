@@ -48,8 +48,8 @@ if ui.get("scaling_run") and choices and sizes:
             "Slopes (least squares on the medians): "
             + ", ".join(f"{name} {slope:.2f}" for name, slope in slopes.items()) + ". "
             "The time of one iteration grows with n, but the number of iterations does not: it depends on "
-            "how fast each solver converges on these data, so a curve can be flat or dip (KLIEP has 100 "
-            "kernel centres at every n and needs fewer iterations at larger n). "
+            "how fast each solver converges on these data (the iterations column), so a curve can be flat or dip. "
+            "KLIEP keeps at most 100 kernel centres whatever n, so its cost per iteration grows slowly. "
             + (f"{', '.join(capped)} stopped at its iteration limit at some sizes: there the time "
                "follows the cost per iteration only. " if capped else "")
             + "Times are CPU seconds of the computing thread, so other users of the machine hardly change them.")
