@@ -6,6 +6,7 @@ from teaching import classification_views, figures
 
 ui.through_app()
 st.title("Classification under shift")
+ui.lesson_banner("pages/classification.py")
 st.markdown(
     "When the training sample is selected from one region, a classifier fitted to it is tuned to that "
     "region: where the test points are, its **decision boundary** can be wrong. Re-weighting the training "
@@ -76,6 +77,7 @@ with figure_column:
 
 st.subheader("On the test points")
 table = ui.show_table(rows, "classifier", formats=dict.fromkeys(("accuracy", "AUC", "log-loss", "seconds"), ".3f"))
+ui.claims("classification.table")
 st.caption("Accuracy and AUC: higher is better; log-loss (the average negative log-probability of the true class) "
            "also punishes over-confident mistakes: lower is better. The labels of the test points are used only here.")
 

@@ -7,11 +7,13 @@ from teaching import lessons, figures
 ui.through_app()
 st.title("Covariate shift, step by step")
 ui.lesson_banner("pages/home.py")
-st.markdown(
-    "Training inputs come from a density $p_{tr}(x)$, test inputs from another, $p_{te}(x)$, while the "
-    "relation $p(y \\mid x)$ stays the same. A model fitted where the training points are dense can then "
-    "be wrong where the test points are. Re-weighting each training point by its **importance** "
-    "$w(x) = p_{te}(x) / p_{tr}(x)$ makes the training loss an estimate of the test loss.")
+FIRST = next(iter(lessons.LESSONS))
+with st.container(border=True):
+    intro, link = st.columns([3, 2], vertical_alignment="center")
+    intro.markdown(f"**Start here:** lesson 1, *{FIRST}*, is the picture below; the lessons in the sidebar "
+                   "follow it in order, each setting up its page.")
+    link.page_link(lessons.LESSONS[FIRST].page, label=f"Lesson 1: {FIRST}", query_params=ui.lesson_query(FIRST),
+                   icon=":material/school:")
 
 WIDTHS = (0.1, 0.3, 1.0, 2.0, 3.0)
 spec = ui.data_spec("sinc")
@@ -19,7 +21,12 @@ data = ui.guard("Data", ui.load_data, spec)
 if data is None:
     st.stop()
 weight_name, sigma = ui.get("weights_for_models"), ui.sigma_setting()
-width = ui.widget(st.slider, "Model width rho_x: small = flexible, large = smooth (misspecified)", "home_width",
+chart, words = st.columns([3, 2])
+words.markdown(
+    "Training inputs come from $p_{tr}(x)$, test inputs from another density $p_{te}(x)$; $p(y \\mid x)$ stays the "
+    "same. Weighting each training point by its **importance** $w(x) = p_{te}(x) / p_{tr}(x)$ makes the "
+    "training loss an estimate of the test loss.")
+width = ui.widget(words.slider, "Model width rho_x: small = flexible, large = smooth (misspecified)", "home_width",
                   0.1, 3.0, step=0.05,
                   help="Input width of the Gaussian-process model fitted below. At 2 the model is too smooth "
                        "for the sinc curve (misspecified); at 0.3 it can follow the curve everywhere.")
@@ -29,17 +36,19 @@ effect = ui.guard("Fits", ui.weighting_effect, spec, weight_name, sigma, float(w
 if effect is None:
     st.stop()
 grid = np.linspace(lo, hi, 300)[:, None]
-ui.chart("shift overview", figures.shift_overview, data.X_tr, data.Y_tr, data.X_te, data.Y_te, grid, {label: pred for label, (_, pred) in effect.items()},
-    heading=f"A GP of width {width:g} fitted to the training points, with and without weights",
-    focus=(float(data.X_te.min()) - 0.3, float(data.X_te.max()) + 0.5), key="home.shift_overview")
+ui.chart("shift overview", figures.shift_overview, data.X_tr, data.Y_tr, data.X_te, data.Y_te, grid,
+         {label: pred for label, (_, pred) in effect.items()},
+         heading=f"A GP of width {width:g}, fitted with and without weights",
+         focus=(float(data.X_te.min()) - 0.05, float(data.X_te.max()) + 0.05), key="home.shift_overview", where=chart)
 maes = {label: value for label, (value, _) in effect.items()}
-st.caption(
-    "Top: the training density (blue) and the test density (orange, dashed), zoomed on the test region. Bottom: "
-    f"the data and three fits of the same model: unweighted, weighted by the true ratio, weighted by {weight_name}'s "
-    "estimate. "
-    "Look at the test region (orange triangles): "
-    + ", ".join(f"{label} MAE {value:.3f}" for label, value in maes.items()) + ".")
-ui.claims("home.fit")
+words.caption(
+    "The picture shows the test region only. Top: training density (blue), test density (orange, dashed). "
+    f"Middle: the data and three fits of the same model: unweighted, weighted by the true ratio, by {weight_name}'s "
+    "estimate. Bottom: each fit's mean absolute error on the test points, in 8 bins along x: where the grey "
+    "line (no weights) rises above the others, the unweighted fit fails. Test MAE: "
+    + ", ".join(f"{label} {value:.3f}" for label, value in maes.items()) + ".")
+with words:
+    ui.claims("home.fit")
 
 st.subheader("When do weights matter?")
 table = ui.guard("Widths", ui.weighting_by_width, spec, weight_name, sigma, WIDTHS, float(ui.get("lambda_x")))

@@ -1,4 +1,4 @@
-"""What the app offers, by name: data sets, weight estimators, regression models, presets.
+"""What the app offers, by name: data sets, weight estimators, regression models.
 
 Plain functions that build and run the core objects and collect their warnings, so the
 Streamlit pages only choose names and draw results (this module never imports streamlit).
@@ -476,10 +476,3 @@ def weight_error(weights, true_weights):
 
     return normalized_mse(weights, true_weights) * len(np.ravel(weights)) ** 2
 
-
-#: Presets of the pages that have no lesson yet (classification, domain transfer); the
-#: lessons of the other pages, with checked claims, are in :mod:`teaching.lessons`.
-#: Sidebar presets: label -> the settings they set (after a reset, as a lesson does) ...
-PRESETS = {}
-#: ... and label -> the page they open.
-PRESET_PAGES = {}

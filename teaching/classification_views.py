@@ -4,7 +4,7 @@ import numpy as np
 
 from covshift import data as datasets
 
-from teaching.catalog import Outcome, PRESET_PAGES, PRESETS, make_weight_estimator, run_with_warnings
+from teaching.catalog import Outcome, make_weight_estimator, run_with_warnings
 
 #: Sizes the classification page may ask for (every fit must finish in a few seconds on 2 cores).
 CLASSIFICATION_LIMITS = {"n": (100, 400), "grid": 70}
@@ -107,8 +107,3 @@ def classification_fig3_results(path=None):
 
     path = pathlib.Path(path or pathlib.Path(__file__).resolve().parents[1] / "assets" / "classification_fig3.json")
     return json.loads(path.read_text()) if path.exists() else None
-
-PRESET_PAGES["Classification under shift: the boundary turns"] = "pages/classification.py"
-PRESETS["Classification under shift: the boundary turns"] = {
-    "clf.n": 400, "clf.steepness": 2.0, "clf.label_noise": 0.3, "clf.kernel": "linear", "clf.C": 1.0,
-    "clf.C_v": 1.0, "clf.weights": "LogisticRatio", "clf.sized_by": "integrated", "seed": 0}

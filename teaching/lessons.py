@@ -17,7 +17,7 @@ from typing import Callable
 import numpy as np
 
 from covshift import metrics
-from teaching import catalog, views
+from teaching import catalog, classification_views, views
 
 #: Regression hyper-parameters every lesson sets (the app's defaults).
 _HYPER = dict(theta=0.9, gamma=1.5, rho_x=0.3, rho_y=0.5, lambda_x=1e-3, lambda_y=1e-3, tgp_start="linear")
@@ -364,8 +364,47 @@ FEW_LABELS = Lesson(
     ))
 
 
+# ------------------------------------------------------------ The boundary turns (classification)
+def _classification_aucs(run):
+    """Test AUC of the iid, two-stage and integrated classifiers on the lesson's data (as the page fits them)."""
+    data = classification_views.classification_toy(run.setting("clf.n"), run.setting("clf.steepness"),
+                                                   run.setting("clf.label_noise"), run.setting("seed"))
+    outcomes = classification_views.fit_shift_classifiers(
+        data, run.setting("clf.kernel"), run.setting("clf.sigma"), run.setting("clf.C"), run.setting("clf.C_v"),
+        run.setting("clf.weights"))
+    iid, two_stage, integrated = (row["AUC"] for row in classification_views.classification_scores(outcomes, data))
+    return {"iid": _round(iid), "two-stage": _round(two_stage), "integrated": _round(integrated)}
+
+
+def _weighted_classifiers_win(run):
+    auc = _classification_aucs(run)
+    return Finding(min(auc["two-stage"], auc["integrated"]) - auc["iid"] >= 0.1, {"test AUC": auc})
+
+
+def _integrated_best(run):
+    auc = _classification_aucs(run)
+    return Finding(auc["integrated"] > auc["two-stage"], {"test AUC": auc})
+
+
+BOUNDARY_TURNS = Lesson(
+    key="boundary-turns", title="The boundary turns", page="pages/classification.py", main_figure="classification.table",
+    summary="A linear classifier on a pool split by a steep selection (steepness 2) with little label noise (0.1): "
+            "the true class boundary turns between the training region and the test region. Compare where the iid, "
+            "two-stage (LogisticRatio weights) and integrated boundaries run, and their test AUC.",
+    settings={**data_settings("sinc"), **_HYPER, "sigma_mode": "auto", "sigma": 0.3, "estimators": ["FCFWCS"],
+              "weights_for_models": "FCFWCS", "clf.n": 400, "clf.steepness": 2.0, "clf.label_noise": 0.1,
+              "clf.kernel": "linear", "clf.sigma": 1.0, "clf.C": 1.0, "clf.C_v": 1.0, "clf.weights": "LogisticRatio",
+              "clf.sized_by": "integrated"},
+    claims=(
+        Claim("classification.table", "Both weighted classifiers have a test AUC at least 0.1 higher than the iid "
+                                      "classifier's.", _weighted_classifiers_win),
+        Claim("classification.table", "The integrated model, which learns the classifier and the selector together, "
+                                      "has the highest test AUC.", _integrated_best),
+    ))
+
+
 LESSONS = {lesson.title: lesson for lesson in
-           [WHY_WEIGHTS, KLIEP_SOLVERS, ESTIMATORS_DISAGREE, STRUCTURED_OUTPUT, IW_SMTGP, FEW_LABELS]}
+           [WHY_WEIGHTS, KLIEP_SOLVERS, ESTIMATORS_DISAGREE, STRUCTURED_OUTPUT, IW_SMTGP, FEW_LABELS, BOUNDARY_TURNS]}
 
 
 def check(lesson, seed=None):
@@ -376,7 +415,7 @@ def check(lesson, seed=None):
 
 #: The app's name of each page a lesson can open.
 PAGE_TITLES = {"pages/home.py": "Home", "pages/weights.py": "Importance weights",
-               "pages/regression.py": "Structured regression"}
+               "pages/regression.py": "Structured regression", "pages/classification.py": "Classification under shift"}
 
 
 def readme_section():

@@ -6,7 +6,7 @@ from covshift import data as datasets
 from covshift.transfer import DomainTransferSSVM, MulticlassProblem, MultilabelProblem, StructuredSVM
 from covshift.transfer.data import digits_transfer, draw_labelled
 
-from teaching.catalog import Outcome, PRESET_PAGES, PRESETS, run_with_warnings
+from teaching.catalog import Outcome, run_with_warnings
 
 #: Target-domain transformations offered by the Domain transfer page.
 TRANSFER_SHIFTS = ["thicken+rotate", "thicken", "rotate", "blur+rotate", "blur", "invert"]
@@ -82,7 +82,3 @@ def transfer_stored_curves():
         return None
     return json.loads(TRANSFER_CURVES.read_text())
 
-
-PRESET_PAGES["Domain transfer: digits with thicker, rotated strokes"] = "pages/transfer.py"
-PRESETS["Domain transfer: digits with thicker, rotated strokes"] = {
-    "dataset": "digits", "dt_task": "multiclass", "dt_shift": "thicken+rotate", "dt_l": 10, "dt_C": "auto"}

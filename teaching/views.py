@@ -20,6 +20,7 @@ Sizes are checked against the time budget (:mod:`teaching.budget`) before a step
 import functools
 import json
 import threading
+import time
 
 import numpy as np
 
@@ -29,12 +30,12 @@ from teaching import budget, catalog, uploads
 #: Cache entries kept per step (the app's st.cache_data and the default lru_cache alike).
 CACHE_ENTRIES = {"csv_table": 8, "data": 32, "shared_sigma": 32, "fitted_weights": 64, "fitted_prediction": 64,
                  "weighting_effect": 64, "weighting_by_width": 32, "few_labels": 32, "shift_test": 32,
-                 "column_shift": 32, "fitted_cv_errors": 32, "data_hyper": 32}
+                 "column_shift": 32, "fitted_cv_errors": 32, "data_hyper": 32, "timing": 64}
 
 #: The steps that fit something (tenths of a CPU-second and more): with an executor installed
 #: (:func:`use_executor`), a cache miss of one of them is computed there. The others are cheap.
 REMOTE_STEPS = ("shared_sigma", "fitted_weights", "fitted_prediction", "weighting_effect", "weighting_by_width",
-                "few_labels")
+                "few_labels", "timing")
 
 _STEPS = {}
 _CACHED = {}
@@ -205,6 +206,69 @@ def weights(spec, name, sigma, _raw=None):
     resolved = sigma_for(spec, name, sigma, _raw)
     check_size([name], spec, resolved, _raw)
     return fitted_weights(spec, name, resolved, _raw)
+
+
+#: Timed runs of one point of the Scaling page (:func:`timing`) at most, and the CPU seconds after
+#: which no further run starts: a point costs at most about this plus two runs.
+TIMING_RUNS, TIMING_SECONDS = 5, 1.0
+
+
+@_step
+def timing(name, n, sigma):
+    """CPU seconds of fitting weight estimator ``name`` with the fixed width ``sigma`` on the sinc
+    data (seed 0) at n_tr = n_te = n: ``(seconds, iterations, limited)``: a tuple of one time per timed
+    run, the solver's iteration count (``n_iter_``; None for an estimator without one) and whether it
+    stopped at its iteration limit (``max_iter``).
+
+    The time is this thread's CPU time (``time.thread_time``; the app's BLAS runs one thread per
+    computation), so other sessions on the machine do not inflate it as they do wall time. The
+    first run is a warm-up, dropped when a further run follows (first-call costs: allocation,
+    caches); runs follow while fewer than :data:`TIMING_RUNS` are timed and their sum stays under
+    :data:`TIMING_SECONDS`. ValueError (the budget's limit and way out) beyond the time budget.
+    """
+    budget.check_size(name, n, n, sigma)
+    points = catalog.make_dataset("sinc", seed=0, n_tr=n, n_te=n)
+    runs, fitted = [], None
+    while len(runs) < TIMING_RUNS + 1 and (len(runs) < 2 or sum(runs[1:]) < TIMING_SECONDS):
+        start = time.thread_time()
+        fitted = catalog.make_weight_estimator(name, sigma).fit(points.X_tr, points.X_te)
+        runs.append(time.thread_time() - start)
+        if len(runs) == 1 and runs[0] >= TIMING_SECONDS:
+            break  # one slow run: first-call costs are negligible beside it, a second run would break the budget
+    iterations = getattr(fitted, "n_iter_", None)
+    limited = iterations is not None and iterations >= getattr(fitted, "max_iter", float("inf"))
+    return tuple(runs[1:] or runs), None if iterations is None else int(iterations), bool(limited)
+
+
+def timing_summary(timings):
+    """The Scaling page's table and slopes from :func:`timing` results.
+
+    Parameters
+    ----------
+    timings : dict
+        {name: {n: (seconds, iterations, limited)}}; a refused size is absent.
+
+    Returns
+    -------
+    rows : list of dict
+        One per method and size: median CPU seconds, the range of the runs, the number of runs,
+        the iterations, whether they reached the limit, and the milliseconds per iteration.
+    slopes : dict
+        {name: slope of log(median seconds) against log(n)} (least squares), for the methods
+        timed at two sizes or more: about 1 means time proportional to n, 2 to n^2.
+    """
+    rows, slopes = [], {}
+    for name, by_size in timings.items():
+        sizes = sorted(by_size)
+        medians = [float(np.median(by_size[n][0])) for n in sizes]
+        for n, median in zip(sizes, medians):
+            runs, iterations, limited = by_size[n]
+            rows.append({"method": name, "n": n, "median s": median, "min s": min(runs), "max s": max(runs),
+                         "runs": len(runs), "iterations": iterations, "at iteration limit": limited,
+                         "ms / iteration": 1000 * median / iterations if iterations else None})
+        if len(sizes) >= 2:
+            slopes[name] = float(np.polyfit(np.log(sizes), np.log(medians), 1)[0])
+    return rows, slopes
 
 
 @_step

@@ -16,7 +16,7 @@ SEEDS = [0, 1, 2]
 #: Lessons whose checks take more than ~10 s per seed (full-size TGP and KMM-ensemble fits).
 SLOW = {"Estimators disagree", "IW-SMTGP"}
 FIGURES = {"home.fit", "home.width", "weights.table", "weights.curves", "weights.gap", "regression.table",
-           "regression.fits", "regression.certainty", "regression.few_labels"}
+           "regression.fits", "regression.certainty", "regression.few_labels", "classification.table"}
 
 
 def _cases():

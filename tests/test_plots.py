@@ -110,7 +110,17 @@ def test_presentation_enlarges_lines_and_text_traces():
 
 def test_log_axes_show_major_ticks_only():
     fig = figures.scaling({"PFWCS": ([100, 200, 400], [0.1, 0.3, 1.0])})
-    assert fig.layout.xaxis.dtick == 1 and fig.layout.yaxis.exponentformat == "power"
+    assert fig.layout.yaxis.exponentformat == "power"
+
+
+def test_scaling_labels_every_size_and_every_decade_and_shows_the_spread():
+    fig = figures.scaling({"PFWCS": ([100, 200, 500, 1000], [(0.01, 0.02, 0.03), 0.05, 0.2, (1.0, 1.4)])},
+                          slopes={"PFWCS": 1.5})
+    assert list(fig.layout.xaxis.tickvals) == [100, 200, 500, 1000]
+    assert {0.01, 0.1, 1.0} <= set(fig.layout.yaxis.tickvals)
+    trace = fig.data[0]
+    assert trace.name == "PFWCS (slope 1.50)" and list(trace.y) == [0.02, 0.05, 0.2, 1.2]
+    assert np.allclose(trace.error_y.array, [0.01, 0, 0, 0.2]) and np.allclose(trace.error_y.arrayminus, [0.01, 0, 0, 0.2])
 
 
 def test_coinciding_curves_are_detected_for_the_caption():
@@ -160,3 +170,16 @@ def test_default_template_is_plotly_white_by_name():
     assert json.loads(fast.to_json())["layout"]["template"]["layout"]["paper_bgcolor"] == "red"
     assert figures.new_figure("t", "x", "y").layout.template.layout.paper_bgcolor != "red"  # ... stays there
     assert pio.templates["plotly_white"].layout.paper_bgcolor != "red"
+
+
+def test_shift_overview_draws_each_fits_binned_test_error():
+    x_te = np.linspace(-1, 1, 80)[:, None]
+    y_te = np.zeros((80, 1))
+    grid = np.linspace(-2, 2, 50)[:, None]
+    fits = {"no weights": grid[:, 0] ** 2, "true weights": np.zeros(50)}
+    fig = figures.shift_overview(x_te, y_te, x_te, y_te, grid, fits, focus=(-1.05, 1.05))
+    errors = {t.name: t for t in fig.data if t.name.startswith("error: ")}
+    assert set(errors) == {"error: no weights", "error: true weights"}
+    assert np.allclose(errors["error: true weights"].y, 0)
+    no = errors["error: no weights"]  # |x^2| on the grid, interpolated: largest in the outer bins
+    assert len(no.y) == 8 and no.y[0] > 0.5 > no.y[3] and no.y[-1] > 0.5

@@ -64,15 +64,27 @@ def output_plane(Y_tr, Y_te, predictions=None, heading="Outputs: y1 against y0")
     return finish(fig, legend_rows=1 + len(predictions or {}) // 4)
 
 
+def _binned_errors(x, y, predictions, bins=8):
+    """Mean absolute error of ``predictions`` against ``y`` in ``bins`` equal bins of ``x``:
+    (bin centres, errors), empty bins left out."""
+    x, errors = np.ravel(x), np.abs(np.ravel(predictions) - np.ravel(y))
+    edges = np.linspace(x.min(), x.max(), bins + 1)
+    which = np.clip(np.digitize(x, edges) - 1, 0, bins - 1)
+    kept = [k for k in range(bins) if np.any(which == k)]
+    return (np.array([(edges[k] + edges[k + 1]) / 2 for k in kept]),
+            np.array([errors[which == k].mean() for k in kept]))
+
+
 def shift_overview(X_tr, Y_tr, X_te, Y_te, grid, fits, heading="Covariate shift: same p(y|x), different p(x)",
                    focus=None):
-    """Home picture: densities of x (top) and fits learned on the training data (bottom).
+    """Home picture: densities of x (top), fits learned on the training data (middle) and each
+    fit's error on the test points along x (bottom), where the unweighted fit's failure shows.
 
     ``fits`` maps a label ("no weights", "true weights", ...) to predictions on ``grid``;
-    ``focus`` = (lo, hi) zooms both panels on that x range (the test region), with the
+    ``focus`` = (lo, hi) zooms every panel on that x range (the test region), with the
     y-axis fitted to the points and curves inside it, so differences between fits show.
     """
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.3, 0.7], vertical_spacing=0.05)
+    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, row_heights=[0.2, 0.45, 0.35], vertical_spacing=0.04)
     g = grid[:, 0]
     fig.add_scatter(x=g, y=density(X_tr[:, 0], g), name="p_tr(x)", line=dict(color=TRAIN, width=3), row=1, col=1)
     fig.add_scatter(x=g, y=density(X_te[:, 0], g), name="p_te(x)", line=dict(color=TEST, width=3, dash="dash"),
@@ -82,11 +94,16 @@ def shift_overview(X_tr, Y_tr, X_te, Y_te, grid, fits, heading="Covariate shift:
     fig.add_scatter(x=X_te[:, 0], y=Y_te[:, 0], mode="markers", name="test points",
                     marker=dict(color=TEST, size=7, symbol="triangle-up", opacity=0.7), row=2, col=1)
     for label, values in fits.items():
-        fig.add_scatter(x=g, y=np.ravel(values), name=f"fit: {label}", line=line_style(label, 4), row=2, col=1)
+        fig.add_scatter(x=g, y=np.ravel(values), name=f"fit: {label}", line=line_style(label, 4),
+                        legendgroup=label, row=2, col=1)
+        centres, errors = _binned_errors(X_te[:, 0], Y_te[:, 0], np.interp(X_te[:, 0], g, np.ravel(values)))
+        fig.add_scatter(x=centres, y=errors, mode="lines+markers", name=f"error: {label}", showlegend=False,
+                        legendgroup=label, line=line_style(label, 3), marker=marker_style(label, 8), row=3, col=1)
     fig.update_layout(title_text=heading)
     fig.update_yaxes(title_text="density", row=1, col=1)
     fig.update_yaxes(title_text="y", row=2, col=1)
-    fig.update_xaxes(title_text="x", row=2, col=1)
+    fig.update_yaxes(title_text="test error", rangemode="tozero", row=3, col=1)
+    fig.update_xaxes(title_text="x", row=3, col=1)
     if focus is not None:
         lo, hi = focus
         inside = [Y_te[(X_te[:, 0] >= lo) & (X_te[:, 0] <= hi), 0], Y_tr[(X_tr[:, 0] >= lo) & (X_tr[:, 0] <= hi), 0]]
@@ -95,7 +112,7 @@ def shift_overview(X_tr, Y_tr, X_te, Y_te, grid, fits, heading="Covariate shift:
         pad = 0.08 * (values.max() - values.min() or 1.0)
         fig.update_xaxes(range=[lo, hi])
         fig.update_yaxes(range=[values.min() - pad, values.max() + pad], row=2, col=1)
-    return finish(fig, height=480, legend_rows=2)
+    return finish(fig, height=440, legend_rows=2)
 
 
 def error_by_width(table, chosen=None):

@@ -94,11 +94,50 @@ def digits_grid(X, Y_true, predictions, n_images=6):
     return fig
 
 
-def scaling(results):
-    """Run time vs n on log axes (paper Fig. 2g): results = {name: (sizes, seconds)}."""
-    fig = new_figure("Run time vs sample size (paper Fig. 2g)", "n_tr = n_te", "seconds",
-                  xaxis_type="log", yaxis_type="log")
-    for name, (sizes, seconds) in results.items():
-        fig.add_scatter(x=sizes, y=seconds, mode="lines+markers", name=name, line=line_style(name),
-                        marker=marker_style(name, 9))
-    return finish(fig)
+def _ticks_125(values):
+    """1-2-5 ticks in every decade the positive values span, the ends included."""
+    values = np.asarray([v for v in values if np.isfinite(v) and v > 0], dtype=float)
+    if not values.size:
+        return []
+    low, high = int(np.floor(np.log10(values.min()))), int(np.ceil(np.log10(values.max())))
+    ticks = [m * 10.0 ** k for k in range(low, high + 1) for m in (1, 2, 5)]
+    inside = [t for t in ticks if values.min() / 2.5 <= t <= values.max() * 2.5]
+    return inside or ticks
+
+
+def scaling(results, slopes=None):
+    """Run time vs n on log axes (paper Fig. 2g).
+
+    Parameters
+    ----------
+    results : dict
+        {name: (sizes, runs)}: ``runs`` holds per size a number or a sequence of timed runs; the
+        median is drawn, the range of the runs as an error bar.
+    slopes : dict, optional
+        {name: log-log slope}, shown in the legend.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    fig = new_figure("Run time vs sample size (paper Fig. 2g)", "n_tr = n_te", "CPU seconds (median)",
+                     xaxis_type="log", yaxis_type="log")
+    every_size, every_time = set(), []
+    for name, (sizes, runs) in results.items():
+        runs = [np.atleast_1d(np.asarray(r, dtype=float)) for r in runs]
+        median = np.array([np.median(r) for r in runs])
+        low, high = [np.array([f(r) for r in runs]) for f in (np.min, np.max)]
+        slope = (slopes or {}).get(name)
+        label = name if slope is None or not np.isfinite(slope) else f"{name} (slope {slope:.2f})"
+        fig.add_scatter(x=list(sizes), y=median, mode="lines+markers", name=label, line=line_style(name),
+                        marker=marker_style(name, 9),
+                        error_y=dict(type="data", symmetric=False, array=high - median, arrayminus=median - low,
+                                     color=color(name), thickness=2, width=6))
+        every_size.update(sizes)
+        every_time.extend([*low, *high])
+    finish(fig, legend_rows=1)
+    sizes = sorted(every_size)
+    fig.update_xaxes(tickmode="array", tickvals=sizes, ticktext=[f"{n:g}" for n in sizes])
+    ticks = _ticks_125(every_time)
+    fig.update_yaxes(tickmode="array", tickvals=ticks, ticktext=[f"{t:g}" for t in ticks])
+    return fig

@@ -1,4 +1,4 @@
-"""Navigation: lessons and presets that open their page with every setting, the lesson's claims and banner, the sidebar."""
+"""Navigation: lessons that open their page with every setting, the lesson's claims and banner, the sidebar."""
 
 import streamlit as st
 
@@ -11,12 +11,6 @@ def lesson_query(title):
     """The address (query parameters) of a lesson: every setting at its default but the lesson's,
     the presentation switch as it is. A fresh open of this address is the lesson."""
     return _view_query(lessons.LESSONS[title].settings)
-
-
-def preset_query(label):
-    """The address of a sidebar preset, built as a lesson's is (:func:`lesson_query`)."""
-    preset = catalog.PRESETS[label]
-    return _view_query({"source": "built-in", **preset, **(catalog.paper_tgp_defaults(preset.get("dataset")) or {})})
 
 
 def _view_query(settings_of_view):
@@ -98,12 +92,6 @@ def sidebar():
     with st.sidebar:
         st.header("Lessons")
         _lesson_buttons()
-        if catalog.PRESETS:
-            st.header("More presets")
-            for label in catalog.PRESETS:
-                st.page_link(catalog.PRESET_PAGES[label], label=label, query_params=preset_query(label),
-                             icon=":material/tune:",
-                             help="Opens its page with these settings (every other setting back to its default).")
         st.header("Data")
         widget(st.radio, "Source", "source", horizontal=True,
                help="Upload a CSV on the Data & shift page.")

@@ -108,7 +108,7 @@ def put(name, value):
 
 
 def apply(changes):
-    """Apply a preset or reset (from a button callback, before the widgets are drawn)."""
+    """Apply a lesson's settings or reset (from a button callback, before the widgets are drawn)."""
     for name, value in changes.items():
         put(name, value)
         st.session_state[f"w.{name}"] = value

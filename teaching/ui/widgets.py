@@ -43,7 +43,7 @@ def widget(kind, label, name, *args, **kwargs):
     Numbers take min/max/step from :data:`teaching.settings.SETTINGS` (a page may narrow
     them); choices take the registry's options unless the page passes the options available in
     this view. The widget's state is seeded from the setting through its session-state key, so
-    that presets and resets (button callbacks) can move it, and it is kept inside the domain.
+    that lessons and resets (button callbacks) can move it, and it is kept inside the domain.
     """
     spec = settings.SETTINGS[name]
     key = f"w.{name}"

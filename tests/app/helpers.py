@@ -57,7 +57,7 @@ def table(at):
 
 
 def follow(at, label):
-    """Follow the sidebar's page link ``label`` (a lesson or a preset) as the browser does: its
+    """Follow the sidebar's page link ``label`` (a lesson) as the browser does: its
     page at its address, in the same session."""
     from urllib import parse
 

@@ -4,10 +4,7 @@ import pathlib
 
 from streamlit.testing.v1 import AppTest
 
-from tests.app.helpers import follow
-
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-PRESET = "Domain transfer: digits with thicker, rotated strokes"
 
 
 def _run(**query):
@@ -46,17 +43,6 @@ def test_settings_come_from_the_url_and_move_the_numbers():
     assert _metric(at, "domain transfer") != before
 
 
-def test_lesson_preset_sets_the_page():
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.query_params["dt_l"] = "3"
-    at.run()
-    follow(at, PRESET)
-    assert not at.exception, [e.value for e in at.exception]
-    assert at.slider(key="w.dt_l").value == 10
-    assert at.selectbox(key="w.dt_shift").value == "thicken+rotate"
-    assert at.select_slider(key="w.dt_C").value == "auto"
-
-
 def test_hand_edited_link_is_clamped_or_ignored_as_the_registry_says():
     at = _run(dt_C="30", dt_l="500", dt_epsilon="0.5")
     assert at.slider(key="w.dt_l").value == 50  # numbers are clamped into the slider's range
@@ -86,18 +72,3 @@ def test_the_pages_where_a_fixed_C_hurts_sentence_holds_on_the_stored_curves():
         assert all(t >= s - 2 * d / n ** 0.5 for t, s, d in zip(auto, source, sd)), (task, source, auto, sd)
         chosen = [c for per_l in mild["methods"]["domain transfer"]["C"] for c in per_l]
         assert set(chosen) <= set(AUTO_C_GRID), chosen
-
-
-def test_presets_start_from_the_defaults_and_name_an_existing_page():
-    from teaching import catalog
-
-    assert set(catalog.PRESET_PAGES) == set(catalog.PRESETS)
-    assert all((ROOT / page).is_file() for page in catalog.PRESET_PAGES.values())
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.query_params["seed"] = "7"
-    at.query_params["sinc.n_tr"] = "300"
-    at.run()
-    follow(at, PRESET)
-    settings = at.session_state["settings"]
-    assert settings["seed"] == 0 and settings["sinc.n_tr"] == 500  # reset first, as a lesson does
-    assert settings["dataset"] == "digits" and settings["dt_l"] == 10

@@ -19,7 +19,7 @@ ASSETS = ROOT / "assets"
 UPDATE_ASSETS = os.environ.get("COVSHIFT_UPDATE_ASSETS") == "1"
 
 HEADINGS = {"pages/home.py": "Covariate shift", "pages/weights.py": "Importance weights",
-            "pages/regression.py": "Structured regression"}
+            "pages/regression.py": "Structured regression", "pages/classification.py": "Classification under shift"}
 
 
 def _click_lesson(page, server, title, attempts=4):

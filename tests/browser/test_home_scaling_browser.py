@@ -1,0 +1,49 @@
+"""Issue 23, items 7-8 in a real browser at 1280 x 800: Home opens with a "Start here" link to lesson 1 and
+its main figure's legend and caption within the first 800 px; Scaling after Run shows the chart, the table
+beside it and no progress bar. Screenshots: tests/screenshots/home-1280x800.png, scaling-run-1280x800.png."""
+
+from teaching import lessons
+from tests.browser.conftest import SHOTS, wait_for_page
+
+FOLD = 800
+_BOTTOM = "el => el.getBoundingClientRect().bottom"
+
+
+def test_home_starts_here_and_shows_its_figure_legend_and_caption_above_the_fold(server, page):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.set_viewport_size({"width": 1280, "height": FOLD})
+    page.goto(server)
+    wait_for_page(page, "Covariate shift")
+    page.wait_for_selector(".js-plotly-plot .legend", timeout=120_000)
+    page.wait_for_timeout(1000)
+    page.screenshot(path=str(SHOTS / "home-1280x800.png"))
+    first = next(iter(lessons.LESSONS))
+    main = page.locator("[data-testid='stMain']")
+    start = main.get_by_role("link", name=f"Lesson 1: {first}")
+    assert start.evaluate(_BOTTOM) <= FOLD
+    legend = page.locator(".js-plotly-plot").first.locator(".legend")
+    assert legend.evaluate(_BOTTOM) <= FOLD
+    caption = main.get_by_text("Test MAE:", exact=False).first
+    assert caption.evaluate(_BOTTOM) <= FOLD
+    start.click()
+    page.wait_for_function("() => window.location.search.length > 1", timeout=60_000)  # the lesson's address
+    wait_for_page(page, "Covariate shift")
+    assert page.get_by_text(f"Lesson: {first}", exact=False).count() >= 1
+
+
+def test_scaling_after_run_shows_chart_and_table_and_no_progress_bar(server, page):
+    page.set_viewport_size({"width": 1280, "height": FOLD})
+    page.goto(f"{server}/scaling")
+    wait_for_page(page, "Scaling")
+    page.get_by_role("button", name="Run").click()
+    page.wait_for_selector(".js-plotly-plot", timeout=120_000)
+    wait_for_page(page, "Scaling")
+    chart = page.locator(".js-plotly-plot").first
+    chart.scroll_into_view_if_needed()
+    page.wait_for_timeout(1000)
+    page.screenshot(path=str(SHOTS / "scaling-run-1280x800.png"))
+    assert page.locator("[data-testid='stProgress']").count() == 0
+    table = page.locator("[data-testid='stDataFrame']").first
+    box, table_box = chart.bounding_box(), table.bounding_box()
+    assert table_box["x"] >= box["x"] + box["width"] - 5 and abs(table_box["y"] - box["y"]) < 100  # beside it
+    assert page.get_by_text("Slopes (least squares", exact=False).count() == 1
