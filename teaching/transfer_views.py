@@ -2,7 +2,6 @@
 
 import numpy as np
 
-from covshift import data as datasets
 from covshift.transfer import DomainTransferSSVM, MulticlassProblem, MultilabelProblem, StructuredSVM
 from covshift.transfer.data import digits_transfer, draw_labelled
 

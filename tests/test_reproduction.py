@@ -3,7 +3,6 @@ each row recomputable on one seed at the small size within the stored spread, th
 logic and the figures. The page's AppTest is tests/app/test_reproduction_page.py."""
 
 import json
-import math
 import pathlib
 import re
 

@@ -4,7 +4,7 @@ import numpy as np
 from plotly.subplots import make_subplots
 from scipy.stats import gaussian_kde
 
-from teaching.figures.base import TEST, TRAIN, color, finish, line_style, marker_style, new_figure
+from teaching.figures.base import TEST, TRAIN, finish, line_style, marker_style, new_figure
 
 
 def first_component(X_tr, X_te):

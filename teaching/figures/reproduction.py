@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from teaching.figures.base import METHOD_COLORS, TEST, TRAIN, color, finish, new_figure, style
+from teaching.figures.base import METHOD_COLORS, TEST, TRAIN, color, finish, new_figure
 
 #: Verdict -> (icon, word): shapes that differ without colour (colour-blind safe).
 VERDICT_MARKS = {"reproduced": ("✔", "reproduced"), "not reproduced": ("✘", "not reproduced"),
