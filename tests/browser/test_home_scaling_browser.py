@@ -28,7 +28,8 @@ def test_home_starts_here_and_shows_its_figure_legend_and_caption_above_the_fold
     start.click()
     page.wait_for_function("() => window.location.search.length > 1", timeout=60_000)  # the lesson's address
     wait_for_page(page, "Covariate shift")
-    assert page.get_by_text(f"Lesson: {first}", exact=False).count() >= 1
+    # the rerun with the lesson's settings may still be on its way: wait for its banner (1 min at most)
+    page.get_by_text(f"Lesson: {first}", exact=False).first.wait_for(timeout=60_000)
 
 
 def test_scaling_after_run_shows_chart_and_table_and_no_progress_bar(server, page):
