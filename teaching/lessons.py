@@ -113,6 +113,20 @@ class LessonRun:
                                         float(self.setting("lambda_x")))
 
 
+def describe(numbers):
+    """A Finding's numbers as one line of text: "name: value; name: value", nested dicts as
+    "name: a value, b value" and (iteration, atoms) pairs as "iteration i with j active atoms" ("never")."""
+    def value(v):
+        if isinstance(v, dict):
+            return ", ".join(f"{k} {value(x)}" for k, x in v.items())
+        if isinstance(v, tuple):
+            return "never" if v[0] is None else f"iteration {v[0]} with {v[1]} active atoms"
+        if isinstance(v, bool):
+            return "yes" if v else "no"
+        return f"{v:g}" if isinstance(v, float) else str(v)
+    return "; ".join(f"{k}: {value(v)}" for k, v in numbers.items())
+
+
 def data_settings(name, seed=0, **params):
     """Every setting of a built-in data set: its name, seed and all its parameters."""
     spec = catalog.DATASETS[name][1]
@@ -193,8 +207,9 @@ def _same_optimum(run):
     best = run.weights("FCFWCS").model.objective_
     shortfall = {n: _significant((best - run.weights(n).model.objective_) / abs(best)) for n in _FW[1:]}
     converged = {n: bool(run.weights(n).model.converged_) for n in _FW[1:]}
+    objectives = {n: float(f"{run.weights(n).model.objective_:.6g}") for n in _FW}
     return Finding(all(s <= 1e-3 for s in shortfall.values()),
-                   {"relative objective shortfall": shortfall, "converged": converged})
+                   {"objective": objectives, "shortfall relative to FCFWCS": shortfall, "converged": converged})
 
 
 def _sparser_at_equal_gap(run):
@@ -202,7 +217,7 @@ def _sparser_at_equal_gap(run):
     atoms = {n: a for n, (_, a) in reached.items()}
     holds = atoms["FCFWCS"] is not None and all(a is not None and a > atoms["FCFWCS"] for n, a in atoms.items()
                                                 if n != "FCFWCS")
-    return Finding(holds, {f"(iteration, atoms) at relative gap {EQUAL_GAPS[0]:g}": reached})
+    return Finding(holds, {f"first iterate at relative gap {EQUAL_GAPS[0]:g}": reached})
 
 
 def _slow_to_tight_gap(run):
@@ -210,7 +225,7 @@ def _slow_to_tight_gap(run):
     fc = reached["FCFWCS"][0]
     holds = fc is not None and fc <= 20 and all(t is None or t > 500 for n, (t, _) in reached.items()
                                                 if n != "FCFWCS")
-    return Finding(holds, {f"(iteration, atoms) at relative gap {EQUAL_GAPS[1]:g}": reached})
+    return Finding(holds, {f"first iterate at relative gap {EQUAL_GAPS[1]:g}": reached})
 
 
 KLIEP_SOLVERS = Lesson(
