@@ -23,7 +23,7 @@ if data is None:
 
 c1, c2, c3 = st.columns([3, 1, 1])
 with c1:
-    chosen = ui.widget(st.multiselect, "Estimators", "estimators", catalog.WEIGHT_ESTIMATORS)
+    chosen = ui.widget(st.multiselect, "Estimators", "estimators", catalog.WEIGHT_ESTIMATORS, wrap=True)
 with c2:
     mode = ui.widget(st.radio, "Kernel width sigma", "sigma_mode", ["auto", "manual"],
                      help="auto: likelihood cross-validation (KLIEP family), median heuristic (KMM), "

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
+from scipy import stats
 
 from covshift import metrics
 from teaching import catalog, views
@@ -121,6 +122,8 @@ def describe(numbers):
             return ", ".join(f"{k} {value(x)}" for k, x in v.items())
         if isinstance(v, tuple):
             return "never" if v[0] is None else f"iteration {v[0]} with {v[1]} active atoms"
+        if isinstance(v, list):
+            return ", ".join(value(x) for x in v)
         if isinstance(v, bool):
             return "yes" if v else "no"
         return f"{v:g}" if isinstance(v, float) else str(v)
@@ -295,10 +298,24 @@ def _twins_beat_gpr(run):
     return Finding(maes["GPR"] > max(maes["KLTGP"], maes["SMTGP"]) + 0.03, {"MAE": maes})
 
 
+#: Certainty bins of the Structured-output lesson: fifths of the test points ranked by phi.
+CERTAINTY_BINS = 5
+
+
 def _smtgp_certainty(run):
-    fit = run.prediction("SMTGP").model
-    r, p = metrics.certainty_error_correlation(fit["certainty"], run.errors("SMTGP"))
-    return Finding(r < -0.2 and p < 0.01, {"Pearson r (SMTGP)": _round(r, 2), "p": float(f"{p:.2g}")})
+    phi, errors = run.prediction("SMTGP").model["certainty"], run.errors("SMTGP")
+    bins = metrics.certainty_error_bins(phi, errors, CERTAINTY_BINS)
+    top = bins["members"][-1]
+    rest = np.concatenate(bins["members"][:-1])
+    ratio = errors[top].mean() / errors[rest].mean()
+    p = float(stats.mannwhitneyu(errors[top], errors[rest], alternative="less").pvalue)
+    r, _ = metrics.certainty_error_correlation(phi, errors)
+    rho = float(stats.spearmanr(phi, errors).statistic)
+    return Finding(ratio <= 0.5 and p < 0.01,
+                   {"mean error per fifth, least to most certain": [_round(v, 3) for v in bins["error"]],
+                    "most certain fifth / the rest": _round(ratio, 2), "Mann-Whitney p": float(f"{p:.2g}"),
+                    "Pearson r": f"{r:.2f} [{', '.join(f'{v:.2f}' for v in metrics.correlation_interval(r, len(phi)))}]",
+                    "Spearman rho": f"{rho:.2f} [{', '.join(f'{v:.2f}' for v in metrics.correlation_interval(rho, len(phi)))}]"})
 
 
 STRUCTURED_OUTPUT = Lesson(
@@ -310,8 +327,9 @@ STRUCTURED_OUTPUT = Lesson(
     claims=(
         Claim("regression.fits", "GPR averages the branches: its test MAE is at least 0.03 above both Twin GPs'.",
               _twins_beat_gpr),
-        Claim("regression.certainty", "SMTGP's certainty phi falls where its error grows: Pearson r < -0.2 "
-                                      "(p < 0.01).", _smtgp_certainty),
+        Claim("regression.certainty", "SMTGP's certainty phi flags its best predictions: the most certain fifth "
+                                      "of the test points has at most half the mean error of the other four fifths "
+                                      "(one-sided Mann-Whitney p < 0.01).", _smtgp_certainty),
     ))
 
 
