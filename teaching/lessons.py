@@ -161,7 +161,7 @@ def _weighted_fit_wins(run):
 def _estimated_as_good_as_true(run):
     table = run.weighting_by_width()[float(run.setting("home_width"))]
     diff = abs(table["estimated weights"] - table["true weights"])
-    return Finding(diff <= 0.005, {"|MAE estimated - MAE true|": _round(diff)})
+    return Finding(diff <= 0.005, {"MAE estimated - MAE true, in size": _round(diff)})
 
 
 def _flexible_barely_needs_weights(run):
@@ -349,7 +349,7 @@ def _little_help_when_well_specified(run):
     diff = abs(run.mae("IW-SMTGP", rho_x=FLEXIBLE_WIDTH) - run.mae("SMTGP", rho_x=FLEXIBLE_WIDTH))
     gain = run.mae("SMTGP") - run.mae("IW-SMTGP")
     return Finding(diff <= 0.01 and gain >= 5 * diff,
-                   {f"|MAE change| at rho_x = {FLEXIBLE_WIDTH}": _round(diff), f"MAE gain at rho_x = {_WIDE:g}": _round(gain)})
+                   {f"size of the MAE change at rho_x = {FLEXIBLE_WIDTH}": _round(diff), f"MAE gain at rho_x = {_WIDE:g}": _round(gain)})
 
 
 IW_SMTGP = Lesson(

@@ -80,7 +80,8 @@ def _measured(claim, run):
     except ValueError as error:  # the time budget refused a fit the check needs
         return f"(not measured here: {error})"
     verdict = "" if finding.holds else " **: does not hold on this view**"
-    return f"*(measured here: {lessons.describe(finding.numbers)}){verdict}*"
+    numbers = lessons.describe(finding.numbers).replace("|", "\\|")  # a "|" would start a Markdown table
+    return f"*(measured here: {numbers}){verdict}*"
 
 
 def lesson_banner(page):
