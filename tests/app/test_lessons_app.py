@@ -63,6 +63,10 @@ def test_lesson_opens_its_page_and_shows_its_claims(title):
     for claim in lesson.claims:
         if claim.figure != "regression.certainty" or "SMTGP" in lesson.settings.get("models", []):
             assert claim.text in shown, claim.text
+            # the numbers behind it, from its own check on this view, next to it
+            finding = claim.check(lessons.LessonRun(lesson, seed=int(at.session_state["settings"]["seed"])))
+            measured = lessons.describe(finding.numbers).replace("|", "\\|")
+            assert f"{claim.text} *(measured here: {measured})*" in shown, claim.text
 
 
 @pytest.mark.slow
