@@ -124,8 +124,9 @@ if data.X_tr.shape[1] == 1:
         ui.chart("weights on points", figures.weights_on_points, x, on_points, truth, key="weights.weights_on_points")
         st.caption("Estimators that only weight the training points themselves (KMM and its ensembles): one "
                    "marker per training point."
-                   + "".join(f" {' and '.join(g)} coincide (the same weight on every point): only {g[-1]}'s "
-                             "markers, drawn last, are visible." for g in figures.coinciding(on_points)))
+                   + "".join(f" {' and '.join(g)} coincide (the same weight on every training point): the "
+                             f"markers of {' and '.join(g[1:])} lie on those of {g[0]}."
+                             for g in figures.coinciding(on_points)))
     ui.claims("weights.curves")
 else:
     left, right = st.columns(2)

@@ -314,8 +314,13 @@ def _smtgp_certainty(run):
     return Finding(ratio <= 0.5 and p < 0.01,
                    {"mean error per fifth, least to most certain": [_round(v, 3) for v in bins["error"]],
                     "most certain fifth / the rest": _round(ratio, 2), "Mann-Whitney p": float(f"{p:.2g}"),
-                    "Pearson r": f"{r:.2f} [{', '.join(f'{v:.2f}' for v in metrics.correlation_interval(r, len(phi)))}]",
-                    "Spearman rho": f"{rho:.2f} [{', '.join(f'{v:.2f}' for v in metrics.correlation_interval(rho, len(phi)))}]"})
+                    "Pearson r": _with_interval(r, len(phi)), "Spearman rho": _with_interval(rho, len(phi))})
+
+
+def _with_interval(r, n):
+    """A correlation and its 95 % Fisher interval as text: "-0.36 [-0.47, -0.25]"."""
+    low, high = metrics.correlation_interval(r, n)
+    return f"{r:.2f} [{low:.2f}, {high:.2f}]"
 
 
 STRUCTURED_OUTPUT = Lesson(
@@ -349,7 +354,8 @@ def _little_help_when_well_specified(run):
     diff = abs(run.mae("IW-SMTGP", rho_x=FLEXIBLE_WIDTH) - run.mae("SMTGP", rho_x=FLEXIBLE_WIDTH))
     gain = run.mae("SMTGP") - run.mae("IW-SMTGP")
     return Finding(diff <= 0.01 and gain >= 5 * diff,
-                   {f"size of the MAE change at rho_x = {FLEXIBLE_WIDTH}": _round(diff), f"MAE gain at rho_x = {_WIDE:g}": _round(gain)})
+                   {f"size of the MAE change at rho_x = {FLEXIBLE_WIDTH}": _round(diff),
+                    f"MAE gain at rho_x = {_WIDE:g}": _round(gain)})
 
 
 IW_SMTGP = Lesson(

@@ -75,3 +75,15 @@ def test_lesson_after_any_other_equals_lesson_in_a_fresh_session():
     at = _fresh()
     for title in _every_ordered_pair(TITLES):
         assert _view(_open(at, title)) == fresh[title], title
+
+
+def test_coinciding_weights_are_named_in_the_caption():
+    at = _open(_fresh(), "Estimators disagree")
+    assert any("KMM and ENSKMM coincide (the same weight on every training point)" in c.value for c in at.caption)
+
+
+def test_certainty_bins_and_intervals_beside_the_scatter():
+    at = _open(_fresh(), "Structured output")
+    captions = " ".join(c.value for c in at.caption)
+    assert "Spearman rho = " in captions and "(95 % intervals)" in captions
+    assert "cut into 5 bins of equal size" in captions
