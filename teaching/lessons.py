@@ -277,8 +277,10 @@ def _ratio_fitters_beat_kmm(run):
 
 ESTIMATORS_DISAGREE = Lesson(
     key="estimators-disagree", title="Estimators disagree", page="pages/weights.py", main_figure="weights.curves",
-    summary="Eight estimators of w(x) on the same sinc data, each with its own rule for the kernel width, "
-            "against the true ratio. The weight error (NMSE on the mean-1 scale) ranks them.",
+    summary="Eight estimators of w(x) on the same sinc data, against the true ratio. Their kernel widths come "
+            "from three rules (the table's sigma): likelihood cross-validation (FCFWCS), the median heuristic "
+            "(the five KMM variants and LogisticRatio) and RuLSIF's own cross-validation. The weight error "
+            "(NMSE on the mean-1 scale) ranks them.",
     settings={**data_settings("sinc"), **_HYPER, "estimators": list(_ESTIMATORS), "sigma_mode": "auto",
               "sigma": 0.3, "weights_for_models": "FCFWCS"},
     claims=(
