@@ -379,8 +379,12 @@ IW_SMTGP = Lesson(
 
 # ------------------------------------------------------------ A few target labels
 def _few_labels(run):
+    """The page's few-labels comparison, called with the page's very arguments (teaching.ui.data.few_labels),
+    so that the claim reads the cache entry the page filled."""
+    hyper, standardise = views.model_hyper(run.spec, views.hyper_items(run.settings))
     return views.few_labels(run.spec, run.setting("weights_for_models"), run.sigma, int(run.setting("n_labels")),
-                            int(run.setting("seed")), float(run.setting("rho_x")), float(run.setting("lambda_x")))
+                            int(run.setting("seed")), float(hyper["rho_x"]), float(hyper["lambda_x"]), None,
+                            standardise)
 
 
 def _both_adaptations_help(run):
