@@ -190,3 +190,64 @@ def certainty_error_correlation(certainty, errors):
     c, e = (c - c.mean()) / np.ptp(c), (e - e.mean()) / np.ptp(e)
     result = stats.pearsonr(c, e)
     return float(result.statistic), float(result.pvalue)
+
+
+def correlation_interval(r, n, level=0.95):
+    """Confidence interval of a correlation coefficient by Fisher's z transform.
+
+    Parameters
+    ----------
+    r : float
+        Pearson or Spearman correlation, in [-1, 1].
+    n : int
+        Number of pairs it was computed on (at least 4).
+    level : float, default 0.95
+        Coverage of the interval, in (0, 1).
+
+    Returns
+    -------
+    (low, high) : tuple of float
+    """
+    if not -1.0 <= r <= 1.0:
+        raise ValueError(f"r must be in [-1, 1]; got {r}.")
+    if int(n) < 4:
+        raise ValueError(f"n must be at least 4 for a Fisher interval; got {n}.")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be in (0, 1); got {level}.")
+    z = np.arctanh(np.clip(r, -1 + 1e-15, 1 - 1e-15))
+    half = stats.norm.ppf(0.5 + level / 2) / np.sqrt(int(n) - 3)
+    return float(np.tanh(z - half)), float(np.tanh(z + half))
+
+
+def certainty_error_bins(certainty, errors, n_bins=5, level=0.95):
+    """Mean error per certainty quantile bin: the points ranked by certainty, cut into ``n_bins``
+    groups of (nearly) equal size, from the least to the most certain.
+
+    Ranks, not values, make the bins: a certainty crowded near 1 still fills every bin.
+
+    Parameters
+    ----------
+    certainty, errors : array-like of shape (n,)
+        Per-point certainty (e.g. the TGP's phi) and error.
+    n_bins : int, default 5
+        Number of bins (2 <= n_bins <= n / 2).
+    level : float, default 0.95
+        Coverage of the t-interval of each bin's mean error.
+
+    Returns
+    -------
+    dict of arrays of shape (n_bins,)
+        ``certainty`` (mean certainty of the bin), ``error`` (mean error), ``low`` and ``high``
+        (t-interval of the mean error), ``count``; and ``members``, a list of index arrays.
+    """
+    c, e = _errors(certainty, "certainty"), _errors(errors, "errors")
+    if c.shape != e.shape:
+        raise ValueError(f"Certainty and errors need the same length; got {c.size} and {e.size}.")
+    if not 2 <= int(n_bins) <= c.size // 2:
+        raise ValueError(f"n_bins must be between 2 and n / 2 = {c.size // 2}; got {n_bins}.")
+    members = np.array_split(np.argsort(c, kind="stable"), int(n_bins))
+    mean = np.array([e[m].mean() for m in members])
+    spread = np.array([e[m].std(ddof=1) / np.sqrt(m.size) for m in members])
+    t = np.array([stats.t.ppf(0.5 + level / 2, m.size - 1) for m in members])
+    return {"certainty": np.array([c[m].mean() for m in members]), "error": mean, "low": mean - t * spread,
+            "high": mean + t * spread, "count": np.array([m.size for m in members]), "members": members}

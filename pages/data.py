@@ -55,10 +55,10 @@ else:
         st.warning(note)
     cols = st.columns(3)
     with cols[0]:
-        inputs = ui.widget(st.multiselect, "Input columns", "csv_inputs", table.columns)
+        inputs = ui.widget(st.multiselect, "Input columns", "csv_inputs", table.columns, wrap=True)
     with cols[1]:
         outputs = ui.widget(st.multiselect, "Output columns", "csv_outputs",
-                            [c for c in table.columns if c not in inputs])
+                            [c for c in table.columns if c not in inputs], wrap=True)
     with cols[2]:
         ui.widget(st.selectbox, "Train/test split", "csv_split",
                   ["selection bias"] + [c for c in table.columns if c not in inputs + outputs],

@@ -2,10 +2,33 @@ import io
 
 import numpy as np
 import streamlit as st
+from scipy import stats
 
 from teaching import ui
 from covshift import metrics
-from teaching import catalog, figures, report
+from teaching import catalog, figures, lessons, report
+
+
+def _interval(r, n):
+    """A correlation's 95 % interval as "[low, high]" (Fisher's z), or "" for fewer than 4 points."""
+    if n < 4:
+        return ""
+    low, high = metrics.correlation_interval(r, n)
+    return f"[{low:.2f}, {high:.2f}]"
+
+
+def _close_lines(preds, top, under):
+    """A caption's sentence when line ``top`` runs within 5 % of the plotted range of line ``under`` on
+    average (on screen: one on the other), with their mean distance, so that neither is taken for missing."""
+    if top not in preds or under not in preds:
+        return ""
+    span = max(float(np.ptp(p)) for p in preds.values()) or 1.0
+    distance = float(np.mean(np.abs(np.asarray(preds[top]) - np.asarray(preds[under]))))
+    if distance > 0.05 * span:
+        return ""
+    return (f" The {top} line (dotted, drawn on top) runs close to the {under} line: their predictions differ "
+            f"by {distance:.3f} on average, {100 * distance / span:.0f} % of the plotted range.")
+
 
 ui.through_app()
 st.title("Structured regression")
@@ -25,7 +48,7 @@ if data is None:
 c1, c2 = st.columns([3, 2])
 with c1:
     models = ui.widget(st.multiselect, "Models", "models", list(catalog.REGRESSORS),
-                       format_func=catalog.model_label)
+                       format_func=catalog.model_label, wrap=True)
 with c2:
     ui.widget(st.selectbox, "Weights for the IW- models", "weights_for_models", catalog.WEIGHT_ESTIMATORS,
               help="The importance-weight estimator whose weights the IW- models use (its sigma rule is set on "
@@ -178,11 +201,23 @@ if with_certainty:
             cols[i % len(cols)].caption("Pearson r needs at least 3 test points with finite values.")
             continue
         r, p = r_p
-        cols[i % len(cols)].caption(f"Pearson r = {r:.2f} (p {'= ' if p >= 1e-4 else ''}{figures.format_p(p)}). "
-                                    + ("Negative: lower certainty goes with larger errors here." if r < 0 and p < 0.01
-                                       else "No clear negative relation here."))
-    st.caption("Each point is a test point: its certainty phi against its error. If certainty were a reliable "
-               "warning, the cloud would fall from left to right.")
+        column = cols[i % len(cols)]
+        bins = ui.quiet(metrics.certainty_error_bins, fit["certainty"], errors[name], lessons.CERTAINTY_BINS)
+        if bins is not None:
+            ui.chart("error per certainty bin", figures.error_by_certainty_bin, bins, name,
+                     key=f"regression.certainty_bins.{name}", where=column)
+        n = len(errors[name])
+        rho = ui.quiet(lambda c, e: float(stats.spearmanr(c, e).statistic), fit["certainty"], errors[name])
+        column.caption(f"Pearson r = {r:.2f} {_interval(r, n)} (p {'= ' if p >= 1e-4 else ''}{figures.format_p(p)})"
+                       + (f"; Spearman rho = {rho:.2f} {_interval(rho, n)}" if rho is not None else "")
+                       + " (95 % intervals). "
+                       + ("Negative: lower certainty goes with larger errors here." if r < 0 and p < 0.01
+                          else "No clear negative relation here."))
+    st.caption("Top: each point is a test point, its certainty phi against its error; if certainty were a "
+               "reliable warning, the cloud would fall from left to right. Below: the same points ranked by phi "
+               f"and cut into {lessons.CERTAINTY_BINS} bins of equal size, from the least to the most certain (ranks, "
+               "so a phi crowded near 1 still fills every bin): the mean error of each bin with its 95 % "
+               "t-interval. Pearson r weighs the few far-out points heavily; Spearman rho uses ranks only.")
     ui.claims("regression.certainty")
 
 header = ([f"x{i}" for i in range(data.X_te.shape[1])] + [f"y{k}_true" for k in range(Y.shape[1])]
@@ -228,5 +263,6 @@ if ui.widget(st.toggle, "Compare no adaptation, importance weighting and delta a
                                            heading="A few target labels: three GPs", key="regression.regression_fits.2")
             st.caption("No adaptation fits the training data as they are; importance weighting re-weights them "
                        "(no target labels needed); delta adaptation adds a correction fitted to the labelled "
-                       "test points (black rings). Errors are measured on the other test points.")
+                       "test points (black rings). Errors are measured on the other test points."
+                       + _close_lines(preds, "delta adaptation", "importance weighting"))
         ui.claims("regression.few_labels")

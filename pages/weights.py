@@ -23,7 +23,7 @@ if data is None:
 
 c1, c2, c3 = st.columns([3, 1, 1])
 with c1:
-    chosen = ui.widget(st.multiselect, "Estimators", "estimators", catalog.WEIGHT_ESTIMATORS)
+    chosen = ui.widget(st.multiselect, "Estimators", "estimators", catalog.WEIGHT_ESTIMATORS, wrap=True)
 with c2:
     mode = ui.widget(st.radio, "Kernel width sigma", "sigma_mode", ["auto", "manual"],
                      help="auto: likelihood cross-validation (KLIEP family), median heuristic (KMM), "
@@ -42,6 +42,9 @@ def _budget_warning(name, message):
     return name in catalog.FRANK_WOLFE and "stopped after" in message
 
 
+#: Table header of "active atoms when the gap first reached level" (short, to fit 1280 px).
+_AT_GAP = {level: f"atoms {level:.0e}".replace("e-0", "e-") for level in lessons.EQUAL_GAPS}
+
 outcomes = ui.run_each(chosen, ui.weights, "Estimating the weights", "Weights ready", hide=_budget_warning)
 if not outcomes:
     st.stop()
@@ -54,40 +57,43 @@ for name, outcome in outcomes.items():
     history = getattr(est, "history_", None) if name in catalog.FRANK_WOLFE else None
     row = {"estimator": name,
            "NMSE": ui.quiet(catalog.weight_error, w, truth) if truth is not None else None,
-           "choose sigma (s)": shared.seconds if shared and name in catalog.KLIEP_FAMILY else None,
-           "solve (s)": outcome.seconds, "sigma": getattr(est, "sigma_", None),
-           "iterations": getattr(est, "n_iter_", None),
-           "converged": getattr(est, "converged_", None) if name in catalog.KLIEP_FAMILY else None,
-           "final relative gap": catalog.relative_gaps(history)[-1] if history is not None else None}
+           "fit (s)": outcome.seconds, "sigma": getattr(est, "sigma_", None),
+           "iter.": getattr(est, "n_iter_", None),
+           "conv.": getattr(est, "converged_", None) if name in catalog.KLIEP_FAMILY else None,
+           "gap": catalog.relative_gaps(history)[-1] if history is not None else None}
     for level in lessons.EQUAL_GAPS:
-        row[f"atoms at gap {level:g}"] = catalog.first_at_gap(history, level)[1] if history is not None else None
-    row.update({"non-zeros": int(np.count_nonzero(est.alpha_)) if hasattr(est, "alpha_") else None,
+        row[_AT_GAP[level]] = catalog.first_at_gap(history, level)[1] if history is not None else None
+    row.update({"atoms at end": int(np.count_nonzero(est.alpha_)) if hasattr(est, "alpha_") else None,
                 "objective": getattr(est, "objective_", None), "ESS": ui.quiet(metrics.effective_sample_size, w),
-                "max weight": ui.quiet(metrics.max_weight, w)})
+                "max w": ui.quiet(metrics.max_weight, w)})
     rows.append(row)
 ui.show_table(rows, "estimator",
-              formats={"choose sigma (s)": ".2f", "solve (s)": ".2f", "objective": ".6g", "iterations": ".0f",
-                       "non-zeros": ".0f", **{f"atoms at gap {level:g}": ".0f" for level in lessons.EQUAL_GAPS}, "ESS": ".0f", "max weight": ".2f",
-                       "final relative gap": ".1e", "NMSE": ".3f", "sigma": ".3g"},
-              help={"choose sigma (s)": "Time to choose the one sigma shared by the KLIEP family (once per view; "
-                                        "0 when sigma is set by hand).",
-                    "solve (s)": "Time of the fit with sigma fixed (other estimators: including their own width rule).",
-                    "converged": "Did the solver reach its tolerance (relative duality gap <= 1e-5) within 2000 "
+              formats={"fit (s)": ".2f", "objective": ".6g", "iter.": ".0f",
+                       "atoms at end": ".0f", **{_AT_GAP[level]: ".0f" for level in lessons.EQUAL_GAPS}, "ESS": ".0f",
+                       "max w": ".2f", "gap": ".1e", "NMSE": ".3f", "sigma": ".3g"},
+              help={"fit (s)": "Time of the fit with sigma fixed (other estimators: including their own width rule); "
+                                "the KLIEP family's shared choice of sigma is timed in the caption below.",
+                    "iter.": "Iterations of the solver.",
+                    "conv.": "Converged: did the solver reach its tolerance (relative duality gap <= 1e-5) within 2000 "
                                  "iterations?",
-                    "final relative gap": "Duality gap / objective at the returned solution: an upper bound on how "
+                    "gap": "Final relative duality gap (gap / objective) at the returned solution: an upper bound on how "
                                           "far (relatively) the objective is from the optimum.",
-                    **{f"atoms at gap {level:g}": f"Non-zero alpha when the solver first reached relative gap "
-                                                  f"{level:g} (–: never within its budget; the gap can rise again later). Sparsity compared "
-                                                  "at equal accuracy." for level in lessons.EQUAL_GAPS},
-                    "non-zeros": "Non-zero mixing coefficients alpha (Gaussian atoms) in the returned solution.",
+                    **{_AT_GAP[level]: f"Active atoms (non-zero alpha_l) of the first iterate whose relative duality "
+                                       f"gap reached {level:g} (–: never within its budget; the gap can rise again "
+                                       "later). Sparsity compared at equal accuracy." for level in lessons.EQUAL_GAPS},
+                    "atoms at end": "Atoms with alpha_l > 0 in the returned solution (the stems of the sparsity "
+                                    "plot below), after the solver's last iteration.",
                     "objective": "KLIEP objective: sum of log w over the test points (higher is better).",
                     "ESS": "Effective sample size (sum w)^2 / sum w^2: how many equally weighted training points "
                            "the weights are worth.",
-                    "max weight": "Largest weight when the weights have mean 1.",
+                    "max w": "Largest weight when the weights have mean 1.",
                     "NMSE": "Normalised mean squared error against the true ratio, on the mean-1 "
                                            "scale: mean_i (w_i / mean(w) - t_i / mean(t))^2. 0 is perfect; 1 is an "
                                            "error as large as the weights themselves."})
-st.caption("One row per estimator; hover over a column header for its meaning. A dash (–) means no value: "
+st.caption("One row per estimator; hover over a column header for its meaning. Two counts of atoms: "
+           "*atoms 1e-3* (and 1e-4) are those active when the solver first reached that relative duality gap "
+           "(sparsity at equal accuracy); *atoms at end* are the alpha_l > 0 of the returned solution (the stems "
+           "of the sparsity plot). A dash (–) means no value: "
            "the column does not apply (e.g. iterations of a closed-form estimator), or the solver did not "
            "reach that duality gap within its budget. The gap of a Frank-Wolfe iterate can rise again after "
            "a step, so a solver can first reach a gap and end above it."
@@ -117,7 +123,10 @@ if data.X_tr.shape[1] == 1:
     if on_points:
         ui.chart("weights on points", figures.weights_on_points, x, on_points, truth, key="weights.weights_on_points")
         st.caption("Estimators that only weight the training points themselves (KMM and its ensembles): one "
-                   "marker per training point.")
+                   "marker per training point."
+                   + "".join(f" {' and '.join(g)} coincide (the same weight on every training point): the "
+                             f"markers of {' and '.join(g[1:])} lie on those of {g[0]}."
+                             for g in figures.coinciding(on_points)))
     ui.claims("weights.curves")
 else:
     left, right = st.columns(2)
@@ -146,8 +155,10 @@ kliep_family = {n: o.model for n, o in outcomes.items() if n in catalog.KLIEP_FA
 if kliep_family:
     st.subheader("Sparsity of alpha")
     ui.chart("alpha stems", figures.alpha_stems, {n: (m.center_index_, m.alpha_) for n, m in kliep_family.items()}, key="weights.alpha_stems")
-    st.caption("One stem per Gaussian atom kept: its height is the mixing coefficient alpha, its position the "
-               "test point it is centred on. Fewer stems = a sparser, cheaper w(x).")
+    st.caption("One stem per Gaussian atom of the returned solution (alpha_l > 0 after the last iteration: the "
+               "table's *atoms at end*, not its *atoms 1e-3*, which counts the atoms active when the gap first "
+               "reached 1e-3): its height is the mixing coefficient alpha, its position the test point it is "
+               "centred on. Fewer stems = a sparser, cheaper w(x).")
 
 histories = {n: o.model.history_ for n, o in outcomes.items() if n in catalog.FRANK_WOLFE
              and o.model.history_ is not None}

@@ -12,6 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
+from covshift import metrics
 from covshift.data import sinc_shift
 from covshift.transfer import CuttingPlaneHistory
 from covshift.weights import FCFWCS, PFWCS
@@ -77,6 +78,8 @@ def _small_inputs():
         "regression_fits": lambda: figures.regression_fits(data.X_te[:, 0], Y2, fits,
                                                            labelled=(data.X_te[:3, 0], Y2[:3])),
         "error_vs_certainty": lambda: figures.error_vs_certainty(np.ones(60), np.linspace(0, 1, 60), "SMTGP"),
+        "error_by_certainty_bin": lambda: figures.error_by_certainty_bin(
+            metrics.certainty_error_bins(np.linspace(0, 1, 60), np.linspace(1, 0, 60) ** 2), "SMTGP"),
         "predicted_vs_true": lambda: figures.predicted_vs_true(Y2, {"GPR": Y2}),
         "digits_grid": lambda: figures.digits_grid(rng.uniform(size=(4, 48)), rng.uniform(size=(4, 16)),
                                                    {"GPR": rng.uniform(size=(4, 16))}, n_images=4),

@@ -67,3 +67,33 @@ def test_regression_errors_are_scikit_learns_with_sample_weight():
 def test_r2_of_a_constant_output_is_zero_as_before():
     np.testing.assert_array_equal(metrics.r2([[1.0, 0.0], [1.0, 2.0]], [[1.0, 0.0], [1.0, 2.0]]), [0.0, 1.0])
     np.testing.assert_array_equal(metrics.r2([3.0], [3.0]), [0.0])
+
+
+def test_certainty_error_bins_rank_the_points_into_equal_bins():
+    rng = np.random.default_rng(0)
+    certainty = 1 - 1e-3 * rng.random(103)  # crowded near 1: ranks still fill every bin
+    errors = 1 - certainty + 1e-5 * rng.random(103)
+    bins = metrics.certainty_error_bins(certainty, errors, 5)
+    assert list(bins["count"]) == [21, 21, 21, 20, 20]
+    assert np.all(np.diff(bins["certainty"]) > 0) and np.all(np.diff(bins["error"]) < 0)
+    assert np.all(bins["low"] <= bins["error"]) and np.all(bins["error"] <= bins["high"])
+    first = bins["members"][0]
+    assert certainty[first].max() <= certainty[bins["members"][1]].min()
+    assert bins["error"][0] == pytest.approx(errors[first].mean())
+
+
+@pytest.mark.parametrize("n_bins", [1, 52])
+def test_certainty_error_bins_refuse_a_bad_number_of_bins(n_bins):
+    with pytest.raises(ValueError, match="n_bins"):
+        metrics.certainty_error_bins(np.arange(103.0), np.arange(103.0), n_bins)
+
+
+def test_correlation_interval_matches_fisher_z():
+    low, high = metrics.correlation_interval(-0.36, 250)
+    z, half = np.arctanh(-0.36), 1.959963984540054 / np.sqrt(247)
+    assert (low, high) == pytest.approx((np.tanh(z - half), np.tanh(z + half)))
+    assert low < -0.36 < high
+    with pytest.raises(ValueError, match="n must"):
+        metrics.correlation_interval(0.5, 3)
+    with pytest.raises(ValueError, match="r must"):
+        metrics.correlation_interval(float("nan"), 10)

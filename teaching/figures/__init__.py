@@ -17,8 +17,8 @@ from teaching.figures.weights import (weights_vs_truth, weights_on_points, weigh
                                       duality_gaps, active_set_sizes, inner_iterations,
                                       cv_curve)  # noqa: F401
 from teaching.figures.replay import replay_height, replay_html, replay_payload  # noqa: F401
-from teaching.figures.regression import (regression_fits, error_vs_certainty, predicted_vs_true,
-                                         digits_grid, scaling)  # noqa: F401
+from teaching.figures.regression import (regression_fits, error_vs_certainty, error_by_certainty_bin,
+                                         predicted_vs_true, digits_grid, scaling)  # noqa: F401
 from teaching.figures.reproduction import (VERDICT_MARKS, reproduction_bars, reproduction_curve,
                                            reproduction_gaps)  # noqa: F401
 from teaching.figures.classification import CLASS_COLORS, classification_map, fig3_curves  # noqa: F401

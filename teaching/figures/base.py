@@ -9,14 +9,17 @@ import plotly.io as pio
 from teaching.numbers import format_number, format_p  # noqa: F401  (figures.format_number for pages)
 
 TRAIN, TEST, TRUTH = "#0072B2", "#D55E00", "#000000"
-#: name -> (colour, marker symbol, line dash).
+#: name -> (colour, marker symbol, line dash). Colours from the Okabe-Ito and Paul Tol palettes; the eight
+#: estimators of the "Estimators disagree" lesson are chosen so that every pair differs by CIELAB
+#: Delta E >= 20 in normal, deuteranopic and protanopic vision (Machado et al. 2009 simulation;
+#: tests/test_figure_colours.py), and no two share a marker.
 METHOD_STYLES = {
     "KLIEP": ("#999999", "circle", "solid"), "FWCS": ("#E69F00", "square", "dot"),
     "AFWCS": ("#56B4E9", "triangle-up", "dash"), "PFWCS": ("#009E73", "diamond", "longdash"),
     "FCFWCS": ("#CC79A7", "star", "solid"), "KMM": ("#332288", "circle", "dash"),
-    "ENSKMM": ("#88CCEE", "square", "dot"), "ENSTRKMM": ("#44AA99", "triangle-down", "dashdot"),
-    "VFKMM": ("#117733", "cross", "longdash"), "EVFKMM": ("#999933", "x", "longdashdot"),
-    "LogisticRatio": ("#DDCC77", "hexagon", "dash"), "RuLSIF": ("#CC6677", "pentagon", "dot"),
+    "ENSKMM": ("#56B4E9", "square", "dot"), "ENSTRKMM": ("#E69F00", "triangle-down", "dashdot"),
+    "VFKMM": ("#117733", "cross", "longdash"), "EVFKMM": ("#882255", "x", "longdashdot"),
+    "LogisticRatio": ("#AA4499", "hexagon", "dash"), "RuLSIF": ("#EE6677", "pentagon", "dot"),
     "uLSIF": ("#882255", "hourglass", "dashdot"),
     "GPR": ("#999999", "circle", "dash"), "WKNN": ("#E69F00", "square", "dot"),
     "KLTGP": ("#56B4E9", "triangle-up", "dashdot"), "IKLTGP": ("#F0E442", "triangle-down", "longdash"),

@@ -53,6 +53,25 @@ def error_vs_certainty(errors, certainty, name):
     return fig
 
 
+def error_by_certainty_bin(bins, name):
+    """Mean error (with its interval) per certainty bin of :func:`covshift.metrics.certainty_error_bins`,
+    from the least to the most certain: the relation a scatter crowded near phi = 1 hides."""
+    k = len(bins["error"])
+    labels = [f"{i + 1}" + (" (least)" if i == 0 else " (most)" if i == k - 1 else "") for i in range(k)]
+    fig = new_figure(f"{name}: mean error per certainty bin", f"bin of phi (1/{k} of the points each)",
+                     "mean Euclidean error")
+    fig.add_scatter(x=labels, y=bins["error"], mode="markers+lines", name=name,
+                    marker=marker_style(name, 12), line=line_style(name, width=2),
+                    error_y=dict(type="data", symmetric=False, array=bins["high"] - bins["error"],
+                                 arrayminus=bins["error"] - bins["low"], thickness=2, width=8),
+                    customdata=np.column_stack([bins["certainty"], bins["count"]]),
+                    hovertemplate="mean phi %{customdata[0]:.4f}<br>%{customdata[1]} points<br>"
+                                  "mean error %{y:.3f}<extra></extra>")
+    fig = finish(fig, height=400, legend_rows=0)
+    fig.update_layout(showlegend=False)
+    return fig
+
+
 def predicted_vs_true(y_true, predictions, max_outputs=4):
     """Per output: predicted against true values (the diagonal is perfect)."""
     d = min(y_true.shape[1], max_outputs)

@@ -39,7 +39,7 @@ def weight_histogram(weights):
 def alpha_stems(alphas):
     """Mixing coefficients alpha per estimator as stem plots (paper Fig. 2e)."""
     names = list(alphas)
-    titles = [f"{n}: {int(np.count_nonzero(alphas[n][1]))} non-zero" for n in names]
+    titles = [f"{n}: {int(np.count_nonzero(alphas[n][1]))} non-zero at end" for n in names]
     fig = make_subplots(rows=max(len(names), 1), cols=1, shared_xaxes=True, subplot_titles=titles,
                         vertical_spacing=0.12)
     for row, name in enumerate(names, start=1):

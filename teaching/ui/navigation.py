@@ -57,11 +57,25 @@ def claims(figure):
     """Show the active lesson's claims about ``figure`` (each checked by tests/test_lessons.py),
     then an anchor the browser test scrolls to."""
     lesson = active_lesson()
-    texts = lesson.claims_for(figure) if lesson is not None else []
-    if texts:
-        st.success(f"**{lesson.title}** (checked on seeds 0-2):\n" + "\n".join(f"- {t}" for t in texts),
+    shown = [claim for claim in lesson.claims if claim.figure == figure] if lesson is not None else []
+    if shown:
+        run = lessons.LessonRun(lesson, seed=st.session_state.settings["seed"])
+        lines = [f"- {claim.text} {_measured(claim, run)}" for claim in shown]
+        st.success(f"**{lesson.title}** (checked on seeds 0-2):\n" + "\n".join(lines),
                    icon=":material/check_circle:")
     st.markdown(f'<span id="view-{figure.replace(".", "-")}"></span>', unsafe_allow_html=True)
+
+
+def _measured(claim, run):
+    """The numbers behind ``claim``, computed by its own check on this view's data (the view pipeline's
+    cache holds the fits the page drew, so this costs nothing more), as "(measured here: ...)"."""
+    try:
+        finding = claim.check(run)
+    except ValueError as error:  # the time budget refused a fit the check needs
+        return f"(not measured here: {error})"
+    verdict = "" if finding.holds else " **: does not hold on this view**"
+    numbers = lessons.describe(finding.numbers).replace("|", "\\|")  # a "|" would start a Markdown table
+    return f"*(measured here: {numbers}){verdict}*"
 
 
 def lesson_banner(page):

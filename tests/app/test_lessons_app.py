@@ -63,6 +63,10 @@ def test_lesson_opens_its_page_and_shows_its_claims(title):
     for claim in lesson.claims:
         if claim.figure != "regression.certainty" or "SMTGP" in lesson.settings.get("models", []):
             assert claim.text in shown, claim.text
+            # the numbers behind it, from its own check on this view, next to it
+            finding = claim.check(lessons.LessonRun(lesson, seed=int(at.session_state["settings"]["seed"])))
+            measured = lessons.describe(finding.numbers).replace("|", "\\|")
+            assert f"{claim.text} *(measured here: {measured})*" in shown, claim.text
 
 
 @pytest.mark.slow
@@ -71,3 +75,15 @@ def test_lesson_after_any_other_equals_lesson_in_a_fresh_session():
     at = _fresh()
     for title in _every_ordered_pair(TITLES):
         assert _view(_open(at, title)) == fresh[title], title
+
+
+def test_coinciding_weights_are_named_in_the_caption():
+    at = _open(_fresh(), "Estimators disagree")
+    assert any("KMM and ENSKMM coincide (the same weight on every training point)" in c.value for c in at.caption)
+
+
+def test_certainty_bins_and_intervals_beside_the_scatter():
+    at = _open(_fresh(), "Structured output")
+    captions = " ".join(c.value for c in at.caption)
+    assert "Spearman rho = " in captions and "(95 % intervals)" in captions
+    assert "cut into 5 bins of equal size" in captions
