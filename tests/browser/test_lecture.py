@@ -93,7 +93,8 @@ def _view(page, title):
     page.locator(f"#view-{lesson.main_view.replace('.', '-')}").wait_for(state="attached", timeout=180_000)
     _settle(page, HEADINGS[lesson.page])
     alerts = page.locator("[data-testid='stAlert']").all_inner_texts()
-    chips = page.locator("[data-testid='stMain'] [data-baseweb='tag']").all_inner_texts()
+    chips = page.locator("[data-testid='stMain'] [data-testid='stMultiSelectTagsContainer'] [data-tag]").all_inner_texts()
+    assert chips, "the view's multiselect chips (its estimators or models) were not found"
     tables = [t for t in page.locator("[data-testid='stMain'] [data-testid='stDataFrame']").all_inner_texts()]
     return {"url": page.url, "title": page.locator("h1").first.inner_text(), "alerts": alerts, "chips": chips,
             "tables": len(tables)}
