@@ -45,7 +45,9 @@ def _streamlit_cache(function, max_entries):
 views.use_cache(_streamlit_cache)
 
 
-if st.runtime.exists():  # a Streamlit server (imported once per process); tests and benchmarks compute in-process
+# Any Streamlit runtime (a server, and AppTest too) sends the fits of a cold view to worker processes
+# (COVSHIFT_WORKERS, default one per core; 0: compute in this process, as plain imports do).
+if st.runtime.exists():
     views.use_executor(workers.make_executor())
 
 def content_key(*values):
