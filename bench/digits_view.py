@@ -22,7 +22,7 @@ sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
 from _table import markdown_table, write_report  # noqa: E402
 
 from covshift.exceptions import ConvergenceWarning  # noqa: E402
-from teaching import catalog, settings  # noqa: E402
+from teaching import catalog, fits, settings  # noqa: E402
 
 #: The digits view timed here (the former sidebar preset "Domain transfer: digits with thicker, rotated strokes").
 VIEW = {"dataset": "digits", "dt_task": "multiclass", "dt_shift": "thicken+rotate", "dt_l": 10, "dt_C": "auto"}
@@ -50,7 +50,7 @@ def _timed(fn, repeats):
 def _fit(data, name, weights, hyper, start=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        return catalog.fit_predict(data, name, weights, start=start, **hyper)
+        return fits.fit_predict(data, name, weights, start=start, **hyper)
 
 
 def measure(seed, repeats):
@@ -58,8 +58,8 @@ def measure(seed, repeats):
     name = values["dataset"]
     params = {p: values[f"{name}.{p}"] for p in catalog.DATASETS[name][1]}
     data = catalog.make_dataset(name, seed=seed, **params)
-    sigma = catalog.shared_kliep_sigma(data, None).sigma
-    weights = catalog.fit_weights(data, values["weights_for_models"], sigma).model.weights_
+    sigma = fits.shared_kliep_sigma(data).sigma
+    weights = fits.fit_weights(data, values["weights_for_models"], sigma).model.weights_
     numbers = {k: float(values[k]) for k in HYPER}
     rows = []
     total_wall = total_cpu = 0.0

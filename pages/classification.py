@@ -14,25 +14,6 @@ st.markdown(
     "Scheffer learns the classifier and the *selector* p(test | x), which implies the weights, together.")
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def toy(n, steepness, label_noise, seed):
-    return classification_views.classification_toy(n, steepness, label_noise, seed)
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def fitted(data_key, kernel, sigma, C, C_v, weights_name):
-    data = toy(*data_key)
-    outcomes = classification_views.fit_shift_classifiers(data, kernel, sigma, C, C_v, weights_name)
-    grid = classification_views.classification_grid(outcomes, data)
-    return (classification_views.classification_scores(outcomes, data), grid, classification_views.training_weights(outcomes),
-            {name: o.warnings for name, o in outcomes.items()})
-
-
-@st.cache_data(show_spinner=False)
-def stored_fig3():
-    return classification_views.classification_fig3_results()
-
-
 low, high = classification_views.CLASSIFICATION_LIMITS["n"]
 figure_column, settings_column = st.columns([3, 1])
 with settings_column:
@@ -48,12 +29,13 @@ with settings_column:
     sized_by = ui.widget(st.radio, "Point size: weights of", "clf.sized_by", ["integrated", "two-stage"],
                          horizontal=True)
 
-data_key = (int(n), float(steepness), float(label_noise), int(ui.get("seed")))
-data = ui.guard("Data", toy, *data_key)
+view = ui.view()
+data_key = (int(n), float(steepness), float(label_noise))
+data = ui.guard("Data", view.classification_toy, *data_key)
 if data is None:
     st.stop()
 with figure_column, st.spinner("Fitting iid, two-stage and integrated classifiers..."):
-    result = ui.guard("Classifiers", fitted, data_key, kernel, float(sigma), float(C), float(C_v), weights_name)
+    result = ui.guard("Classifiers", view.classifiers, *data_key, kernel, float(sigma), float(C), float(C_v), weights_name)
 if result is None:
     st.stop()
 rows, (xs, ys, scores, p_test), weights, messages = result
@@ -81,7 +63,7 @@ st.caption("Accuracy and AUC: higher is better; log-loss (the average negative l
            "also punishes over-confident mistakes: lower is better. The labels of the test points are used only here.")
 
 st.subheader("Real tasks: the paper's Fig. 3 protocol")
-results = stored_fig3()
+results = classification_views.classification_fig3_results()
 if results is None:
     st.info("No stored results yet: run `python bench/classification.py` to create assets/classification_fig3.json.")
 else:

@@ -34,7 +34,7 @@ if ui.get("source") == "built-in":
             ui.widget(st.slider, param, f"{name}.{param}",  # range and step from teaching.settings
                       help=HELP.get(param, "Training images are chosen by the selection-bias sampler."))
     if "n_tr" in params and "n_te" in params:
-        refused = ui.refused_at_size(int(ui.get(f"{name}.n_tr")), int(ui.get(f"{name}.n_te")))
+        refused = ui.view().refused_at_size(int(ui.get(f"{name}.n_tr")), int(ui.get(f"{name}.n_te")))
         if refused:
             listed = ", ".join(f"{method} (at most {limit})" for method, limit in refused.items())
             st.warning(f"At this size the app will refuse {listed} points per side: choose fewer points, "

@@ -1,6 +1,5 @@
 """Reproduction: every claim the app teaches, measured over seeds beside the papers' numbers."""
 
-import json
 import pathlib
 
 import pandas as pd
@@ -21,12 +20,6 @@ st.markdown(
     "HumanEva), and the reason says whether the *direction* of the claim holds there. The numbers "
     "come from `python bench/reproduce.py`; press **Re-run this row** to recompute a row on small "
     "sizes and compare with the stored small-size numbers.")
-
-
-@st.cache_data(show_spinner=False, max_entries=4)
-def load(file_digest, _raw):
-    """The stored results, parsed once per content of the file (its SHA-256)."""
-    return json.loads(_raw)
 
 
 def fmt(x):
@@ -74,8 +67,7 @@ if not RESULTS.exists():
     st.info("No results yet: run `python bench/reproduce.py` to write assets/reproduction.json.")
     st.stop()
 
-raw = RESULTS.read_bytes()
-results = load(ui.digest(raw), raw)
+results = ui.stored_json(RESULTS)
 unknown = [r["key"] for r in results["rows"] if r["key"] not in reproduction.ROWS]
 st.caption(f"Code version {results['code_version'][:10]}, generated {results['generated']}, "
            f"{results['machine']}. Full table: bench/results/reproduction.md.")

@@ -15,17 +15,6 @@ st.markdown(
     "thicker strokes, a rotation, a blur or inverted contrast.")
 
 
-@st.cache_resource(show_spinner="Fitting the source model (once per task and shift)...", max_entries=12)
-def source_model(task, shift):
-    return transfer_views.transfer_source(task, shift)
-
-
-@st.cache_resource(show_spinner="Learning the delta function...", max_entries=32)
-def transfer(task, shift, n_labelled, seed, C, epsilon):
-    source = source_model(task, shift).model
-    return transfer_views.transfer_fit(task, shift, source, n_labelled, seed=seed, C=C, epsilon=epsilon)
-
-
 c1, c2, c3, c4 = st.columns(4)
 with c1:
     task = ui.widget(st.radio, "Task", "dt_task", transfer_views.TRANSFER_TASKS, horizontal=True,
@@ -80,10 +69,12 @@ else:
 
 # ----------------------------------------------------------------- live fit
 st.subheader(f"Source model vs domain transfer with l = {n_labelled}")
-source = ui.guard("Source model", source_model, task, shift)
-outcome = ui.guard("Domain transfer", transfer, task, shift, n_labelled, seed, C if C == "auto" else float(C),
-                   float(epsilon)) \
-    if source is not None else None
+view = ui.view()
+with st.spinner("Fitting the source model (once per task and shift)..."):
+    source = ui.guard("Source model", view.transfer_source, task, shift)
+with st.spinner("Learning the delta function..."):
+    outcome = ui.guard("Domain transfer", view.transfer, task, shift, n_labelled, C, float(epsilon)) \
+        if source is not None else None
 if outcome is None:
     st.stop()
 ui.show_warnings("Source model", source.warnings)

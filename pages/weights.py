@@ -5,8 +5,8 @@ import streamlit as st
 import streamlit.components.v1 as components
 
 from teaching import ui
-from covshift import metrics
-from teaching import catalog, lessons, figures
+from teaching.readings import metrics
+from teaching import catalog, lessons, figures, readings
 
 ui.through_app()
 st.title("Importance weights")
@@ -17,6 +17,7 @@ st.markdown(
     "per step, so few coefficients are non-zero, and the **duality gap** bounds how far they are from the optimum. "
     "**KMM** matches kernel means, **LogisticRatio** asks a classifier, **RuLSIF** fits the ratio by least squares.")
 
+view = ui.view()
 data = ui.current_data()
 if data is None:
     st.stop()
@@ -45,24 +46,24 @@ def _budget_warning(name, message):
 #: Table header of "active atoms when the gap first reached level" (short, to fit 1280 px).
 _AT_GAP = {level: f"atoms {level:.0e}".replace("e-0", "e-") for level in lessons.EQUAL_GAPS}
 
-outcomes = ui.run_each(chosen, ui.weights, "Estimating the weights", "Weights ready", hide=_budget_warning)
+outcomes = ui.run_each(chosen, view.weights, "Estimating the weights", "Weights ready", hide=_budget_warning)
 if not outcomes:
     st.stop()
 
-shared = ui.shared_sigma() if set(outcomes) & catalog.KLIEP_FAMILY else None
+shared = view.shared_sigma if set(outcomes) & catalog.KLIEP_FAMILY else None
 truth = data.true_weights
 rows = []
 for name, outcome in outcomes.items():
     est, w = outcome.model, outcome.model.weights_
     history = getattr(est, "history_", None) if name in catalog.FRANK_WOLFE else None
     row = {"estimator": name,
-           "NMSE": ui.quiet(catalog.weight_error, w, truth) if truth is not None else None,
+           "NMSE": ui.quiet(readings.weight_error, w, truth) if truth is not None else None,
            "fit (s)": outcome.seconds, "sigma": getattr(est, "sigma_", None),
            "iter.": getattr(est, "n_iter_", None),
            "conv.": getattr(est, "converged_", None) if name in catalog.KLIEP_FAMILY else None,
-           "gap": catalog.relative_gaps(history)[-1] if history is not None else None}
+           "gap": readings.relative_gaps(history)[-1] if history is not None else None}
     for level in lessons.EQUAL_GAPS:
-        row[_AT_GAP[level]] = catalog.first_at_gap(history, level)[1] if history is not None else None
+        row[_AT_GAP[level]] = readings.first_at_gap(history, level)[1] if history is not None else None
     row.update({"atoms at end": int(np.count_nonzero(est.alpha_)) if hasattr(est, "alpha_") else None,
                 "objective": getattr(est, "objective_", None), "ESS": ui.quiet(metrics.effective_sample_size, w),
                 "max w": ui.quiet(metrics.max_weight, w)})
@@ -168,7 +169,7 @@ if histories:
     left, right = st.columns(2)
     ui.chart("duality gaps", figures.duality_gaps, histories, axis, key="weights.duality_gaps", where=left)
     ui.chart("active set sizes", figures.active_set_sizes, histories, key="weights.active_set_sizes", where=right)
-    same = figures.coinciding({n: catalog.relative_gaps(h) for n, h in histories.items()}, log=True)
+    same = figures.coinciding({n: readings.relative_gaps(h) for n, h in histories.items()}, log=True)
     st.caption("Left: the relative duality gap of every iterate (both axes logarithmic, so a 12-step run is as "
                "visible as a 2000-step one); open crosses mark drop steps (an atom leaves), open diamonds swap "
                "steps. Right: how many atoms are active."
@@ -203,7 +204,7 @@ if histories:
 
     st.subheader("Replay a run step by step")
     name = ui.widget(st.selectbox, "Solver", "replay", list(histories))
-    replay = ui.guard("Replay", ui.replay, ui.data_spec(), name, ui.sigma_setting(), ui.get("presentation"))
+    replay = ui.guard("Replay", ui.replay, view, name, ui.get("presentation"))
     if replay is not None:
         document, height, meta = replay
         components.html(document, height=height)

@@ -31,7 +31,7 @@ METHOD_MAX_POINTS = {
     "FCFWCS": 6000, "PFWCS": 5000, "AFWCS": 6000, "FWCS": 6000, "KLIEP": 10000,
     "KMM": 1500, "ENSKMM": 1000, "ENSTRKMM": 6000, "VFKMM": 4000, "EVFKMM": 1500,
     "LogisticRatio": 10000, "RuLSIF": 10000,
-    # the app's one shared width for the KLIEP family (catalog.shared_kliep_sigma, LCV)
+    # the app's one shared width for the KLIEP family (teaching.fits.shared_kliep_sigma, LCV)
     "kliep_sigma": 10000,
     # regression models (one fit and one prediction of the test set)
     "GPR": 3000, "WKNN": 10000, "KLTGP": 1500, "IKLTGP": 1500, "SMTGP": 1000,
@@ -60,21 +60,21 @@ def _base_name(name):
     return name[3:] if name.startswith("IW-") else name
 
 
-def max_points(name, sigma=None):
+def max_points(name, sigma="auto"):
     """Largest n_tr (and n_te) that method ``name`` handles within the budget.
 
-    ``sigma``: None for the app's "auto" choice of the kernel width, a number for a fixed
+    ``sigma``: "auto" for the app's automatic choice of the kernel width, a number for a fixed
     width (the KLIEP family then skips its cross-validation: :data:`METHOD_MAX_POINTS_FIXED_SIGMA`).
     """
     base = _base_name(name)
     if base not in METHOD_MAX_POINTS:
         raise ValueError(f"Unknown method {name!r}; known: {sorted(METHOD_MAX_POINTS)}.")
-    if sigma is not None and base in METHOD_MAX_POINTS_FIXED_SIGMA:
+    if sigma != "auto" and base in METHOD_MAX_POINTS_FIXED_SIGMA:
         return METHOD_MAX_POINTS_FIXED_SIGMA[base]
     return METHOD_MAX_POINTS[base]
 
 
-def max_points_for(names, sigma=None):
+def max_points_for(names, sigma="auto"):
     """Largest size every method in ``names`` handles within the budget (the slowest decides).
 
     With no names, the largest size any method handles.
@@ -98,8 +98,15 @@ def effective_size(name, n_tr, n_te):
     return max(n_tr, n_te)
 
 
-def check_size(name, n_tr, n_te, sigma=None):
-    """ValueError if method ``name`` would exceed the time budget at this size."""
+def check_size(names, n_tr, n_te, sigma="auto"):
+    """ValueError naming the first method of ``names`` (a name or a list of names) that would exceed
+    the time budget at this size, its limit and the way out; the one size check of the app
+    (:meth:`teaching.view.View.admit` calls it with a view's sizes)."""
+    for name in [names] if isinstance(names, str) else names:
+        _check_one(name, n_tr, n_te, sigma)
+
+
+def _check_one(name, n_tr, n_te, sigma):
     limit = max_points(name, sigma)
     if limit < MIN_POINTS[0]:
         raise ValueError(
@@ -123,7 +130,7 @@ def _kind(name):
     return "model" if _base_name(name) in REGRESSION_MODELS else "weight estimator"
 
 
-def refused(names, n_tr, n_te, sigma=None):
+def refused(names, n_tr, n_te, sigma="auto"):
     """{method: its limit} for the methods of ``names`` that :func:`check_size` would refuse at
     (n_tr, n_te): what a size slider can say at once, before anything runs."""
     return {name: max_points(name, sigma) for name in dict.fromkeys(names)
@@ -147,7 +154,7 @@ def dataset_size_max(name):
     return min(largest, DIGITS_MAX_TRAIN) if name == "digits" else largest
 
 
-def max_csv_rows(names, sigma=None):
+def max_csv_rows(names, sigma="auto"):
     """Rows of an uploaded CSV to keep for the selected methods: the slowest one decides.
 
     The rows are split into training and test parts, each at most as large as the whole.

@@ -1,13 +1,10 @@
-"""What the app offers, by name: data sets, weight estimators, regression models.
+"""What the app offers, by name: the data sets, weight estimators and regression models behind the menus.
 
-Plain functions that build and run the core objects and collect their warnings, so the
-Streamlit pages only choose names and draw results (this module never imports streamlit).
+Names -> objects of :mod:`covshift` with the app's settings (this module never imports streamlit);
+the fits that use them are in :mod:`teaching.fits`.
 """
 
-import re
-import time
 from numbers import Real
-from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, clone
@@ -15,11 +12,9 @@ from sklearn.base import BaseEstimator, RegressorMixin, clone
 from covshift import data as datasets
 from teaching import budget
 from covshift._validation import check_positive
-from covshift.exceptions import record_warnings
-from covshift.model_selection import kliep_sigma
 from covshift.regression import GPR, WKNN, TwinGP, rho_from_paper
-from covshift.transfer import ResidualDeltaRegressor
 from covshift.weights import AFWCS, FCFWCS, FWCS, KLIEP, KMM, PFWCS, EnsembleKMM, LogisticRatio, RuLSIF
+
 
 def _sizes(name, n_tr, n_te):
     """Slider specs (default, min, max, step) of n_tr and n_te; the maxima follow the time
@@ -48,29 +43,6 @@ DATASETS = {
 }
 _GENERATORS = {"sinc": datasets.sinc_shift, "s_shape": datasets.s_shape, "double_s": datasets.double_s,
                "circle": datasets.circle_outputs, "digits": datasets.digits_center}
-#: Rows kept from an uploaded CSV when no methods are named (the fastest method's limit);
-#: use :func:`max_csv_rows` with the selected methods.
-MAX_CSV_ROWS = budget.max_points_for([])
-
-
-def size_limit(names, sigma=None):
-    """Largest n_tr and n_te the selected weight estimators and models all handle within the
-    time budget (the slowest decides): the app offers no larger size. ``sigma``: None for the
-    "auto" width, a number for a fixed one (faster for the KLIEP family). See :mod:`covshift.limits`."""
-    return budget.max_points_for(names, sigma)
-
-
-def max_csv_rows(names, sigma=None):
-    """Rows to keep from an uploaded CSV when these methods (weight estimators and regression
-    models, catalog names) will run on it: the slowest one decides (:func:`teaching.budget.max_csv_rows`).
-    Pass the result to :func:`read_csv` as ``max_rows``."""
-    return budget.max_csv_rows(names, sigma)
-
-
-def check_size(names, n_tr, n_te, sigma=None):
-    """ValueError naming the first method that would exceed the time budget at this size."""
-    for name in names:
-        budget.check_size(name, n_tr, n_te, sigma)
 
 
 def make_dataset(name, seed=0, **params):
@@ -100,12 +72,13 @@ FRANK_WOLFE = {"FCFWCS", "PFWCS", "AFWCS", "FWCS"}
 KLIEP_FAMILY = FRANK_WOLFE | {"KLIEP"}
 
 
-def make_weight_estimator(name, sigma=None, max_iter=2000, tol=1e-5):
-    """An estimator by name. sigma: number, or None for "auto" (KLIEP family: the shared
-    :func:`covshift.model_selection.kliep_sigma`, see :func:`shared_kliep_sigma`; others: the
-    median heuristic / their own cross-validation)."""
-    sigma = None if sigma is None else check_positive(sigma, "sigma (kernel width)")
-    kliep_sigma = "auto" if sigma is None else sigma
+def make_weight_estimator(name, sigma="auto", max_iter=2000, tol=1e-5):
+    """An estimator by name. sigma: a number, or "auto": each estimator's own rule (the KLIEP family:
+    :func:`covshift.model_selection.kliep_sigma`; the KMM family and LogisticRatio: the median
+    heuristic; RuLSIF: its cross-validation). The app passes the KLIEP family the width the view
+    chose once (:func:`teaching.fits.shared_kliep_sigma`)."""
+    kliep_sigma = sigma if sigma == "auto" else check_positive(sigma, "sigma (kernel width)")
+    sigma = None if sigma == "auto" else kliep_sigma  # the KMM family's, LogisticRatio's and RuLSIF's "auto"
     fw = dict(sigma=kliep_sigma, tol=tol, max_iter=max_iter)
     factories = {
         "FCFWCS": lambda: FCFWCS(**fw), "PFWCS": lambda: PFWCS(**fw), "AFWCS": lambda: AFWCS(**fw),
@@ -118,86 +91,6 @@ def make_weight_estimator(name, sigma=None, max_iter=2000, tol=1e-5):
     if name not in factories:
         raise ValueError(f"Unknown estimator {name!r}.")
     return factories[name]()
-
-
-@dataclass
-class Outcome:
-    """A fitted object with its wall time and the warnings it raised (for st.warning)."""
-
-    model: object
-    seconds: float
-    warnings: list
-
-
-def run_with_warnings(fn):
-    """Call fn(); return (result, seconds, [warning messages]) without printing the warnings.
-
-    Only the warnings raised by this call (this thread) are collected, so concurrent
-    sessions never see each other's warnings (:func:`covshift.exceptions.record_warnings`).
-    """
-    with record_warnings() as caught:
-        start = time.perf_counter()
-        result = fn()
-        seconds = time.perf_counter() - start
-    kept = [w for w in caught if not issubclass(w.category, (DeprecationWarning, FutureWarning))]
-    numeric = [str(w.message) for w in kept if issubclass(w.category, RuntimeWarning)
-               and NUMPY_WARNING.search(str(w.message))]
-    messages = list(dict.fromkeys(str(w.message) for w in kept if str(w.message) not in numeric))
-    if numeric:
-        messages.append(numeric_warning(numeric))
-    return result, seconds, messages
-
-
-#: numpy's floating-point warnings ("overflow encountered in divide", "invalid value encountered in reduce").
-NUMPY_WARNING = re.compile(r"(overflow|underflow|divide by zero|invalid value) encountered")
-
-
-def numeric_warning(messages):
-    """One sentence for numpy's floating-point warnings: what happened and what to do about it."""
-    seen = ", ".join(f"'{m}'" for m in list(dict.fromkeys(messages))[:3])
-    return ("Some numbers overflowed or became undefined during this computation (numpy: " + seen + "). "
-            "This happens when the inputs have very different scales or the kernel width is extreme for them: "
-            "keep \"Standardise the inputs and outputs\" on (Data & shift) or set the kernel width to auto (Importance weights); "
-            "the result shown may be inaccurate.")
-
-
-#: How the shared kernel width of the KLIEP family was chosen, for the page's caption.
-SIGMA_RULES = {"lcv": "likelihood cross-validation", "iwcv": "importance-weighted cross-validation",
-               "manual": "hand (the sigma slider)"}
-
-
-@dataclass
-class SharedSigma:
-    """The one kernel width every KLIEP-family solver uses on a view, and how it was chosen."""
-
-    sigma: float
-    rule: str
-    seconds: float
-    cv_results: dict = None
-    warnings: list = field(default_factory=list)
-
-    @property
-    def rule_label(self):
-        return SIGMA_RULES[self.rule]
-
-
-def shared_kliep_sigma(data, sigma=None, rule="lcv"):
-    """One sigma for all KLIEP-family solvers on ``data``: ``sigma`` if given, else
-    :func:`covshift.model_selection.kliep_sigma` with ``rule`` ("lcv" or "iwcv", the latter
-    scoring a GPR on the training outputs)."""
-    if sigma is not None:
-        return SharedSigma(float(sigma), "manual", 0.0)
-    y_tr = data.Y_tr if rule == "iwcv" else None
-    result, seconds, messages = run_with_warnings(
-        lambda: kliep_sigma(data.X_tr, data.X_te, rule=rule, y_tr=y_tr))
-    return SharedSigma(result["best_sigma"], rule, seconds, result, messages)
-
-
-def fit_weights(data, name, sigma=None):
-    """Fit a weight estimator on a data set; an :class:`Outcome`."""
-    est, seconds, messages = run_with_warnings(
-        lambda: make_weight_estimator(name, sigma).fit(data.X_tr, data.X_te))
-    return Outcome(est, seconds, messages)
 
 
 #: Regression models: name -> needs importance weights.
@@ -293,186 +186,3 @@ def chain_start(name, tgp_start="linear"):
     if tgp_start == "linear" and name.replace("IW-", "") == "SMTGP":
         return name.replace("SMTGP", "KLTGP")
     return None
-
-
-def output_scaling(Y):
-    """(mean, scale) of each output column over the training points: standardised y = (y - mean) / scale
-    (a constant column keeps scale 1)."""
-    Y = np.asarray(Y, dtype=float).reshape(len(Y), -1)
-    scale = Y.std(axis=0)
-    return Y.mean(axis=0), np.where(scale > 0, scale, 1.0)
-
-
-#: The data's own hyper-parameters (:func:`data_hyper`): noise variances tried, as fractions of the
-#: fitted outputs' variance, and the output width as a fraction of their standard deviation.
-NOISE_GRID = (1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0)
-OUTPUT_WIDTH = 0.25
-
-
-def leave_one_out_error(X, Y, rho, lam):
-    """Mean squared leave-one-out error of an unweighted :class:`GPR` (width ``rho``, noise ``lam``) on
-    (X, Y), in closed form: the residual of point i is [K^-1 Y]_i / [K^-1]_ii with K = K_X + lam I."""
-    from covshift.kernels import gaussian_kernel
-
-    K = gaussian_kernel(X, X, rho)
-    K[np.diag_indices(len(X))] += lam
-    inverse = np.linalg.inv(K)
-    residuals = (inverse @ Y) / np.diag(inverse)[:, None]
-    return float(np.mean(np.sum(residuals ** 2, axis=1)))
-
-
-def data_hyper(data, standardise_outputs=True):
-    """Hyper-parameters that follow the scale of ``data`` (the "auto" choice for uploaded data).
-
-    - rho_x: the median heuristic, the median distance between two training inputs;
-    - lambda_x: of :data:`NOISE_GRID` times the fitted outputs' variance (1 with
-      ``standardise_outputs``, see :func:`fit_predict`), the noise variance whose GPR predicts the
-      training outputs best from the other training points (:func:`leave_one_out_error`);
-    - rho_y: :data:`OUTPUT_WIDTH` times the fitted outputs' standard deviation; lambda_y = lambda_x.
-
-    Returns a dict with these four keys (floats).
-    """
-    from covshift.kernels import median_heuristic
-
-    shift, scale = output_scaling(data.Y_tr) if standardise_outputs else (0.0, 1.0)
-    Y = (np.asarray(data.Y_tr, dtype=float).reshape(len(data.Y_tr), -1) - shift) / scale
-    spread = float(np.mean(np.var(Y, axis=0))) or 1.0
-    rho_x = median_heuristic(data.X_tr)
-    lambda_x = min((lam * spread for lam in NOISE_GRID), key=lambda lam: leave_one_out_error(data.X_tr, Y, rho_x, lam))
-    return {"rho_x": float(rho_x), "rho_y": float(OUTPUT_WIDTH * np.sqrt(spread)), "lambda_x": float(lambda_x),
-            "lambda_y": float(lambda_x)}
-
-
-def fit_predict(data, name, weights=None, start=None, standardise_outputs=False, **hyper):
-    """Fit a regression model (with weights for IW-*) and predict the test set.
-
-    ``start``: for an SMTGP with the original start, the :class:`Outcome` of its
-    :func:`chain_start` model on the same data, weights and hyper-parameters; the SMTGP
-    then starts from that prediction instead of computing it again (the same numbers),
-    and its seconds include the start's.
-
-    ``standardise_outputs``: fit on the training outputs centred and divided by their standard
-    deviation (:func:`output_scaling`), so that the zero-mean GP prior, lambda_x (a noise variance)
-    and rho_y (an output width) are relative to the outputs' spread; the predictions (and GPR's
-    standard deviations) are mapped back to the outputs' units. The uploaded data's setting.
-
-    Returns an :class:`Outcome` whose model is a dict: mean, std (GPR) or certainty (TGP).
-    """
-    if start is not None and chain_start(name, hyper.get("tgp_start", "linear")) is None:
-        raise ValueError(f"start is only used by an SMTGP with tgp_start='linear'; got it for {name!r}.")
-
-    def run():
-        model = make_regressor(name, **hyper)
-        shift, scale = output_scaling(data.Y_tr) if standardise_outputs else (0.0, 1.0)
-        if start is not None:
-            model.set_params(init=(start.model["mean"] - shift) / scale)
-        w = weights if REGRESSORS.get(name) else None
-        model.fit(data.X_tr, (data.Y_tr - shift) / scale, sample_weight=w)
-        result = {"mean": None, "std": None, "certainty": None}
-        if isinstance(model, GPR):
-            mean, std = model.predict(data.X_te, return_std=True)
-            result.update(mean=mean, std=std)
-        elif isinstance(model, TwinGP):
-            result["mean"], result["certainty"] = model.predict(data.X_te, return_certainty=True)
-        else:
-            result["mean"] = model.predict(data.X_te)
-        result["mean"] = np.asarray(result["mean"]).reshape(len(data.X_te), -1) * scale + shift
-        if result["std"] is not None:
-            result["std"] = np.asarray(result["std"]).reshape(len(data.X_te), -1) * scale
-        return result
-
-    result, seconds, messages = run_with_warnings(run)
-    return Outcome(result, seconds + (start.seconds if start is not None else 0.0), messages)
-
-
-def labelled_test_points(n_te, n_labels, seed=0):
-    """Mask of the test points whose labels :func:`few_labels_comparison` reveals (seeded)."""
-    rng = np.random.default_rng(whole_number(seed, "seed"))
-    n_labels = int(min(max(whole_number(n_labels, "n_labels"), 2), n_te - 2))
-    labelled = np.zeros(n_te, dtype=bool)
-    labelled[rng.choice(n_te, n_labels, replace=False)] = True
-    return labelled
-
-
-def few_labels_comparison(data, weights, n_labels=10, seed=0, standardise_outputs=False, **hyper):
-    """No adaptation vs importance weighting vs delta adaptation with a few target labels.
-
-    ``n_labels`` test points are revealed (seeded); all three GPRs are scored on the rest.
-    ``standardise_outputs``: as in :func:`fit_predict` (GPR's ``normalize_y``).
-    """
-    if len(data.X_te) < 4:
-        raise ValueError(f"The few-labels comparison needs at least 4 test points; there are {len(data.X_te)}.")
-    check_size(["GPR"], len(data.X_tr), len(data.X_te))
-    labelled = labelled_test_points(len(data.X_te), n_labels, seed)
-    X_eval, Y_eval = data.X_te[~labelled], data.Y_te[~labelled]
-    def gpr():
-        return make_regressor("GPR", **hyper).set_params(normalize_y=bool(standardise_outputs))
-
-    preds = {
-        "no adaptation": gpr().fit(data.X_tr, data.Y_tr).predict(X_eval),
-        "importance weighting": gpr().fit(data.X_tr, data.Y_tr, sample_weight=weights).predict(X_eval),
-        "delta adaptation": ResidualDeltaRegressor(gpr()).fit(
-            data.X_tr, data.Y_tr, data.X_te[labelled], data.Y_te[labelled]).predict(X_eval),
-    }
-    return X_eval, Y_eval, {k: np.asarray(v).reshape(len(X_eval), -1) for k, v in preds.items()}
-
-
-def weighting_effect(data, estimated_weights, width, lambda_x=1e-3, grid=None):
-    """A GPR of input width ``width`` fitted without weights, with the true ratio and with
-    ``estimated_weights`` (the Why-weights lesson).
-
-    Returns {label: (test MAE, predictions on ``grid`` or None)}; the true-ratio fit is left
-    out when the data set's ratio is unknown.
-    """
-    from covshift.metrics import mae
-
-    fits = {"no weights": None, "true weights": data.true_weights, "estimated weights": estimated_weights}
-    result = {}
-    for label, w in fits.items():
-        if label == "true weights" and w is None:
-            continue
-        model = make_regressor("GPR", rho_x=width, lambda_x=lambda_x).fit(data.X_tr, data.Y_tr, sample_weight=w)
-        pred = np.asarray(model.predict(data.X_te)).reshape(len(data.X_te), -1)
-        on_grid = None if grid is None else np.asarray(model.predict(grid)).reshape(len(grid), -1)
-        result[label] = (mae(data.Y_te, pred), on_grid)
-    return result
-
-
-def weighting_by_width(data, estimated_weights, widths, lambda_x=1e-3):
-    """Test MAE of :func:`weighting_effect` for several widths: {width: {label: MAE}}."""
-    return {float(width): {label: value[0] for label, value in
-                           weighting_effect(data, estimated_weights, width, lambda_x).items()}
-            for width in widths}
-
-
-def relative_gaps(history):
-    """Duality gap relative to the objective, |<g_t, d_t^FW>| / |F(mu_t)|: the quantity the
-    Frank-Wolfe solvers compare with their tolerance ``tol``."""
-    return np.asarray(history.gap, dtype=float) / np.maximum(np.abs(np.asarray(history.objective, float)), 1e-300)
-
-
-def first_at_gap(history, level):
-    """(iteration, active atoms) at the first Frank-Wolfe iterate whose relative duality gap is
-    <= ``level``; (None, None) when the run never got there.
-
-    Row t of the history holds the gap at mu_t and the active-set size after the step
-    from mu_t, so the iterate mu_t has ``active_size[t - 1]`` atoms (one at the start).
-    """
-    reached = np.flatnonzero(relative_gaps(history) <= level)
-    if reached.size == 0:
-        return None, None
-    t = int(reached[0])
-    return t, (1 if t == 0 else int(history.active_size[t - 1]))
-
-
-def weight_error(weights, true_weights):
-    """NMSE of the weights on a readable scale: mean_i (w_i / mean(w) - t_i / mean(t))^2.
-
-    This is :func:`covshift.metrics.normalized_mse` (both vectors scaled to sum 1) times n^2,
-    i.e. the mean squared error of weights rescaled to mean 1: 0 is perfect, 1 is an error as
-    large as the weights themselves.
-    """
-    from covshift.metrics import normalized_mse
-
-    return normalized_mse(weights, true_weights) * len(np.ravel(weights)) ** 2
-

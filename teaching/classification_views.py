@@ -1,10 +1,13 @@
 """The Classification under shift page's computations: the 2-D toy, the three classifiers, scores and maps."""
 
+import functools
+
 import numpy as np
 
 from covshift import data as datasets
 
-from teaching.catalog import Outcome, make_weight_estimator, run_with_warnings
+from teaching.catalog import make_weight_estimator
+from teaching.outcomes import Outcome, run_with_warnings
 
 #: Sizes the classification page may ask for (every fit must finish in a few seconds on 2 cores).
 CLASSIFICATION_LIMITS = {"n": (100, 400), "grid": 70}
@@ -100,8 +103,10 @@ def training_weights(outcomes):
     return {name: np.asarray(o.model.weights_) for name, o in outcomes.items() if hasattr(o.model, "weights_")}
 
 
+@functools.lru_cache(maxsize=4)
 def classification_fig3_results(path=None):
-    """The stored Fig. 3 curves written by bench/classification.py, or None if not there."""
+    """The stored Fig. 3 curves written by bench/classification.py, or None if not there (read once;
+    shared: do not change them)."""
     import json
     import pathlib
 

@@ -11,6 +11,7 @@ generated from the same definitions (:func:`readme_section`).
 This module never imports streamlit: the app's sidebar and pages read it.
 """
 
+import functools
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -18,7 +19,8 @@ import numpy as np
 from scipy import stats
 
 from covshift import metrics
-from teaching import catalog, classification_views, views
+from teaching import catalog, readings
+from teaching.view import View
 
 #: Regression hyper-parameters every lesson sets (the app's defaults).
 _HYPER = dict(theta=0.9, gamma=1.5, rho_x=0.3, rho_y=0.5, lambda_x=1e-3, lambda_y=1e-3, tgp_start="linear")
@@ -67,8 +69,9 @@ class Lesson:
 
 
 class LessonRun:
-    """A lesson's data and fits, computed by the view pipeline the pages call (:mod:`teaching.views`),
-    whose cache lets several claims on one lesson share the fits."""
+    """A lesson's settings (optionally with another seed) and its :class:`teaching.view.View`, built by
+    the same :meth:`View.from_settings <teaching.view.View.from_settings>` as a page's: a claim's check
+    computes through the View, so it reads the very cache entries the page filled."""
 
     def __init__(self, lesson, seed=None):
         self.lesson = lesson
@@ -81,37 +84,23 @@ class LessonRun:
             raise KeyError(f"Lesson {self.lesson.key!r} does not set {name!r}; every lesson sets all it uses.")
         return self.settings[name]
 
-    @property
-    def spec(self):
-        return views.data_spec(self.settings)
+    @functools.cached_property
+    def view(self):
+        return View.from_settings(self.settings)
 
-    @property
-    def data(self):
-        return views.data(self.spec)
 
-    @property
-    def sigma(self):
-        return views.sigma_setting(self.settings)
+def _errors(view, name):
+    return metrics.euclidean_errors(view.data().Y_te, view.prediction(name).model["mean"])
 
-    def weights(self, name):
-        """catalog.Outcome of the weight estimator ``name`` (the lesson's sigma rule)."""
-        return views.weights(self.spec, name, self.sigma)
 
-    def prediction(self, name, **overrides):
-        """catalog.Outcome of regression model ``name`` with the lesson's weights and hyper-parameters."""
-        return views.prediction(self.spec, name, self.setting("weights_for_models"), self.sigma,
-                                views.hyper_items(self.settings, **overrides))
+def _mae(view, name):
+    return metrics.mae(view.data().Y_te, view.prediction(name).model["mean"])
 
-    def errors(self, name, **overrides):
-        return metrics.euclidean_errors(self.data.Y_te, self.prediction(name, **overrides).model["mean"])
 
-    def mae(self, name, **overrides):
-        return metrics.mae(self.data.Y_te, self.prediction(name, **overrides).model["mean"])
-
-    def weighting_by_width(self):
-        return views.weighting_by_width(self.spec, self.setting("weights_for_models"), self.sigma,
-                                        (float(self.setting("home_width")), FLEXIBLE_WIDTH),
-                                        float(self.setting("lambda_x")))
+def _by_width(run):
+    """The Why-weights table of the lesson's view: test MAE per GP width (the page's very call)."""
+    return run.view.weighting_by_width((float(run.setting("home_width")), FLEXIBLE_WIDTH),
+                                       float(run.setting("lambda_x")))
 
 
 def describe(numbers):
@@ -150,7 +139,7 @@ FLEXIBLE_WIDTH = 0.3
 
 
 def _weighted_fit_wins(run):
-    table = run.weighting_by_width()[float(run.setting("home_width"))]
+    table = _by_width(run)[float(run.setting("home_width"))]
     gain_true = table["no weights"] - table["true weights"]
     gain_est = table["no weights"] - table["estimated weights"]
     return Finding(gain_true >= 0.01 and gain_est >= 0.01,
@@ -159,13 +148,13 @@ def _weighted_fit_wins(run):
 
 
 def _estimated_as_good_as_true(run):
-    table = run.weighting_by_width()[float(run.setting("home_width"))]
+    table = _by_width(run)[float(run.setting("home_width"))]
     diff = abs(table["estimated weights"] - table["true weights"])
     return Finding(diff <= 0.005, {"MAE estimated - MAE true, in size": _round(diff)})
 
 
 def _flexible_barely_needs_weights(run):
-    table = run.weighting_by_width()[FLEXIBLE_WIDTH]
+    table = _by_width(run)[FLEXIBLE_WIDTH]
     diff = max(abs(table["no weights"] - table["true weights"]),
                abs(table["no weights"] - table["estimated weights"]))
     return Finding(diff <= 0.005, {"MAE no weights": _round(table["no weights"]),
@@ -200,23 +189,23 @@ def _significant(value, digits=2):
 
 
 def _fcfwcs_certifies(run):
-    model = run.weights("FCFWCS").model
+    model = run.view.weights("FCFWCS").model
     return Finding(bool(model.converged_) and model.n_iter_ <= 30,
                    {"FCFWCS iterations": int(model.n_iter_),
-                    "final relative gap": _significant(catalog.relative_gaps(model.history_)[-1])})
+                    "final relative gap": _significant(readings.relative_gaps(model.history_)[-1])})
 
 
 def _same_optimum(run):
-    best = run.weights("FCFWCS").model.objective_
-    shortfall = {n: _significant((best - run.weights(n).model.objective_) / abs(best)) for n in _FW[1:]}
-    converged = {n: bool(run.weights(n).model.converged_) for n in _FW[1:]}
-    objectives = {n: float(f"{run.weights(n).model.objective_:.6g}") for n in _FW}
+    best = run.view.weights("FCFWCS").model.objective_
+    shortfall = {n: _significant((best - run.view.weights(n).model.objective_) / abs(best)) for n in _FW[1:]}
+    converged = {n: bool(run.view.weights(n).model.converged_) for n in _FW[1:]}
+    objectives = {n: float(f"{run.view.weights(n).model.objective_:.6g}") for n in _FW}
     return Finding(all(s <= 1e-3 for s in shortfall.values()),
                    {"objective": objectives, "shortfall relative to FCFWCS": shortfall, "converged": converged})
 
 
 def _sparser_at_equal_gap(run):
-    reached = {n: catalog.first_at_gap(run.weights(n).model.history_, EQUAL_GAPS[0]) for n in _FW}
+    reached = {n: readings.first_at_gap(run.view.weights(n).model.history_, EQUAL_GAPS[0]) for n in _FW}
     atoms = {n: a for n, (_, a) in reached.items()}
     holds = atoms["FCFWCS"] is not None and all(a is not None and a > atoms["FCFWCS"] for n, a in atoms.items()
                                                 if n != "FCFWCS")
@@ -224,7 +213,7 @@ def _sparser_at_equal_gap(run):
 
 
 def _slow_to_tight_gap(run):
-    reached = {n: catalog.first_at_gap(run.weights(n).model.history_, EQUAL_GAPS[1]) for n in _FW}
+    reached = {n: readings.first_at_gap(run.view.weights(n).model.history_, EQUAL_GAPS[1]) for n in _FW}
     fc = reached["FCFWCS"][0]
     holds = fc is not None and fc <= 20 and all(t is None or t > 500 for n, (t, _) in reached.items()
                                                 if n != "FCFWCS")
@@ -256,8 +245,8 @@ _KMM_FAMILY = ["KMM", "ENSKMM", "ENSTRKMM", "VFKMM", "EVFKMM"]
 
 
 def _weight_errors(run):
-    truth = run.data.true_weights
-    return {n: catalog.weight_error(run.weights(n).model.weights_, truth) for n in _ESTIMATORS}
+    truth = run.view.data().true_weights
+    return {n: readings.weight_error(run.view.weights(n).model.weights_, truth) for n in _ESTIMATORS}
 
 
 def _spread(run):
@@ -296,7 +285,7 @@ _TOY_HYPER = catalog.paper_tgp_defaults("s_shape")
 
 
 def _twins_beat_gpr(run):
-    maes = {n: _round(run.mae(n)) for n in ["GPR", "KLTGP", "SMTGP"]}
+    maes = {n: _round(_mae(run.view, n)) for n in ["GPR", "KLTGP", "SMTGP"]}
     return Finding(maes["GPR"] > max(maes["KLTGP"], maes["SMTGP"]) + 0.03, {"MAE": maes})
 
 
@@ -305,7 +294,7 @@ CERTAINTY_BINS = 5
 
 
 def _smtgp_certainty(run):
-    phi, errors = run.prediction("SMTGP").model["certainty"], run.errors("SMTGP")
+    phi, errors = run.view.prediction("SMTGP").model["certainty"], _errors(run.view, "SMTGP")
     bins = metrics.certainty_error_bins(phi, errors, CERTAINTY_BINS)
     top = bins["members"][-1]
     rest = np.concatenate(bins["members"][:-1])
@@ -345,7 +334,7 @@ _WIDE = 2.0
 
 
 def _iw_smtgp_helps_when_misspecified(run):
-    a, b = run.errors("SMTGP"), run.errors("IW-SMTGP")
+    a, b = _errors(run.view, "SMTGP"), _errors(run.view, "IW-SMTGP")
     _, p = metrics.paired_ttest(a, b)
     return Finding(b.mean() < a.mean() and p < 0.01,
                    {"mean error SMTGP": _round(a.mean()), "mean error IW-SMTGP": _round(b.mean()),
@@ -353,8 +342,9 @@ def _iw_smtgp_helps_when_misspecified(run):
 
 
 def _little_help_when_well_specified(run):
-    diff = abs(run.mae("IW-SMTGP", rho_x=FLEXIBLE_WIDTH) - run.mae("SMTGP", rho_x=FLEXIBLE_WIDTH))
-    gain = run.mae("SMTGP") - run.mae("IW-SMTGP")
+    flexible = run.view.with_hyper(rho_x=FLEXIBLE_WIDTH)
+    diff = abs(_mae(flexible, "IW-SMTGP") - _mae(flexible, "SMTGP"))
+    gain = _mae(run.view, "SMTGP") - _mae(run.view, "IW-SMTGP")
     return Finding(diff <= 0.01 and gain >= 5 * diff,
                    {f"size of the MAE change at rho_x = {FLEXIBLE_WIDTH}": _round(diff),
                     f"MAE gain at rho_x = {_WIDE:g}": _round(gain)})
@@ -379,12 +369,8 @@ IW_SMTGP = Lesson(
 
 # ------------------------------------------------------------ A few target labels
 def _few_labels(run):
-    """The page's few-labels comparison, called with the page's very arguments (teaching.ui.data.few_labels),
-    so that the claim reads the cache entry the page filled."""
-    hyper, standardise = views.model_hyper(run.spec, views.hyper_items(run.settings))
-    return views.few_labels(run.spec, run.setting("weights_for_models"), run.sigma, int(run.setting("n_labels")),
-                            int(run.setting("seed")), float(hyper["rho_x"]), float(hyper["lambda_x"]), None,
-                            standardise)
+    """The page's few-labels comparison (the View's own call), so that the claim reads the cache entry the page filled."""
+    return run.view.few_labels(int(run.setting("n_labels")))
 
 
 def _both_adaptations_help(run):
@@ -411,13 +397,10 @@ FEW_LABELS = Lesson(
 
 # ------------------------------------------------------------ The boundary turns (classification)
 def _classification_aucs(run):
-    """Test AUC of the iid, two-stage and integrated classifiers on the lesson's data (as the page fits them)."""
-    data = classification_views.classification_toy(run.setting("clf.n"), run.setting("clf.steepness"),
-                                                   run.setting("clf.label_noise"), run.setting("seed"))
-    outcomes = classification_views.fit_shift_classifiers(
-        data, run.setting("clf.kernel"), run.setting("clf.sigma"), run.setting("clf.C"), run.setting("clf.C_v"),
-        run.setting("clf.weights"))
-    iid, two_stage, integrated = (row["AUC"] for row in classification_views.classification_scores(outcomes, data))
+    """Test AUC of the iid, two-stage and integrated classifiers on the lesson's data (the page's very call)."""
+    rows = run.view.classifiers(*(run.setting(f"clf.{k}") for k in ("n", "steepness", "label_noise", "kernel", "sigma",
+                                                                      "C", "C_v", "weights")))[0]
+    iid, two_stage, integrated = (row["AUC"] for row in rows)
     return {"iid": _round(iid), "two-stage": _round(two_stage), "integrated": _round(integrated)}
 
 

@@ -81,7 +81,7 @@ def scale_sentence(values, standardise_outputs, auto):
     """How the models fit an uploaded CSV, in words: the outputs' scale and where the widths come from.
 
     ``values``: the hyper-parameters used (:func:`teaching.views.model_hyper`); ``auto``: whether they
-    were chosen from the data (:func:`teaching.catalog.data_hyper`)."""
+    were chosen from the data (:func:`teaching.fits.data_hyper`)."""
     text = ("The models are fitted to the outputs centred and scaled to standard deviation 1; their predictions "
             "are mapped back, so every table and plot is in your file's units." if standardise_outputs else
             "The models are fitted to the outputs in your file's units (Standardise is off on Data & shift), so "

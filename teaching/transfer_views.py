@@ -5,7 +5,7 @@ import numpy as np
 from covshift.transfer import DomainTransferSSVM, MulticlassProblem, MultilabelProblem, StructuredSVM
 from covshift.transfer.data import digits_transfer, draw_labelled
 
-from teaching.catalog import Outcome, run_with_warnings
+from teaching.outcomes import Outcome, run_with_warnings
 
 #: Target-domain transformations offered by the Domain transfer page.
 TRANSFER_SHIFTS = ["thicken+rotate", "thicken", "rotate", "blur+rotate", "blur", "invert"]

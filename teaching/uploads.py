@@ -8,7 +8,7 @@ import numpy as np
 from covshift import data as datasets
 from covshift._validation import MAX_ABS_VALUE
 
-from teaching.catalog import MAX_CSV_ROWS
+from teaching.budget import max_csv_rows
 
 
 @dataclass
@@ -103,7 +103,7 @@ def read_csv(raw, seed=0, max_rows=None):
 
     The encoding (UTF-8, UTF-8 with BOM, Latin-1) and the separator (comma, semicolon, tab,
     vertical bar) are detected and named in every message and in ``notes``. More than
-    ``max_rows`` complete rows (default :data:`teaching.catalog.MAX_CSV_ROWS`; see :func:`teaching.catalog.max_csv_rows`) are
+    ``max_rows`` complete rows (default: the fastest method's limit; see :func:`teaching.budget.max_csv_rows`) are
     subsampled at random, seeded by ``seed``.
     """
     if not raw or not raw.strip():
@@ -143,7 +143,7 @@ def read_csv(raw, seed=0, max_rows=None):
         values = values[finite]
     if len(values) < 10:
         raise ValueError(f"Only {len(values)} complete rows remain; at least 10 are needed.")
-    max_rows = MAX_CSV_ROWS if max_rows is None else int(max_rows)
+    max_rows = max_csv_rows([]) if max_rows is None else int(max_rows)
     if len(values) > max_rows:
         rng = np.random.default_rng(seed)
         values = values[np.sort(rng.choice(len(values), max_rows, replace=False))]

@@ -1,41 +1,41 @@
-"""The view pipeline, written once: settings -> data -> sigma -> weights -> predictions.
+"""The view pipeline's steps, written once: data -> sigma -> weights -> predictions, and one cache for them.
 
 Every step is a plain function of small hashable arguments (a data spec, names, numbers), so a
 page, a lesson's claim check, a benchmark or a worker process computes a view by calling the
-same functions. Nothing here imports Streamlit. The steps call each other through one cache,
-applied at one place: :func:`use_cache` (the app installs ``st.cache_data``; without it, a
-bounded ``functools.lru_cache`` per step).
+same functions; :class:`teaching.view.View` is how the app and the lessons call them. Nothing here
+imports Streamlit. The steps call each other through one cache, applied at one place:
+:func:`use_cache` (the app installs ``st.cache_data``; without it, a bounded ``functools.lru_cache``
+per step), and the cache misses of the fits may run on an executor (:func:`use_executor`).
 
-A *data spec* names the data of a view:
+A *data spec* names the data of a view: :class:`BuiltInData` (a generator of :mod:`teaching.catalog`)
+or :class:`UploadedData` (an uploaded CSV, by the digest of its bytes, which :func:`add_file` keeps
+beside the pipeline: the digest is the cache key; the bytes are not hashed again, nor passed along).
 
-- ``("built-in", name, ((parameter, value), ...), seed)`` for a generator of :mod:`teaching.catalog`;
-- ``("csv", file_digest, columns_json, seed, max_rows)`` for an uploaded file (``columns_json``: the
-  inputs, outputs, train/test column and whether the inputs are standardised), whose bytes are
-  passed beside the spec as ``raw`` (the digest is the cache key; the bytes are not hashed again).
-
-Sizes are checked against the time budget (:mod:`teaching.budget`) before a step computes:
-:func:`weights` and :func:`prediction` raise the budget's ``ValueError`` (limit and way out).
+The steps do not check the time budget: :meth:`teaching.view.View.admit` does, before calling them.
 """
 
+import collections
 import functools
-import json
+import hashlib
 import threading
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
 from covshift import diagnostics
-from teaching import budget, catalog, uploads
+from teaching import budget, catalog, classification_views, fits, outcomes, transfer_views, uploads
 
 #: Cache entries kept per step (the app's st.cache_data and the default lru_cache alike).
 CACHE_ENTRIES = {"csv_table": 8, "data": 32, "shared_sigma": 32, "fitted_weights": 64, "fitted_prediction": 64,
                  "weighting_effect": 64, "weighting_by_width": 32, "few_labels": 32, "shift_test": 32,
-                 "column_shift": 32, "fitted_cv_errors": 32, "data_hyper": 32, "timing": 64}
+                 "column_shift": 32, "fitted_cv_errors": 32, "data_hyper": 32, "timing": 64,
+                 "classification_toy": 32, "classifiers": 32, "transfer_source": 12, "transfer_fit": 32}
 
 #: The steps that fit something (tenths of a CPU-second and more): with an executor installed
 #: (:func:`use_executor`), a cache miss of one of them is computed there. The others are cheap.
 REMOTE_STEPS = ("shared_sigma", "fitted_weights", "fitted_prediction", "weighting_effect", "weighting_by_width",
-                "few_labels", "timing")
+                "few_labels", "timing", "fitted_cv_errors", "classifiers", "transfer_source", "transfer_fit")
 
 _STEPS = {}
 _CACHED = {}
@@ -83,11 +83,14 @@ def use_executor(executor=None):
     return previous
 
 
-def compute(name, args, kwargs):
+def compute(name, args, kwargs, files=()):
     """Step ``name`` computed here, through this process's cache: what an executor's worker runs.
 
-    The steps it calls are computed here too, never sent on.
+    The steps it calls are computed here too, never sent on. ``files``: ((digest, bytes), ...) of the
+    uploaded files the step's data specs name, kept here first (:func:`add_file`).
     """
+    for _, raw in files:
+        add_file(raw)
     outer, _HERE.computing = getattr(_HERE, "computing", False), True
     try:
         return _CACHED[name](*args, **kwargs)
@@ -103,109 +106,101 @@ def _remote(name, function):
         executor = _EXECUTOR[0]
         if executor is None or getattr(_HERE, "computing", False):
             return function(*args, **kwargs)
-        return executor.submit(compute, name, args, kwargs).result()
+        files = _files_of(args)
+        return executor.submit(compute, name, args, kwargs, *([files] if files else [])).result()
 
     return run
 
 
-# ------------------------------------------------------------------ settings -> arguments
-def sigma_setting(settings):
-    """The view's kernel width: None for "auto" (the shared likelihood-CV choice), else the number."""
-    return None if settings["sigma_mode"] == "auto" else float(settings["sigma"])
+# ------------------------------------------------------------------ uploaded files
+#: Uploaded files this process knows, by the SHA-256 digest of their bytes (the latest kept).
+FILES_KEPT = 16
+_FILES = collections.OrderedDict()
+_FILES_LOCK = threading.Lock()
+
+CSV_MISSING = ("This view uses an uploaded CSV file, and a link cannot carry the file. Upload it on "
+               "the **Data & shift** page to see the view (the column choices of the link are kept).")
 
 
-def hyper_items(settings, **overrides):
-    """The regression hyper-parameters of a view as a sorted tuple of items (a cache key).
-
-    For an uploaded CSV two more items say how the models follow the data's scale (resolved by
-    :func:`model_hyper`): ``standardise_outputs`` (the "Standardise" switch) and ``widths`` ("auto":
-    rho_x, rho_y, lambda_x and lambda_y from the data, :func:`teaching.catalog.data_hyper`; "manual").
-    """
-    numbers = {k: float(settings[k]) for k in ["theta", "gamma", "rho_x", "rho_y", "lambda_x", "lambda_y"]}
-    if settings["source"] == "csv":
-        numbers.update(standardise_outputs=bool(settings["csv_standardise"]), widths=settings["csv_hyper"])
-    return tuple(sorted({**numbers, "tgp_start": settings["tgp_start"], **overrides}.items()))
+def add_file(raw):
+    """Keep uploaded bytes beside the pipeline under their SHA-256 digest, which the data spec names; the digest."""
+    digest = hashlib.sha256(raw).hexdigest()
+    with _FILES_LOCK:
+        _FILES[digest] = raw
+        _FILES.move_to_end(digest)
+        while len(_FILES) > FILES_KEPT:
+            _FILES.popitem(last=False)
+    return digest
 
 
-def selected_methods(settings):
-    """Every weight estimator and regression model the settings run somewhere in the app."""
-    return list(dict.fromkeys([*settings["estimators"], *settings["models"], settings["weights_for_models"],
-                               settings["check_weights"], settings["check_model"]]))
+def file_bytes(digest):
+    """The bytes of an uploaded file by digest; ValueError (upload it again) when this process lacks them."""
+    with _FILES_LOCK:
+        raw = _FILES.get(digest)
+    if raw is None:
+        raise ValueError(CSV_MISSING.replace("**", ""))
+    return raw
 
 
-def csv_row_limit(settings):
-    """Rows kept from an uploaded CSV: the slowest selected method decides (:mod:`teaching.budget`)."""
-    return catalog.max_csv_rows(selected_methods(settings), sigma_setting(settings))
+def _files_of(args):
+    """(digest, bytes) of the uploaded files the data specs among ``args`` name: sent with a step to a worker."""
+    return tuple((a.digest, file_bytes(a.digest)) for a in args if isinstance(a, UploadedData))
 
 
-def data_spec(settings, csv_digest=None, dataset=None):
-    """The data spec of ``settings`` (see the module docstring).
+# ------------------------------------------------------------------ data specs
+@dataclass(frozen=True)
+class BuiltInData:
+    """A built-in data set of :mod:`teaching.catalog`: its name, its parameters ((name, value), ...) and seed."""
 
-    ``csv_digest``: the digest of this session's uploaded file (None if it has none) when the
-    source is a CSV; ``dataset`` forces a built-in data set with its current parameters.
-    """
-    if dataset is None and settings["source"] == "csv":
-        columns = json.dumps([settings["csv_inputs"], settings["csv_outputs"], settings["csv_split"],
-                              bool(settings["csv_standardise"])])
-        return ("csv", csv_digest, columns, int(settings["seed"]), csv_row_limit(settings))
-    name = dataset or settings["dataset"]
-    params = tuple((p, settings[f"{name}.{p}"]) for p in catalog.DATASETS[name][1])
-    return ("built-in", name, params, int(settings["seed"]))
+    name: str
+    params: tuple
+    seed: int
+
+
+@dataclass(frozen=True)
+class UploadedData:
+    """An uploaded CSV (by the digest of its bytes, :func:`add_file`): its input and output columns, the
+    train/test column ("selection bias": the seeded sampler), whether inputs are standardised, the
+    seed and the rows kept (the time budget of the selected methods)."""
+
+    digest: str
+    inputs: tuple
+    outputs: tuple
+    split: str
+    standardise: bool
+    seed: int
+    max_rows: int
 
 
 # ------------------------------------------------------------------ the steps
 @_step
-def csv_table(file_digest, seed, max_rows, _raw):
-    """The parsed CSV (:class:`teaching.catalog.CsvTable`), keyed by the digest of its bytes."""
-    return uploads.read_csv(_raw, seed=seed, max_rows=max_rows)
+def csv_table(file_digest, seed, max_rows):
+    """The parsed CSV (:class:`teaching.uploads.CsvTable`), keyed by the digest of its bytes."""
+    return uploads.read_csv(file_bytes(file_digest), seed=seed, max_rows=max_rows)
 
 
 @_step
-def data(spec, _raw=None):
+def data(spec):
     """The data set a spec names (a :class:`covshift.data.ShiftData`)."""
-    if spec[0] == "csv":
-        _, file_digest, columns, seed, max_rows = spec
-        inputs, outputs, split, standardise = json.loads(columns)
-        table = csv_table(file_digest, seed, max_rows, _raw)
-        return uploads.csv_dataset(table, inputs, outputs, None if split == "selection bias" else split, seed,
-                                   standardise=standardise)
-    _, name, params, seed = spec
-    return catalog.make_dataset(name, seed=seed, **dict(params))
+    if isinstance(spec, UploadedData):
+        table = csv_table(spec.digest, spec.seed, spec.max_rows)
+        return uploads.csv_dataset(table, list(spec.inputs), list(spec.outputs),
+                                   None if spec.split == "selection bias" else spec.split, spec.seed,
+                                   standardise=spec.standardise)
+    return catalog.make_dataset(spec.name, seed=spec.seed, **dict(spec.params))
 
 
 @_step
-def shared_sigma(spec, sigma, _raw=None):
-    """The one width of every KLIEP-family solver on this data (:func:`teaching.catalog.shared_kliep_sigma`)."""
-    return catalog.shared_kliep_sigma(data(spec, _raw), sigma)
-
-
-def sigma_for(spec, name, sigma, _raw=None):
-    """The width estimator ``name`` uses: the shared choice for the KLIEP family, else ``sigma``."""
-    return shared_sigma(spec, sigma, _raw).sigma if name in catalog.KLIEP_FAMILY else sigma
+def shared_sigma(spec, sigma):
+    """The one width of every KLIEP-family solver on this data (:func:`teaching.fits.shared_kliep_sigma`);
+    ``sigma``: a number, or "auto" (likelihood cross-validation)."""
+    return fits.shared_kliep_sigma(data(spec), sigma)
 
 
 @_step
-def fitted_weights(spec, name, sigma, _raw=None):
-    """:func:`teaching.catalog.fit_weights` with the width ``sigma`` already resolved (:func:`sigma_for`)."""
-    return catalog.fit_weights(data(spec, _raw), name, sigma)
-
-
-def check_size(names, spec, sigma=None, _raw=None):
-    """ValueError naming the limit and the way out when a method would exceed the time budget."""
-    points = data(spec, _raw)
-    catalog.check_size(names, len(points.X_tr), len(points.X_te), sigma)
-
-
-def weights(spec, name, sigma, _raw=None):
-    """The weight fit of estimator ``name`` (a :class:`teaching.catalog.Outcome`), within the budget.
-
-    ``sigma``: the view's setting (None: "auto").
-    """
-    if sigma is None and name in catalog.KLIEP_FAMILY:
-        check_size([budget.SHARED_SIGMA], spec, None, _raw)
-    resolved = sigma_for(spec, name, sigma, _raw)
-    check_size([name], spec, resolved, _raw)
-    return fitted_weights(spec, name, resolved, _raw)
+def fitted_weights(spec, name, sigma):
+    """:func:`teaching.fits.fit_weights` with the width already resolved (:meth:`teaching.view.View.sigma_for`)."""
+    return fits.fit_weights(data(spec), name, sigma)
 
 
 #: Timed runs of one point of the Scaling page (:func:`timing`) at most, and the CPU seconds after
@@ -226,7 +221,7 @@ def timing(name, n, sigma):
     caches); runs follow while fewer than :data:`TIMING_RUNS` are timed and their sum stays under
     :data:`TIMING_SECONDS`. ValueError (the budget's limit and way out) beyond the time budget.
     """
-    budget.check_size(name, n, n, sigma)
+    budget.check_size([name], n, n, sigma)
     points = catalog.make_dataset("sinc", seed=0, n_tr=n, n_te=n)
     runs, fitted = [], None
     while len(runs) < TIMING_RUNS + 1 and (len(runs) < 2 or sum(runs[1:]) < TIMING_SECONDS):
@@ -272,149 +267,128 @@ def timing_summary(timings):
 
 
 @_step
-def data_hyper(spec, standardise_outputs, _raw=None):
-    """The hyper-parameters that follow the scale of the view's data (:func:`teaching.catalog.data_hyper`)."""
-    return catalog.data_hyper(data(spec, _raw), standardise_outputs)
+def data_hyper(spec, standardise_outputs):
+    """The hyper-parameters that follow the scale of the view's data (:func:`teaching.fits.data_hyper`)."""
+    return fits.data_hyper(data(spec), standardise_outputs)
 
 
-def model_hyper(spec, hyper, _raw=None):
-    """(hyper-parameters as a dict, whether outputs are standardised for fitting) of :func:`hyper_items`
-    ``hyper``, with the "auto" widths of an uploaded CSV replaced by :func:`data_hyper`'s values."""
+def model_hyper(spec, hyper):
+    """(hyper-parameters as a dict, whether outputs are standardised for fitting) of the hyper items
+    ``hyper`` (:attr:`teaching.view.View.hyper`), the "auto" widths of an uploaded CSV replaced by
+    :func:`data_hyper`'s values."""
     values = dict(hyper)
     standardise = values.pop("standardise_outputs", False)
     if values.pop("widths", "manual") == "auto":
-        values.update(data_hyper(spec, standardise, _raw))
+        values.update(data_hyper(spec, standardise))
     return values, standardise
 
 
 @_step
-def fitted_prediction(spec, name, weight_name, sigma, hyper, _raw=None):
-    """Model ``name`` fitted (with the weights of ``weight_name`` for IW-* models) and its test
+def fitted_prediction(spec, name, weight_name, weight_sigma, hyper):
+    """Model ``name`` fitted (with the weights of ``weight_name`` at width ``weight_sigma`` for IW-*
+    models; None and None for the others, so that one fit serves every weighting) and its test
     predictions; an SMTGP with the linear start reuses its cached KLTGP start."""
-    w = None
-    if catalog.REGRESSORS[name]:
-        w = fitted_weights(spec, weight_name, sigma_for(spec, weight_name, sigma, _raw), _raw).model.weights_
-    values, standardise = model_hyper(spec, hyper, _raw)
+    w = fitted_weights(spec, weight_name, weight_sigma).model.weights_ if catalog.REGRESSORS[name] else None
+    values, standardise = model_hyper(spec, hyper)
     stage = catalog.chain_start(name, values["tgp_start"])
-    start = fitted_prediction(spec, stage, weight_name, sigma, hyper, _raw) if stage else None
-    return catalog.fit_predict(data(spec, _raw), name, w, start=start, standardise_outputs=standardise, **values)
-
-
-def prediction(spec, name, weight_name, sigma, hyper, _raw=None):
-    """The fit and test predictions of regression model ``name`` (an Outcome), within the budget."""
-    check_size([name], spec, None, _raw)
-    if catalog.REGRESSORS.get(name):
-        if sigma is None and weight_name in catalog.KLIEP_FAMILY:
-            check_size([budget.SHARED_SIGMA], spec, None, _raw)
-        check_size([weight_name], spec, sigma_for(spec, weight_name, sigma, _raw), _raw)
-    return fitted_prediction(spec, name, weight_name, sigma, hyper, _raw)
+    start = fitted_prediction(spec, stage, weight_name, weight_sigma, hyper) if stage else None
+    return fits.fit_predict(data(spec), name, w, start=start, standardise_outputs=standardise, **values)
 
 
 @_step
-def weighting_effect(spec, weight_name, sigma, width, lambda_x, grid_range, _raw=None):
-    """Home's Why-weights figure data (:func:`teaching.catalog.weighting_effect`) on a 300-point grid."""
-    check_size([weight_name, "GPR"], spec, None, _raw)
+def weighting_effect(spec, weight_name, weight_sigma, width, lambda_x, grid_range):
+    """Home's Why-weights figure data (:func:`teaching.fits.weighting_effect`) on a 300-point grid."""
     grid = np.linspace(*grid_range, 300)[:, None]
-    estimated = weights(spec, weight_name, sigma, _raw).model.weights_
-    return catalog.weighting_effect(data(spec, _raw), estimated, width, lambda_x, grid)
+    estimated = fitted_weights(spec, weight_name, weight_sigma).model.weights_
+    return fits.weighting_effect(data(spec), estimated, width, lambda_x, grid)
 
 
 @_step
-def weighting_by_width(spec, weight_name, sigma, widths, lambda_x, _raw=None):
-    """Test MAE without, with true and with estimated weights, per GP width (:func:`teaching.catalog.weighting_by_width`)."""
-    check_size([weight_name, "GPR"], spec, None, _raw)
-    estimated = weights(spec, weight_name, sigma, _raw).model.weights_
-    return catalog.weighting_by_width(data(spec, _raw), estimated, list(widths), lambda_x)
-
+def weighting_by_width(spec, weight_name, weight_sigma, widths, lambda_x):
+    """Test MAE without, with true and with estimated weights, per GP width (:func:`teaching.fits.weighting_by_width`)."""
+    estimated = fitted_weights(spec, weight_name, weight_sigma).model.weights_
+    return fits.weighting_by_width(data(spec), estimated, list(widths), lambda_x)
 
 
 @_step
-def few_labels(spec, weight_name, sigma, n_labels, seed, rho_x, lambda_x, _raw=None, standardise_outputs=False):
+def few_labels(spec, weight_name, weight_sigma, n_labels, rho_x, lambda_x, standardise_outputs=False):
     """No adaptation, importance weighting and delta adaptation with ``n_labels`` labelled test
-    points (:func:`teaching.catalog.few_labels_comparison`): (X_eval, Y_eval, {method: predictions})."""
-    estimated = weights(spec, weight_name, sigma, _raw).model.weights_
-    return catalog.few_labels_comparison(data(spec, _raw), estimated, n_labels=n_labels, seed=seed,
-                                         standardise_outputs=standardise_outputs, rho_x=rho_x, lambda_x=lambda_x)
+    points (:func:`teaching.fits.few_labels_comparison`, seeded by the data's seed):
+    (X_eval, Y_eval, {method: predictions})."""
+    estimated = fitted_weights(spec, weight_name, weight_sigma).model.weights_
+    return fits.few_labels_comparison(data(spec), estimated, n_labels=n_labels, seed=spec.seed,
+                                      standardise_outputs=standardise_outputs, rho_x=rho_x, lambda_x=lambda_x)
+
 
 # ------------------------------------------------------------------ Check your data
-#: Folds of the cross-validation check; the largest weights listed.
-CHECK_FOLDS, TOP_WEIGHTS = 5, 10
-
-
-def input_units(spec, _raw=None):
-    """(names, mean, scale) of the inputs of a view: original units = x * scale + mean (the
-    standardisation of an uploaded CSV, :func:`teaching.uploads.input_scaling`; identity otherwise)."""
-    d = data(spec, _raw).X_tr.shape[1]
-    if spec[0] != "csv":
-        return [f"x{j}" for j in range(d)], np.zeros(d), np.ones(d)
-    _, file_digest, columns, seed, max_rows = spec
-    inputs, _, _, standardise = json.loads(columns)
-    mean, scale = uploads.input_scaling(csv_table(file_digest, seed, max_rows, _raw), inputs, standardise)
-    return list(inputs), mean, scale
-
-
-def inputs_in_units(spec, _raw=None):
-    """(names, X_tr, X_te) of a view with the inputs in the units of the file (:func:`input_units`)."""
-    points = data(spec, _raw)
-    names, mean, scale = input_units(spec, _raw)
-    return names, points.X_tr * scale + mean, points.X_te * scale + mean
-
-
-def output_names(spec, _raw=None):
-    """The output names of a view (the CSV's columns, else y0, y1, ...)."""
-    if spec[0] == "csv":
-        return list(json.loads(spec[2])[1])
-    return [f"y{k}" for k in range(data(spec, _raw).Y_tr.shape[1])]
+#: Folds of the cross-validation check.
+CHECK_FOLDS = 5
 
 
 @_step
-def shift_test(spec, method, _raw=None):
+def shift_test(spec, method):
     """:func:`covshift.diagnostics.two_sample_test` of the view's training against test inputs
     (seeded by the view's seed), as an Outcome (result, seconds, warnings)."""
-    points = data(spec, _raw)
-    return catalog.Outcome(*catalog.run_with_warnings(lambda: diagnostics.two_sample_test(
-        points.X_tr, points.X_te, method=method, random_state=int(spec[3]))))
+    points = data(spec)
+    return outcomes.Outcome(*outcomes.run_with_warnings(lambda: diagnostics.two_sample_test(
+        points.X_tr, points.X_te, method=method, random_state=spec.seed)))
 
 
 @_step
-def column_shift(spec, _raw=None):
+def column_shift(spec):
     """:func:`covshift.diagnostics.feature_shift` of the view's inputs: KS statistic per column."""
-    points = data(spec, _raw)
+    points = data(spec)
     return diagnostics.feature_shift(points.X_tr, points.X_te)
 
 
-def weight_check(spec, name, sigma, _raw=None):
-    """The weights of estimator ``name`` on the mean-1 scale, their :func:`covshift.diagnostics.weight_summary`
-    and the training points with the :data:`TOP_WEIGHTS` largest weights (indices, largest first)."""
-    w = np.asarray(weights(spec, name, sigma, _raw).model.weights_, dtype=float)
-    w = w / w.mean()
-    top = np.argsort(-w, kind="stable")[:TOP_WEIGHTS]
-    return {"weights": w, "summary": diagnostics.weight_summary(w), "top": top}
-
-
 @_step
-def fitted_cv_errors(spec, model_name, weight_name, sigma, hyper, _raw=None):
+def fitted_cv_errors(spec, model_name, weight_name, weight_sigma, hyper):
     """Unweighted and importance-weighted cross-validation error of ``model_name`` (squared error
     summed over the outputs, :func:`covshift.diagnostics.iw_cv_error` with the weights of
     ``weight_name`` on the mean-1 scale) and its actual error on the test points, whose outputs a
     view always has, and the error of predicting the training mean on the training points (the outputs'
     variance): {"cv": IWCVResult, "test": float, "baseline": float}."""
-    points = data(spec, _raw)
-    w = fitted_weights(spec, weight_name, sigma_for(spec, weight_name, sigma, _raw), _raw).model.weights_
+    points = data(spec)
+    w = fitted_weights(spec, weight_name, weight_sigma).model.weights_
     w = np.asarray(w, dtype=float) / np.mean(w)
-    values, standardise = model_hyper(spec, hyper, _raw)
+    values, standardise = model_hyper(spec, hyper)
     model = catalog.cv_model(model_name, standardise_outputs=standardise, **values)
-    cv = diagnostics.iw_cv_error(model, points.X_tr, points.Y_tr, w, cv=CHECK_FOLDS, random_state=int(spec[3]))
-    pred = fitted_prediction(spec, model_name, weight_name, sigma, hyper, _raw).model["mean"]
+    cv = diagnostics.iw_cv_error(model, points.X_tr, points.Y_tr, w, cv=CHECK_FOLDS, random_state=spec.seed)
+    weighting = (weight_name, weight_sigma) if catalog.REGRESSORS[model_name] else (None, None)
+    pred = fitted_prediction(spec, model_name, *weighting, hyper).model["mean"]
     test = float(np.mean(np.sum((points.Y_te - pred) ** 2, axis=1)))
     return {"cv": cv, "test": test, "baseline": float(np.sum(np.var(points.Y_tr, axis=0)))}
 
 
-def cv_errors(spec, model_name, weight_name, sigma, hyper, _raw=None):
-    """:func:`fitted_cv_errors` within the time budget (the model and the weights, as :func:`prediction`)."""
-    weights(spec, weight_name, sigma, _raw)  # both check the sizes; their results are cached for the step
-    prediction(spec, model_name, weight_name, sigma, hyper, _raw)
-    return fitted_cv_errors(spec, model_name, weight_name, sigma, hyper, _raw)
+# ------------------------------------------------------------------ the Classification and Domain transfer pages
+@_step
+def classification_toy(n, steepness, label_noise, seed):
+    """The Classification page's 2-D toy (:func:`teaching.classification_views.classification_toy`)."""
+    return classification_views.classification_toy(n, steepness, label_noise, seed)
+
+
+@_step
+def classifiers(n, steepness, label_noise, seed, kernel, sigma, C, C_v, weights_name):
+    """The iid, two-stage and integrated classifiers on :func:`classification_toy`'s data, read for the page:
+    (score rows, the grid (xs, ys, scores, p_test), {name: training weights}, {name: warnings})."""
+    points = classification_toy(n, steepness, label_noise, seed)
+    fitted = classification_views.fit_shift_classifiers(points, kernel, sigma, C, C_v, weights_name)
+    return (classification_views.classification_scores(fitted, points),
+            classification_views.classification_grid(fitted, points), classification_views.training_weights(fitted),
+            {name: o.warnings for name, o in fitted.items()})
+
+
+@_step
+def transfer_source(task, shift):
+    """The source structural SVM of a transfer task (:func:`teaching.transfer_views.transfer_source`)."""
+    return transfer_views.transfer_source(task, shift)
+
+
+@_step
+def transfer_fit(task, shift, n_labelled, seed, C, epsilon):
+    """The delta-function transfer from :func:`transfer_source`'s model (:func:`teaching.transfer_views.transfer_fit`)."""
+    return transfer_views.transfer_fit(task, shift, transfer_source(task, shift).model, n_labelled, seed=seed,
+                                       C=C, epsilon=epsilon)
 
 
 use_cache()

@@ -85,7 +85,7 @@ def test_estimators_disagree_summary_names_the_three_width_rules(seed):
     """The summary says: one sigma by likelihood CV (FCFWCS), one by the median heuristic (the KMM
     variants and LogisticRatio), one by RuLSIF's own CV."""
     run = lessons.LessonRun(lessons.ESTIMATORS_DISAGREE, seed)
-    sigma = {n: float(run.weights(n).model.sigma_) for n in run.setting("estimators")}
+    sigma = {n: float(run.view.weights(n).model.sigma_) for n in run.setting("estimators")}
     shared = {sigma[n] for n in ["KMM", "ENSKMM", "ENSTRKMM", "VFKMM", "EVFKMM", "LogisticRatio"]}
     assert len(shared) == 1
     assert len({shared.pop(), sigma["FCFWCS"], sigma["RuLSIF"]}) == 3

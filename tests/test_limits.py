@@ -40,12 +40,12 @@ def test_dataset_slider_maxima_come_from_the_limits():
 def test_the_slowest_selected_method_decides_sizes_and_csv_rows():
     slow = "SMTGP"
     fast = max(budget.METHOD_MAX_POINTS, key=budget.METHOD_MAX_POINTS.get)
-    assert catalog.max_csv_rows([fast, slow]) == budget.max_points(slow) < budget.max_points(fast)
-    assert catalog.size_limit([fast]) == budget.max_points(fast)
-    assert catalog.size_limit([]) == max(budget.METHOD_MAX_POINTS.values())
+    assert budget.max_csv_rows([fast, slow]) == budget.max_points(slow) < budget.max_points(fast)
+    assert budget.max_points_for([fast]) == budget.max_points(fast)
+    assert budget.max_points_for([]) == max(budget.METHOD_MAX_POINTS.values())
     with pytest.raises(ValueError, match=rf"{slow} with .* limited to {budget.max_points(slow)}"):
-        catalog.check_size([fast, slow], budget.max_points(slow) + 1, 10)
-    catalog.check_size([fast, slow], budget.max_points(slow), budget.max_points(slow))
+        budget.check_size([fast, slow], budget.max_points(slow) + 1, 10)
+    budget.check_size([fast, slow], budget.max_points(slow), budget.max_points(slow))
     with pytest.raises(ValueError, match="Unknown method"):
         budget.max_points("NOPE")
 
@@ -128,7 +128,7 @@ def test_a_fixed_sigma_has_its_own_limits_for_the_kliep_family_only():
         assert budget.max_points(name, sigma=0.3) == fixed
         assert budget.max_points(name) == budget.METHOD_MAX_POINTS[name]
     assert budget.max_points("GPR", sigma=0.3) == budget.max_points("GPR")
-    assert catalog.size_limit(["FCFWCS"], sigma=0.3) == budget.METHOD_MAX_POINTS_FIXED_SIGMA["FCFWCS"]
+    assert budget.max_points_for(["FCFWCS"], sigma=0.3) == budget.METHOD_MAX_POINTS_FIXED_SIGMA["FCFWCS"]
 
 
 def test_a_method_over_budget_at_any_size_asks_for_a_fixed_sigma(monkeypatch):

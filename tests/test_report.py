@@ -1,5 +1,5 @@
 """The words of the Check your data page and its report (teaching.report), numpy's warnings in one sentence
-(teaching.catalog.run_with_warnings) and the standardisation of uploaded inputs (teaching.uploads)."""
+(teaching.outcomes.run_with_warnings) and the standardisation of uploaded inputs (teaching.uploads)."""
 
 import warnings
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from covshift.diagnostics import two_sample_test, weight_summary
-from teaching import catalog, report, uploads
+from teaching import outcomes, report, uploads
 
 
 def test_numpy_warnings_become_one_sentence_with_the_fix():
@@ -18,7 +18,7 @@ def test_numpy_warnings_become_one_sentence_with_the_fix():
         warnings.warn("something else", UserWarning)
         return 1
 
-    result, _, messages = catalog.run_with_warnings(noisy)
+    result, _, messages = outcomes.run_with_warnings(noisy)
     assert result == 1 and len(messages) == 2 and messages[0] == "something else"
     assert "overflow encountered in exp" in messages[1] and "invalid value encountered" in messages[1]
     assert "Standardise the inputs" in messages[1]

@@ -6,11 +6,12 @@ import numpy as np
 import pytest
 
 from teaching import lessons, settings, views, workers
+from teaching.view import View
 
 
 def _view(seed=5):
-    values = {**settings.defaults(), **lessons.LESSONS["Why weights"].settings, "seed": seed}
-    return views.data_spec(values), views.sigma_setting(values)
+    """A fresh View (its kernel width not resolved yet) of the Why-weights lesson with ``seed``."""
+    return View.from_settings({**settings.defaults(), **lessons.LESSONS["Why weights"].settings, "seed": seed})
 
 
 @pytest.fixture
@@ -21,15 +22,14 @@ def fresh_cache():
     views.use_cache()
 
 
-def _same_on(executor, spec, sigma):
+def _same_on(executor, seed):
     """The FCFWCS weights and a GPR prediction computed in-process, then on ``executor``: identical."""
-    here = views.weights(spec, "FCFWCS", sigma).model.weights_
-    hyper = views.hyper_items(settings.defaults())
-    predicted_here = views.prediction(spec, "IW-GPR", "FCFWCS", sigma, hyper).model["mean"]
+    here = _view(seed).weights("FCFWCS").model.weights_
+    predicted_here = _view(seed).prediction("IW-GPR").model["mean"]
     views.use_cache()  # empty: the next calls are misses, sent to the executor
     views.use_executor(executor)
-    there = views.weights(spec, "FCFWCS", sigma).model.weights_
-    predicted_there = views.prediction(spec, "IW-GPR", "FCFWCS", sigma, hyper).model["mean"]
+    there = _view(seed).weights("FCFWCS").model.weights_
+    predicted_there = _view(seed).prediction("IW-GPR").model["mean"]
     np.testing.assert_array_equal(here, there)
     np.testing.assert_array_equal(predicted_here, predicted_there)
 
@@ -51,28 +51,25 @@ class Counting:
 
 
 def test_only_cache_misses_of_the_fits_are_sent(fresh_cache):
-    spec, sigma = _view()
     executor = Counting()
     views.use_executor(executor)
-    views.weights(spec, "FCFWCS", sigma)
-    views.weights(spec, "FCFWCS", sigma)
+    _view().weights("FCFWCS")
+    _view().weights("FCFWCS")
     assert executor.sent == ["shared_sigma", "fitted_weights"]  # data is cheap; the second call is a hit
 
 
 def test_a_budget_refusal_reaches_the_caller_from_the_executor(fresh_cache):
-    spec, sigma = _view()
     executor = Counting()
     views.use_executor(executor)
     with pytest.raises(ValueError, match="n_labels"):
-        views.few_labels(spec, "FCFWCS", sigma, 2.5, 0, 0.3, 1e-3)
-    assert executor.sent == ["few_labels"]  # the weights it needs were computed where it ran
+        _view().few_labels(2.5)
+    assert executor.sent == ["shared_sigma", "few_labels"]  # the View's width, then the step: its weights were fitted where it ran
 
 
 def test_a_process_pool_gives_the_same_view(fresh_cache):
-    spec, sigma = _view(seed=6)
     pool = workers.make_executor({"COVSHIFT_WORKERS": "1"})
     try:
-        _same_on(pool, spec, sigma)
+        _same_on(pool, 6)
     finally:
         pool.shutdown()
 
@@ -84,7 +81,7 @@ def test_a_dask_cluster_gives_the_same_view(fresh_cache):
         client = workers.make_executor({"COVSHIFT_DASK_SCHEDULER": cluster.scheduler_address})
         try:
             assert isinstance(client, distributed.Client)
-            _same_on(client, *_view(seed=7))
+            _same_on(client, 7)
         finally:
             client.close()
 

@@ -291,13 +291,13 @@ def _low_rank_factor(X_te, n_centers, sigma):
     return pivoted_cholesky(X_te, sigma, LOW_RANK_TOL, max_rank) if max_rank > 0 else None
 
 
-def covering_start(problem):
+def covering_start(problem, warn=True):
     """A feasible starting mu with finite objective.
 
     The paper starts at the vertex of the smallest beta (Algorithm 2, line 3). When
     that vertex gives zero density at some test points (F = -inf, e.g. a small sigma),
-    the atoms that best cover those points are added with equal weight, and a
-    NumericalWarning says so.
+    the atoms that best cover those points are added with equal weight, and (``warn``)
+    a NumericalWarning says so.
     """
     mu = np.zeros(problem.n_atoms)
     start = int(np.argmin(problem.beta))
@@ -309,6 +309,8 @@ def covering_start(problem):
     cover = np.unique(np.argmax(problem.atoms[:, uncovered], axis=0))
     chosen = np.union1d(cover, [start])
     mu[chosen] = 1.0 / len(chosen)
+    if not warn:
+        return mu
     warnings.warn(
         f"The paper's starting vertex gives zero density at {uncovered.size} test points "
         f"(log-likelihood -inf); started from {len(chosen)} atoms that cover them instead.",

@@ -18,7 +18,7 @@ from sklearn.model_selection import KFold
 
 from .._validation import as_2d_float, check_choice, check_grid, check_int, check_positive, check_train_test
 from ..cross_validation import iwcv_score
-from ..exceptions import ConvergenceWarning, quiet_warnings
+from ..exceptions import ConvergenceWarning
 from ..kernels import median_heuristic, scaled_exponent, squared_distances
 from ._kliep_folds import FoldProblems
 from ._kliep_problem import MIN_DENSITY, MIN_MEAN_KERNEL, KliepProblem, choose_centers, covering_start
@@ -321,8 +321,7 @@ def _warm_start(problem, rows, previous, kernels):
         full[previous[0]] = previous[1]
         mu = full[rows]
     if mu.sum() <= 0:
-        with quiet_warnings():  # thread-safe, unlike catch_warnings
-            return covering_start(problem)
+        return covering_start(problem, warn=False)  # a start of the width search, not the user's fit
     mu /= mu.sum()
     uncovered = np.flatnonzero(mu @ problem.atoms <= MIN_DENSITY)
     if uncovered.size:

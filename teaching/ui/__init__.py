@@ -4,10 +4,10 @@
 - :mod:`.widgets`: widgets bound to settings, formatted tables;
 - :mod:`.guard`: failures as one readable message;
 - :mod:`.cache`: the view pipeline's cache (st.cache_data at one place) and the figure cache;
-- :mod:`.data`: this session's data, weights and predictions through :mod:`teaching.views`;
+- :mod:`.data`: this session's :class:`teaching.view.View` (``ui.view()``), whose methods compute what a page shows;
 - :mod:`.navigation`: lessons, claims, the sidebar; :mod:`.pages`: the list of pages.
 
-Settings and their domains live in :mod:`teaching.settings`; the computations in :mod:`teaching.views`.
+Settings and their domains live in :mod:`teaching.settings`; the computations in :mod:`teaching.view`.
 """
 
 from teaching.ui import cache as _cache  # noqa: F401  first: one BLAS thread per computation (see there)
@@ -17,9 +17,6 @@ from teaching.ui.guard import PAGE_FAILED, guard, page_failed, quiet, run_each, 
 from teaching.ui.widgets import show_table, widget  # noqa: F401
 from teaching.ui.cache import chart, content_key, figure  # noqa: F401
 from teaching.ui.data import (CSV_MISSING, csv_bytes, csv_missing, csv_table, current_data, data_name,  # noqa: F401
-                              data_spec, digest, few_labels, load_data, prediction, refused_at_size, replay,
-                              shared_sigma, sigma_setting, weighting_by_width, weighting_effect, weights)
-from teaching.ui.data import (column_shift, cv_errors, inputs_in_units, model_hyper, output_names,  # noqa: F401
-                              shift_test, weight_check)
+                              digest, replay, stored_json, view)
 from teaching.ui.pages import PAGES, pages  # noqa: F401
 from teaching.ui.navigation import active_lesson, claims, lesson_banner, lesson_query, sidebar  # noqa: F401

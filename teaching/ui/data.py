@@ -1,22 +1,34 @@
-"""This session's view: its settings and uploaded file turned into calls of the view pipeline (teaching.views)."""
+"""This session's View: the one :class:`teaching.view.View` of its settings and uploaded file, built once per run."""
 
 import functools
 import hashlib
+import json
 
 import streamlit as st
 
-from teaching import budget, figures, views
+from teaching import figures, views
 from teaching.ui.guard import guard
 from teaching.ui.state import get
+from teaching.view import View, data_spec
 
-CSV_MISSING = ("This view uses an uploaded CSV file, and a link cannot carry the file. Upload it on "
-               "the **Data & shift** page to see the view (the column choices of the link are kept).")
+CSV_MISSING = views.CSV_MISSING
 
 
 @functools.lru_cache(maxsize=16)
 def digest(raw):
-    """SHA-256 of uploaded bytes: the cache key of everything computed from them."""
+    """SHA-256 of bytes: the cache key of everything computed from them."""
     return hashlib.sha256(raw).hexdigest()
+
+
+def stored_json(path):
+    """The JSON file at ``path`` (stored results), parsed once per content."""
+    raw = path.read_bytes()
+    return _parsed(digest(raw), raw)
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _parsed(file_digest, _raw):
+    return json.loads(_raw)
 
 
 def csv_bytes():
@@ -29,35 +41,22 @@ def _settings():
     return st.session_state.settings
 
 
-def data_spec(dataset=None):
-    """The data spec of the current settings (:func:`teaching.views.data_spec`); ``dataset``
-    forces a built-in data set with its current parameters (Home always uses sinc)."""
+def view(dataset=None):
+    """This session's View (``dataset``: a built-in data set forced, with its current parameters, as on
+    Home). The same View value gives back the same object, so its kernel width is resolved once."""
     raw = csv_bytes()
-    return views.data_spec(_settings(), None if raw is None else digest(raw), dataset)
+    built = View.from_settings(_settings(), None if raw is None else views.add_file(raw), dataset)
+    kept = st.session_state.get("views", {})
+    if kept.get(dataset) != built:
+        kept = {**kept, dataset: built}
+        st.session_state["views"] = kept
+    return kept[dataset]
 
 
-def _raw_for(spec):
-    """This session's CSV bytes for a CSV spec (checked against its digest), None for built-in data."""
-    if spec[0] != "csv":
-        return None
-    raw = csv_bytes()
-    if spec[1] is None or raw is None:
-        raise ValueError(CSV_MISSING.replace("**", ""))
-    if digest(raw) != spec[1]:
-        raise ValueError("The uploaded file changed during this run; please run the page again.")
-    return raw
-
-
-def load_data(spec=None):
-    """The data set a spec names (default: the current settings')."""
-    spec = spec or data_spec()
-    return views.data(spec, _raw_for(spec))
-
-
-def csv_table(raw, seed=None):
-    """The parsed CSV (cached by the digest of its bytes, the subsample seed and the row limit)."""
-    seed = int(get("seed")) if seed is None else int(seed)
-    return views.csv_table(digest(raw), seed, views.csv_row_limit(_settings()), raw)
+def csv_table(raw):
+    """The parsed CSV of the Data page (cached by the digest of its bytes, the seed and the row limit)."""
+    spec = data_spec({**_settings(), "source": "csv"}, views.add_file(raw))
+    return views.csv_table(spec.digest, spec.seed, spec.max_rows)
 
 
 def csv_missing():
@@ -69,117 +68,27 @@ def csv_missing():
 
 
 def current_data():
-    """The data set of the current settings, or None (with a message shown)."""
+    """The data set of this session's View, or None (with a message shown)."""
     if csv_missing():
         return None
-    return guard("Data", load_data)
+    return guard("Data", lambda: view().data())
 
 
 def data_name():
     return "csv" if get("source") == "csv" else get("dataset")
 
 
-def refused_at_size(n_tr, n_te):
-    """{method: limit} of the methods the current settings run that would be refused at this size."""
-    return budget.refused(views.selected_methods(_settings()), n_tr, n_te, sigma_setting())
-
-
-def sigma_setting():
-    return views.sigma_setting(_settings())
-
-
-def shared_sigma(spec=None):
-    """The one sigma of all KLIEP-family solvers on this view (chosen once, cached)."""
-    spec = spec or data_spec()
-    raw = _raw_for(spec)
-    if sigma_setting() is None:
-        views.check_size([views.budget.SHARED_SIGMA], spec, None, raw)
-    return views.shared_sigma(spec, sigma_setting(), raw)
-
-
-def weights(name, spec=None):
-    """The weight fit of estimator ``name`` on the current data (teaching.catalog.Outcome)."""
-    spec = spec or data_spec()
-    return views.weights(spec, name, sigma_setting(), _raw_for(spec))
-
-
-def prediction(name):
-    """The fit and test predictions of regression model ``name`` with the current settings."""
-    spec = data_spec()
-    return views.prediction(spec, name, get("weights_for_models"), sigma_setting(),
-                            views.hyper_items(_settings()), _raw_for(spec))
-
-
-def model_hyper():
-    """(hyper-parameters the models use, whether the outputs are standardised for fitting) of the current
-    view: for an uploaded CSV with automatic widths, those chosen from the data (teaching.views.model_hyper)."""
-    spec = data_spec()
-    return views.model_hyper(spec, views.hyper_items(_settings()), _raw_for(spec))
-
-
-def weighting_effect(spec, weight_name, sigma, width, lambda_x, grid_range):
-    """Home's Why-weights figure data (teaching.views.weighting_effect)."""
-    return views.weighting_effect(spec, weight_name, sigma, width, lambda_x, grid_range, _raw_for(spec))
-
-
-def few_labels(n_labels):
-    """The few-target-labels comparison of the current view (teaching.views.few_labels)."""
-    spec = data_spec()
-    hyper, standardise = model_hyper()
-    return views.few_labels(spec, get("weights_for_models"), sigma_setting(), int(n_labels), int(get("seed")),
-                            float(hyper["rho_x"]), float(hyper["lambda_x"]), _raw_for(spec), standardise)
-
-
-def weighting_by_width(spec, weight_name, sigma, widths, lambda_x):
-    return views.weighting_by_width(spec, weight_name, sigma, tuple(widths), lambda_x, _raw_for(spec))
-
-
 @st.cache_data(show_spinner=False, max_entries=16)
-def _replay(spec, name, sigma, presentation, _raw):
-    points = views.data(spec, _raw)
-    model = views.weights(spec, name, sigma, _raw).model
+def _replay(spec, name, sigma, presentation):
+    points = views.data(spec)
+    model = views.fitted_weights(spec, name, sigma).model
     payload = figures.replay_payload(model, points.X_tr, points.X_te, points.density_ratio)
     return figures.replay_html(payload, presentation), figures.replay_height(presentation), payload["meta"]
 
 
-def replay(spec, name, sigma, presentation=False):
-    """The step-by-step replay of a fitted Frank-Wolfe run as one self-contained HTML document, built
-    once from its history (no re-solve); every step runs in the browser. Returns (html, height in
-    pixels, the payload's meta: solver, steps, whether 1-D)."""
-    return _replay(spec, name, sigma, bool(presentation), _raw_for(spec))
-
-
-def shift_test(method):
-    """The two-sample test of the current view's training against test inputs (teaching.views.shift_test)."""
-    spec = data_spec()
-    return views.shift_test(spec, method, _raw_for(spec))
-
-
-def column_shift():
-    """The per-input shift (KS statistic) of the current view (teaching.views.column_shift)."""
-    spec = data_spec()
-    return views.column_shift(spec, _raw_for(spec))
-
-
-def inputs_in_units():
-    """(names, X_tr, X_te) of the current view in the file's units (teaching.views.inputs_in_units)."""
-    spec = data_spec()
-    return views.inputs_in_units(spec, _raw_for(spec))
-
-
-def output_names():
-    spec = data_spec()
-    return views.output_names(spec, _raw_for(spec))
-
-
-def weight_check(name):
-    """Mean-1 weights of estimator ``name``, their summary and the largest (teaching.views.weight_check)."""
-    spec = data_spec()
-    return views.weight_check(spec, name, sigma_setting(), _raw_for(spec))
-
-
-def cv_errors(model_name, weight_name):
-    """Ordinary vs importance-weighted CV error of a model, and its test error (teaching.views.cv_errors)."""
-    spec = data_spec()
-    return views.cv_errors(spec, model_name, weight_name, sigma_setting(), views.hyper_items(_settings()),
-                           _raw_for(spec))
+def replay(shown, name, presentation=False):
+    """The step-by-step replay of a fitted Frank-Wolfe run of View ``shown`` as one self-contained HTML
+    document, built once from its history (no re-solve); every step runs in the browser. Returns
+    (html, height in pixels, the payload's meta: solver, steps, whether 1-D)."""
+    shown.weights(name)  # within the budget, and fitted
+    return _replay(shown.data_spec, name, shown.sigma_for(name), bool(presentation))

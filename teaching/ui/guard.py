@@ -57,7 +57,7 @@ def run_each(names, fn, doing, done, hide=None):
 
     The refusals are shown under the status box, where the results would be (never inside the
     collapsed box), and the box says ``done`` only when at least one name succeeded.
-    Returns {name: catalog.Outcome} for the names that succeeded.
+    Returns {name: teaching.outcomes.Outcome} for the names that succeeded.
     """
     outcomes, failures = {}, {}
     with st.status(f"{doing}...", expanded=False) as status:

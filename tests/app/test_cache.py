@@ -8,7 +8,7 @@ Two different files with the same column names used to share cached weights and 
 import numpy as np
 
 from teaching import ui
-from teaching import catalog, settings, uploads
+from teaching import budget, catalog, fits, settings, uploads
 from tests.app.helpers import go, no_exception, open_link, table
 
 COLUMNS = {"source": "csv", "csv_inputs": "x", "csv_outputs": "y", "csv_split": "train",
@@ -28,7 +28,7 @@ FILE_A, FILE_B = csv_file(60, 0.0), csv_file(45, 0.7)
 def expected_objective(raw):
     """The FCFWCS objective computed directly in the core, without the app or its caches."""
     data = uploads.csv_dataset(uploads.read_csv(raw), ["x"], ["y"], "train", 0)
-    return catalog.fit_weights(data, "FCFWCS", 0.4).model.objective_
+    return fits.fit_weights(data, "FCFWCS", 0.4).model.objective_
 
 
 def with_file(raw):
@@ -71,7 +71,7 @@ def test_two_concurrent_sessions_each_see_their_own_file():
 
 
 def test_the_subsample_of_a_large_file_is_seeded_and_part_of_the_key():
-    n = catalog.MAX_CSV_ROWS + 500
+    n = budget.max_csv_rows([]) + 500
     rng = np.random.default_rng(0)
     x = rng.normal(size=n)
     raw = ("x,y,train\n" + "\n".join(f"{a:.5f},{a * 2:.5f},{int(i % 3 != 0)}" for i, a in enumerate(x))).encode()
@@ -84,7 +84,7 @@ def test_the_subsample_of_a_large_file_is_seeded_and_part_of_the_key():
 
     counts = {seed: training_rows(seed) for seed in (1, 2)}
     # the slowest selected method decides how many rows are kept: here GPR (FCFWCS at a fixed sigma is faster)
-    kept = catalog.max_csv_rows(["FCFWCS", "GPR", "IW-GPR", settings.defaults()["weights_for_models"]], sigma=0.4)
+    kept = budget.max_csv_rows(["FCFWCS", "GPR", "IW-GPR", settings.defaults()["weights_for_models"]], sigma=0.4)
     assert kept < n
     for seed, count in counts.items():
         assert count == int(uploads.read_csv(raw, seed=seed, max_rows=kept).values[:, 2].sum())

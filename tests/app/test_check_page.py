@@ -9,7 +9,7 @@ import pytest
 from sklearn.datasets import load_diabetes
 
 from teaching import views
-from teaching.ui.data import digest
+from teaching.view import View
 from tests.app.helpers import go, no_exception, open_link
 
 INPUTS = ["age", "sex", "bmi", "bp", "s1", "s2", "s3", "s4", "s5", "s6"]
@@ -57,9 +57,9 @@ def test_uploaded_csv_shift_is_found_and_its_column_ranked_first(checked):
 
 def test_uploaded_csv_ess_is_the_formula_on_the_page_weights(checked):
     at, raw = checked
-    spec = views.data_spec(at.session_state["settings"], digest(raw))
-    assert json.loads(spec[2])[3] is True  # standardised by default
-    w = np.asarray(views.weights(spec, "FCFWCS", None, raw).model.weights_)
+    view = View.from_settings({**at.session_state["settings"], "sigma_mode": "auto"}, views.add_file(raw))
+    assert view.data_spec.standardise is True  # standardised by default
+    w = np.asarray(view.weights("FCFWCS").model.weights_)
     ess = w.sum() ** 2 / np.sum(w ** 2)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["ESS (effective sample size)"] == f"{ess:.0f}"

@@ -8,7 +8,7 @@ import pytest
 from sklearn.datasets import load_wine
 
 from teaching import catalog, settings, views
-from teaching.ui.data import digest
+from teaching.view import View, hyper_items
 from tests.app.helpers import go, no_exception, open_link, table
 from tests.app.test_check_page import INPUTS, diabetes_csv
 
@@ -23,7 +23,7 @@ def wine_csv():
 
 
 def ui_digest(at):
-    return digest(at.session_state["csv_bytes"])
+    return views.add_file(at.session_state["csv_bytes"])
 
 
 def upload(raw, inputs, outputs, split, query=None):
@@ -58,8 +58,7 @@ def test_page_names_the_widths_it_chose(page):
     at, _ = page
     assert at.radio(key="w.csv_hyper").value == "auto"
     assert not [w for w in at.number_input if w.key in ("w.rho_x", "w.lambda_x")]  # the values used instead:
-    used, _ = views.model_hyper(views.data_spec({**settings.defaults(), **at.session_state.settings}, ui_digest(at)),
-                                views.hyper_items(at.session_state.settings), at.session_state["csv_bytes"])
+    used, _ = View.from_settings({**settings.defaults(), **at.session_state.settings}, ui_digest(at)).model_hyper()
     shown = " ".join(m.value for m in at.markdown)
     assert f"rho_x (input width): **{used['rho_x']:.3g}**" in shown and used["rho_x"] != settings.defaults()["rho_x"]
     said = " ".join(c.value for c in at.caption)
@@ -79,12 +78,11 @@ def test_manual_widths_are_the_sliders_in_standardised_units():
 
 def test_built_in_views_keep_the_hyper_parameters_as_set():
     values = settings.defaults()
-    hyper = views.hyper_items(values)
+    hyper = hyper_items(values)
     assert dict(hyper) == {k: values[k] for k in ["theta", "gamma", "rho_x", "rho_y", "lambda_x", "lambda_y",
                                                    "tgp_start"]}
-    spec = views.data_spec({**values, "sinc.n_tr": 100, "sinc.n_te": 60})
-    used, standardise = views.model_hyper(spec, hyper)
-    assert used == dict(hyper) and standardise is False
-    direct = catalog.make_regressor("GPR", **used).fit(views.data(spec).X_tr, views.data(spec).Y_tr)
-    np.testing.assert_array_equal(views.prediction(spec, "GPR", "FCFWCS", None, hyper).model["mean"][:, 0],
-                                  direct.predict(views.data(spec).X_te)[:, 0])
+    view = View.from_settings({**values, "sinc.n_tr": 100, "sinc.n_te": 60})
+    used, standardise = view.model_hyper()
+    assert view.hyper == hyper and used == dict(hyper) and standardise is False
+    direct = catalog.make_regressor("GPR", **used).fit(view.data().X_tr, view.data().Y_tr)
+    np.testing.assert_array_equal(view.prediction("GPR").model["mean"][:, 0], direct.predict(view.data().X_te)[:, 0])

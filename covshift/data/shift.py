@@ -1,4 +1,4 @@
-"""Seeded data generators with a known covariate shift.
+"""Seeded regression data with a known covariate shift: the ShiftData container, selection by inputs and the papers' toys.
 
 Every generator returns a :class:`ShiftData`: training and test inputs/outputs
 and, where the densities are known, the true ratio w(x) = p_te(x) / p_tr(x).
@@ -11,7 +11,7 @@ from typing import Callable, Optional
 import numpy as np
 from scipy import stats
 
-from ._validation import as_generator, check_finite, check_int, check_positive
+from .._validation import as_generator, check_finite, check_int, check_positive
 
 #: Largest magnitude of a generator's location and scale parameters (means, standard
 #: deviations, noise). The inputs then stay within about 1e31 and sinc_shift's outputs
@@ -20,7 +20,7 @@ from ._validation import as_generator, check_finite, check_int, check_positive
 MAX_PARAMETER = 1e30
 
 
-def _check_location(value, name):
+def check_location(value, name):
     """A finite mean of magnitude <= MAX_PARAMETER (ValueError naming it)."""
     if isinstance(value, Real) and not isinstance(value, (bool, np.bool_)) and np.isfinite(value) \
             and abs(value) > MAX_PARAMETER:
@@ -31,9 +31,9 @@ def _check_location(value, name):
     return check_finite(value, name)
 
 
-def _check_scale(value, name, allow_zero=False):
+def check_scale(value, name, allow_zero=False):
     """A standard deviation or noise level: finite, > 0 (>= 0 with allow_zero), <= MAX_PARAMETER."""
-    return _check_location(check_positive(value, name, allow_zero=allow_zero), name)
+    return check_location(check_positive(value, name, allow_zero=allow_zero), name)
 
 
 @dataclass(frozen=True)
@@ -150,10 +150,10 @@ def sinc_shift(
     n_tr = check_int(n_tr, "n_tr")
     n_te = check_int(n_te, "n_te")
     for value, name in [(std_tr, "std_tr"), (std_te, "std_te")]:
-        _check_scale(value, name)
+        check_scale(value, name)
     for value, name in [(mean_tr, "mean_tr"), (mean_te, "mean_te")]:
-        _check_location(value, name)
-    _check_scale(noise, "noise", allow_zero=True)
+        check_location(value, name)
+    check_scale(noise, "noise", allow_zero=True)
     rng = as_generator(random_state)
     x_tr = rng.normal(mean_tr, std_tr, size=(n_tr, 1))
     x_te = rng.normal(mean_te, std_te, size=(n_te, 1))
@@ -164,7 +164,7 @@ def sinc_shift(
     )
 
 
-def _input_selection(X, probability, rng):
+def input_selection(X, probability, rng):
     """Split rows by a Bernoulli draw with P(train | x) = probability(x).
 
     Returns train and test masks and the true ratio p_te / p_tr of the split as a
@@ -187,7 +187,7 @@ def selection_bias(X, Y, scale=None, n_tr=None, random_state=0, name="selection 
     :class:`ShiftData` whose ``density_ratio`` is the exact ratio of this split,
     Z (1 - q) / ((1 - Z) q), Z = E[q] (the paper's 1/q is the ratio to the whole pool).
     """
-    from ._validation import as_2d_float
+    from .._validation import as_2d_float
 
     X = as_2d_float(X, "X")
     Y = as_2d_float(Y, "Y")
@@ -209,7 +209,7 @@ def selection_bias(X, Y, scale=None, n_tr=None, random_state=0, name="selection 
     probability = _RadialSelection(center, s, factor)
 
     rng = as_generator(random_state)
-    train, test, ratio = _input_selection(X, probability, rng)
+    train, test, ratio = input_selection(X, probability, rng)
     if train.sum() < 2 or test.sum() < 1:
         raise ValueError(_selection_failure(X, distance, int(train.sum()), int(test.sum()), n_tr))
     return ShiftData(X[train], Y[train], X[test], Y[test], ratio, name)
@@ -270,7 +270,7 @@ def s_shape(n_tr=250, n_te=250, noise=0.005, shift=0.0, random_state=0):
     density ratio is then known up to the sampled pool.
     """
     n_tr, n_te = check_int(n_tr, "n_tr", minimum=2), check_int(n_te, "n_te")
-    _check_scale(noise, "noise", allow_zero=True)
+    check_scale(noise, "noise", allow_zero=True)
     check_positive(shift, "shift", allow_zero=True)
     rng = as_generator(random_state)
     y_tr = rng.uniform(0.0, 1.0, size=(n_tr, 1))
@@ -286,7 +286,7 @@ def double_s(n_tr=250, n_te=500, noise=0.005, shift=0.0, random_state=0):
     every second kept (the paper's down-sampling). Test: n_te equally spaced y.
     """
     n_tr, n_te = check_int(n_tr, "n_tr", minimum=2), check_int(n_te, "n_te")
-    _check_scale(noise, "noise", allow_zero=True)
+    check_scale(noise, "noise", allow_zero=True)
     check_positive(shift, "shift", allow_zero=True)
     rng = as_generator(random_state)
     y_tr = np.sort(rng.uniform(-1.0, 1.0, size=(2 * n_tr, 1)), axis=0)[::2]
@@ -304,11 +304,11 @@ def circle_outputs(n_tr=300, n_te=200, noise=0.03, mean_tr=0.0, std_tr=0.6, mean
     :func:`sinc_shift`, and the true ratio is known.
     """
     n_tr, n_te = check_int(n_tr, "n_tr"), check_int(n_te, "n_te")
-    _check_scale(noise, "noise", allow_zero=True)
+    check_scale(noise, "noise", allow_zero=True)
     for value, name in [(mean_tr, "mean_tr"), (mean_te, "mean_te")]:
-        _check_location(value, name)
+        check_location(value, name)
     for value, name in [(std_tr, "std_tr"), (std_te, "std_te")]:
-        _check_scale(value, name)
+        check_scale(value, name)
     rng = as_generator(random_state)
     x_tr = rng.normal(mean_tr, std_tr, size=(n_tr, 1))
     x_te = rng.normal(mean_te, std_te, size=(n_te, 1))
@@ -354,189 +354,3 @@ def digits_center(shift="selection", n_tr=500, n_max=None, train_classes=(0, 1, 
     else:
         raise ValueError(f"shift must be 'selection', 'class' or None; got {shift!r}.")
     return ShiftData(X[train], Y[train], X[~train], Y[~train], None, "Digits centre pixels")
-
-
-# ---------------------------------------------------------------- arm_pose (issue 13)
-#: Link lengths of the planar arm (upper arm, forearm).
-ARM_LINKS = (1.0, 0.8)
-
-
-def arm_forward(angles, links=ARM_LINKS):
-    """Hand position (n, 2) of a planar two-link arm with joint angles (n, 2) (shoulder, elbow)."""
-    q1, q2 = angles[:, 0], angles[:, 1]
-    l1, l2 = links
-    return np.column_stack([l1 * np.cos(q1) + l2 * np.cos(q1 + q2),
-                            l1 * np.sin(q1) + l2 * np.sin(q1 + q2)])
-
-
-def _arm_poses(n, rng):
-    """Poses of the pool: shoulder q1 ~ U(0, pi), elbow |q2| ~ U(0.2, 2.6) with a random sign
-    (elbow up or down, the two inverse-kinematics solutions of one hand position)."""
-    q1 = rng.uniform(0.0, np.pi, n)
-    q2 = rng.uniform(0.2, 2.6, n) * rng.choice([-1.0, 1.0], n)
-    return np.column_stack([q1, q2])
-
-
-@dataclass(frozen=True)
-class _ArmSelection:
-    """P(train | x) = floor + (1 - 2 floor) / (1 + exp(shift * x_1)) on the hand's first coordinate:
-    training favours the left of the workspace, test the right (picklable)."""
-
-    shift: float
-    floor: float = 0.05
-
-    def __call__(self, X):
-        x1 = np.asarray(X, dtype=float).reshape(len(X), -1)[:, 0]
-        return self.floor + (1.0 - 2.0 * self.floor) * 0.5 * (1.0 - np.tanh(0.5 * self.shift * x1))
-
-
-def _arm_selection_mass(selection, noise, n_nodes=96, n_noise=24):
-    """Z = E_pool[q(x)] by Gauss-Legendre quadrature over the two angles and Gauss-Hermite
-    quadrature over the hand noise (exact to round-off for these smooth integrands)."""
-    u, wu = np.polynomial.legendre.leggauss(n_nodes)
-    h, wh = np.polynomial.hermite_e.hermegauss(n_noise)
-    q1 = 0.5 * np.pi * (u + 1.0)
-    total = 0.0
-    for sign in (-1.0, 1.0):
-        q2 = sign * (1.4 + 1.2 * u)
-        A1, A2 = np.meshgrid(q1, q2, indexing="ij")
-        x1 = arm_forward(np.column_stack([A1.ravel(), A2.ravel()]))[:, 0]
-        inner = selection((x1[:, None] + noise * h[None, :]).reshape(-1, 1)).reshape(len(x1), -1) @ wh
-        inner /= np.sqrt(2.0 * np.pi)
-        total += 0.5 * np.sum(np.outer(wu, wu).ravel() * inner) / 4.0
-    return float(total)
-
-
-def _arm_inputs(angles, noise, n_distractors, rng):
-    hand = arm_forward(angles) + rng.normal(0.0, noise, (len(angles), 2))
-    return np.hstack([hand, rng.normal(0.0, 0.5, (len(angles), n_distractors))])
-
-
-def _select_poses(n, accept, noise, n_distractors, rng):
-    """Draw n pool poses accepted with probability accept(x) (exact rejection sampling)."""
-    X_parts, Y_parts, count = [], [], 0
-    while count < n:
-        angles = _arm_poses(max(2 * n, 64), rng)
-        X = _arm_inputs(angles, noise, n_distractors, rng)
-        keep = rng.random(len(X)) < accept(X)
-        X_parts.append(X[keep])
-        Y_parts.append(angles[keep])
-        count += int(keep.sum())
-    return np.vstack(X_parts)[:n], np.vstack(Y_parts)[:n]
-
-
-def arm_pose(n_tr=300, n_te=300, noise=0.02, n_distractors=3, shift=2.0, random_state=0):
-    """A small pose-estimation stand-in for HumanEva: a planar two-link arm.
-
-    The pool of poses has shoulder angle q1 ~ U(0, pi) and elbow angle |q2| ~ U(0.2, 2.6)
-    with elbow up or down at random; links 1.0 and 0.8. Inputs: the hand position plus
-    N(0, noise^2) per coordinate, then ``n_distractors`` N(0, 0.5^2) features unrelated to
-    the pose. Outputs: the joint angles (q1, q2) in radians. Elbow up and elbow down reach
-    the same hand position, so the outputs are multi-valued given the inputs, as a pose is
-    from image features.
-
-    Covariate shift (the paper's subject/motion transfer in small): a pool pose is a
-    training pose with probability q(x) = 0.05 + 0.9 / (1 + exp(shift * x_1)) of its noisy
-    hand abscissa x_1 (training on the left of the workspace) and a test pose with
-    probability 1 - q(x), so p(y | x) is the same in both. ``shift = 0`` is no shift. The
-    true ratio is Z (1 - q) / ((1 - Z) q) with Z = E_pool[q] by quadrature.
-
-    Returns
-    -------
-    ShiftData with X of shape (n, 2 + n_distractors) and Y of shape (n, 2).
-    """
-    n_tr, n_te = check_int(n_tr, "n_tr", minimum=2), check_int(n_te, "n_te")
-    n_distractors = check_int(n_distractors, "n_distractors", minimum=0)
-    _check_scale(noise, "noise", allow_zero=True)
-    check_positive(shift, "shift", allow_zero=True)
-    rng = as_generator(random_state)
-    selection = _ArmSelection(float(shift))
-    X_tr, Y_tr = _select_poses(n_tr, selection, noise, n_distractors, rng)
-    X_te, Y_te = _select_poses(n_te, lambda X: 1.0 - selection(X), noise, n_distractors, rng)
-    ratio = SelectionRatio(selection, _arm_selection_mass(selection, noise))
-    return ShiftData(X_tr, Y_tr, X_te, Y_te, ratio, "Arm pose (2-link)")
-
-
-# ------------------------------------------------------ classification under covariate shift
-@dataclass(frozen=True)
-class _SideSelection:
-    """P(train | x) = 1 / (1 + exp(steepness * x_1)): training drawn mostly from the left (x_1 < 0)."""
-
-    steepness: float
-
-    def __call__(self, X):
-        x1 = np.asarray(X, dtype=float).reshape(len(X), -1)[:, 0]
-        return 1.0 / (1.0 + np.exp(np.clip(self.steepness * x1, -700, 700)))
-
-
-def classification_boundary(x1):
-    """The 2-D toy's true class boundary x_2 = 0.6 - 0.35 x_1^2 (rises on the left, falls on the right)."""
-    return 0.6 - 0.35 * np.asarray(x1, dtype=float) ** 2
-
-
-def shift_classification_2d(n=400, steepness=1.5, label_noise=0.3, random_state=0):
-    """A 2-D binary task whose training sample is selected from the left half (discriminative-covariate-shift).
-
-    The pool is x ~ N(0, diag(1.5^2, 1)); class 1 lies above the curved boundary
-    x_2 = 0.6 - 0.35 x_1^2, with P(y = 1 | x) = sigmoid((x_2 - boundary) / label_noise). Each point
-    is a training point with probability q(x) = 1 / (1 + exp(steepness x_1)) (the selection
-    sampler of :func:`selection_bias` with a one-sided selector), the rest is the test set. The
-    boundary rises where the training points are and falls where the test points are, so a
-    linear classifier fitted to the training sample is visibly wrong in the test region.
-    p(y | x) is the same in both sets (a covariate shift); ``density_ratio`` is the exact ratio.
-
-    Returns
-    -------
-    ShiftData with integer labels {0, 1} in Y_tr, Y_te (shape (n, 1)).
-    """
-    n = check_int(n, "n", minimum=20)
-    check_positive(steepness, "steepness", allow_zero=True)
-    label_noise = check_positive(label_noise, "label_noise")
-    rng = as_generator(random_state)
-    X = rng.normal(size=(n, 2)) * [1.5, 1.0]
-    margin = (X[:, 1] - classification_boundary(X[:, 0])) / label_noise
-    y = (rng.random(n) < 1.0 / (1.0 + np.exp(-np.clip(margin, -700, 700)))).astype(float)[:, None]
-    train, test, ratio = _input_selection(X, _SideSelection(float(steepness)), rng)
-    if train.sum() < 4 or test.sum() < 4 or len(np.unique(y[train])) < 2:
-        raise ValueError("The selection left too few training or test points (or one class only); "
-                         "raise n or lower steepness.")
-    return ShiftData(X[train], y[train], X[test], y[test], ratio, "2-D classification under shift")
-
-
-#: Bundled real binary tasks (scikit-learn data, no download): name -> (label, default n_tr).
-CLASSIFICATION_TASKS = {"breast_cancer": ("Breast cancer (malignant vs benign)", 60),
-                        "digits_3_8": ("Digits 3 vs 8", 40),
-                        "wine": ("Wine (class 1 vs rest)", 60)}
-
-
-def _binary_task(name):
-    from sklearn import datasets as sk
-
-    if name == "breast_cancer":
-        bunch = sk.load_breast_cancer()
-        return bunch.data, bunch.target
-    if name == "digits_3_8":
-        bunch = sk.load_digits()
-        keep = np.isin(bunch.target, [3, 8])
-        return bunch.data[keep], (bunch.target[keep] == 8).astype(int)
-    if name == "wine":
-        bunch = sk.load_wine()
-        return bunch.data, (bunch.target == 1).astype(int)
-    raise ValueError(f"Unknown classification task {name!r}; choose one of {sorted(CLASSIFICATION_TASKS)}.")
-
-
-def classification_task(name, n_tr=None, random_state=0):
-    """A bundled binary task split by sample-selection bias (:func:`selection_bias`).
-
-    Inputs are standardised over the whole pool; about ``n_tr`` points near the pool mean
-    (default: the task's entry in ``CLASSIFICATION_TASKS``) become the training set, the rest
-    the test set. Labels are {0, 1} in Y (shape (n, 1)).
-    """
-    X, y = _binary_task(name)
-    X = (X - X.mean(axis=0)) / np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
-    n_tr = CLASSIFICATION_TASKS[name][1] if n_tr is None else check_int(n_tr, "n_tr", minimum=10)
-    data = selection_bias(X, y[:, None].astype(float), n_tr=n_tr, random_state=random_state,
-                          name=CLASSIFICATION_TASKS[name][0])
-    if len(np.unique(data.Y_tr)) < 2 or len(np.unique(data.Y_te)) < 2:
-        raise ValueError(f"The selection of seed {random_state} left one class only; try another seed.")
-    return data

@@ -1,0 +1,39 @@
+"""The numbers the pages' tables and the claims read from fitted models: covshift's metrics, duality gaps, weight errors.
+
+Pages import only :mod:`teaching`: they read :mod:`covshift.metrics` as ``readings.metrics``.
+"""
+
+import numpy as np
+
+from covshift import metrics  # noqa: F401  (the pages' metrics, through teaching)
+from covshift.metrics import normalized_mse
+
+
+def relative_gaps(history):
+    """Duality gap relative to the objective, |<g_t, d_t^FW>| / |F(mu_t)|: the quantity the
+    Frank-Wolfe solvers compare with their tolerance ``tol``."""
+    return np.asarray(history.gap, dtype=float) / np.maximum(np.abs(np.asarray(history.objective, float)), 1e-300)
+
+
+def first_at_gap(history, level):
+    """(iteration, active atoms) at the first Frank-Wolfe iterate whose relative duality gap is
+    <= ``level``; (None, None) when the run never got there.
+
+    Row t of the history holds the gap at mu_t and the active-set size after the step
+    from mu_t, so the iterate mu_t has ``active_size[t - 1]`` atoms (one at the start).
+    """
+    reached = np.flatnonzero(relative_gaps(history) <= level)
+    if reached.size == 0:
+        return None, None
+    t = int(reached[0])
+    return t, (1 if t == 0 else int(history.active_size[t - 1]))
+
+
+def weight_error(weights, true_weights):
+    """NMSE of the weights on a readable scale: mean_i (w_i / mean(w) - t_i / mean(t))^2.
+
+    This is :func:`covshift.metrics.normalized_mse` (both vectors scaled to sum 1) times n^2,
+    i.e. the mean squared error of weights rescaled to mean 1: 0 is perfect, 1 is an error as
+    large as the weights themselves.
+    """
+    return normalized_mse(weights, true_weights) * len(np.ravel(weights)) ** 2

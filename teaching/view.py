@@ -1,0 +1,244 @@
+"""The View: one hashable value naming what a page shows, whose methods compute it through the one pipeline.
+
+A :class:`View` holds a named data spec (:class:`teaching.views.BuiltInData` or
+:class:`teaching.views.UploadedData`), the kernel-width setting, the regression hyper-parameters and
+the selected methods. It is built once per run, from the session's settings (``teaching.ui``) or
+from a lesson's (:class:`teaching.lessons.LessonRun`), by the same :meth:`View.from_settings`; a
+page, a claim, a benchmark and a worker then compute through the same cached steps
+(:mod:`teaching.views`) with the same arguments, so they share every fit.
+
+The kernel width: ``sigma`` is a number or ``"auto"`` (the one spelling). The KLIEP family's
+shared width is resolved once per View (:attr:`View.shared_sigma`, on first use, so a page that
+fits no weights never pays for it) and passed on as a number; the other estimators get the number,
+or ``"auto"`` (their own rule). :meth:`View.admit` is the one time-budget check, before any step runs.
+"""
+
+import dataclasses
+import functools
+
+import numpy as np
+
+from covshift import diagnostics
+from teaching import budget, catalog, fits, uploads, views
+from teaching.views import BuiltInData, UploadedData  # noqa: F401  (the data specs a View names)
+
+AUTO = "auto"
+
+#: The largest weights listed by the Check your data page.
+TOP_WEIGHTS = 10
+
+#: The regression hyper-parameters of a view (numbers).
+HYPER_NUMBERS = ("theta", "gamma", "rho_x", "rho_y", "lambda_x", "lambda_y")
+
+
+def sigma_setting(settings):
+    """The kernel-width setting: "auto", or the slider's number in manual mode."""
+    return AUTO if settings["sigma_mode"] == AUTO else float(settings["sigma"])
+
+
+def selected_methods(settings):
+    """Every weight estimator and regression model the settings run somewhere in the app."""
+    names = [*settings.get("estimators", ()), *settings.get("models", ()), settings.get("weights_for_models"),
+             settings.get("check_weights"), settings.get("check_model")]
+    return tuple(dict.fromkeys(n for n in names if n))
+
+
+def hyper_items(settings, **overrides):
+    """The regression hyper-parameters of a view as a sorted tuple of items (a cache key).
+
+    For an uploaded CSV two more items say how the models follow the data's scale (resolved by
+    :meth:`View.model_hyper`): ``standardise_outputs`` (the "Standardise" switch) and ``widths`` ("auto":
+    rho_x, rho_y, lambda_x and lambda_y from the data, :func:`teaching.fits.data_hyper`; "manual").
+    """
+    numbers = {k: float(settings[k]) for k in HYPER_NUMBERS}
+    if settings["source"] == "csv":
+        numbers.update(standardise_outputs=bool(settings["csv_standardise"]), widths=settings["csv_hyper"])
+    return tuple(sorted({**numbers, "tgp_start": settings["tgp_start"], **overrides}.items()))
+
+
+def data_spec(settings, file_digest=None, dataset=None):
+    """The data spec the settings name; ``file_digest``: the uploaded file's (:func:`teaching.views.add_file`)
+    for a CSV source; ``dataset`` forces a built-in data set with its current parameters."""
+    seed = int(settings["seed"])
+    if dataset is None and settings["source"] == "csv":
+        max_rows = budget.max_csv_rows(selected_methods(settings), sigma_setting(settings))
+        return UploadedData(file_digest, tuple(settings["csv_inputs"]), tuple(settings["csv_outputs"]),
+                            settings["csv_split"], bool(settings["csv_standardise"]), seed, max_rows)
+    name = dataset or settings["dataset"]
+    return BuiltInData(name, tuple((p, settings[f"{name}.{p}"]) for p in catalog.DATASETS[name][1]), seed)
+
+
+@dataclasses.dataclass(frozen=True)
+class View:
+    """What a view computes: its data, kernel width, hyper-parameters and methods (see the module docstring)."""
+
+    data_spec: object
+    sigma: object = AUTO
+    hyper: tuple = ()
+    methods: tuple = ()
+    weights_for_models: str = "FCFWCS"
+
+    @classmethod
+    def from_settings(cls, settings, file_digest=None, dataset=None):
+        """The View of a settings dict (the app's, or a lesson's): the one place settings become arguments."""
+        return cls(data_spec(settings, file_digest, dataset), sigma_setting(settings), hyper_items(settings),
+                   selected_methods(settings), settings["weights_for_models"])
+
+    def with_hyper(self, **overrides):
+        """The same view with some regression hyper-parameters changed (a lesson's comparison)."""
+        return dataclasses.replace(self, hyper=tuple(sorted({**dict(self.hyper), **overrides}.items())))
+
+    @property
+    def seed(self):
+        return self.data_spec.seed
+
+    # -------------------------------------------------------------- data, width, budget
+    def data(self):
+        """The view's data set (a :class:`covshift.data.ShiftData`)."""
+        return views.data(self.data_spec)
+
+    def csv_table(self):
+        """The parsed uploaded file (:class:`teaching.uploads.CsvTable`) of a CSV view."""
+        spec = self.data_spec
+        return views.csv_table(spec.digest, spec.seed, spec.max_rows)
+
+    @functools.cached_property
+    def shared_sigma(self):
+        """The one width of the KLIEP family on this view (:class:`teaching.fits.SharedSigma`), resolved
+        once per View: the number set, or ("auto") likelihood cross-validation within the time budget."""
+        if self.sigma == AUTO:
+            self._check([budget.SHARED_SIGMA], AUTO)
+        return views.shared_sigma(self.data_spec, self.sigma)
+
+    def sigma_for(self, name):
+        """The width estimator ``name`` is fitted with: the shared one for the KLIEP family, else the setting."""
+        return self.shared_sigma.sigma if name in catalog.KLIEP_FAMILY else self.sigma
+
+    def admit(self, names):
+        """The one time-budget check: ValueError naming the limit and the way out when a method of
+        ``names`` (weight estimators and models), or the width choice it needs, would take too long here."""
+        for name in names:
+            if name in catalog.KLIEP_FAMILY and self.sigma == AUTO:
+                self._check([budget.SHARED_SIGMA], AUTO)
+            self._check([name], self.sigma)
+
+    def _check(self, names, sigma):
+        points = self.data()
+        budget.check_size(names, len(points.X_tr), len(points.X_te), sigma)
+
+    def refused_at_size(self, n_tr, n_te):
+        """{method: limit} of the view's methods that would be refused at this size (before anything runs)."""
+        return budget.refused(self.methods, n_tr, n_te, self.sigma)
+
+    # -------------------------------------------------------------- weights and predictions
+    def weights(self, name):
+        """The weight fit of estimator ``name`` (a :class:`teaching.outcomes.Outcome`), within the budget."""
+        self.admit([name])
+        return views.fitted_weights(self.data_spec, name, self.sigma_for(name))
+
+    def prediction(self, model, weights=None):
+        """The fit and test predictions of regression model ``model`` (an Outcome), IW- models with the
+        weights of ``weights`` (default: the view's), within the budget."""
+        weights = weights or self.weights_for_models
+        if model not in catalog.REGRESSORS:
+            raise ValueError(f"Unknown regression model {model!r}; choose one of {list(catalog.REGRESSORS)}.")
+        if not catalog.REGRESSORS[model]:
+            self.admit([model])
+            return views.fitted_prediction(self.data_spec, model, None, None, self.hyper)
+        self.admit([model, weights])
+        return views.fitted_prediction(self.data_spec, model, weights, self.sigma_for(weights), self.hyper)
+
+    def model_hyper(self):
+        """(hyper-parameters the models use, whether outputs are standardised for fitting): for an uploaded
+        CSV with automatic widths, those chosen from the data (:func:`teaching.views.model_hyper`)."""
+        return views.model_hyper(self.data_spec, self.hyper)
+
+    def weighting_effect(self, width, lambda_x, grid_range):
+        """Home's Why-weights figure data: a GPR of input width ``width`` without, with true and with the
+        view's estimated weights (:func:`teaching.fits.weighting_effect`)."""
+        self.admit([self.weights_for_models, "GPR"])
+        return views.weighting_effect(self.data_spec, self.weights_for_models, self.sigma_for(self.weights_for_models),
+                                      float(width), float(lambda_x), tuple(grid_range))
+
+    def weighting_by_width(self, widths, lambda_x):
+        """Test MAE without, with true and with estimated weights, per GP width."""
+        self.admit([self.weights_for_models, "GPR"])
+        return views.weighting_by_width(self.data_spec, self.weights_for_models,
+                                        self.sigma_for(self.weights_for_models),
+                                        tuple(float(w) for w in widths), float(lambda_x))
+
+    def few_labels(self, n_labels):
+        """No adaptation, importance weighting and delta adaptation with ``n_labels`` labelled test points."""
+        self.admit([self.weights_for_models, "GPR"])
+        hyper, standardise = self.model_hyper()
+        return views.few_labels(self.data_spec, self.weights_for_models, self.sigma_for(self.weights_for_models),
+                                n_labels, float(hyper["rho_x"]), float(hyper["lambda_x"]), standardise)
+
+    def labelled_points(self, n_labels):
+        """Mask of the test points whose labels :meth:`few_labels` reveals."""
+        return fits.labelled_test_points(len(self.data().X_te), n_labels, self.seed)
+
+    # -------------------------------------------------------------- Check your data
+    def input_units(self):
+        """(names, mean, scale) of the inputs: original units = x * scale + mean (the standardisation
+        of an uploaded CSV, :func:`teaching.uploads.input_scaling`; identity otherwise)."""
+        d = self.data().X_tr.shape[1]
+        if not isinstance(self.data_spec, UploadedData):
+            return [f"x{j}" for j in range(d)], np.zeros(d), np.ones(d)
+        inputs = list(self.data_spec.inputs)
+        mean, scale = uploads.input_scaling(self.csv_table(), inputs, self.data_spec.standardise)
+        return inputs, mean, scale
+
+    def inputs_in_units(self):
+        """(names, X_tr, X_te) with the inputs in the units of the file (:meth:`input_units`)."""
+        points = self.data()
+        names, mean, scale = self.input_units()
+        return names, points.X_tr * scale + mean, points.X_te * scale + mean
+
+    def output_names(self):
+        """The output names (the CSV's columns, else y0, y1, ...)."""
+        if isinstance(self.data_spec, UploadedData):
+            return list(self.data_spec.outputs)
+        return [f"y{k}" for k in range(self.data().Y_tr.shape[1])]
+
+    def shift_test(self, method):
+        """The two-sample test of training against test inputs (an Outcome)."""
+        return views.shift_test(self.data_spec, method)
+
+    def column_shift(self):
+        """The KS statistic of each input (:func:`covshift.diagnostics.feature_shift`)."""
+        return views.column_shift(self.data_spec)
+
+    def weight_check(self, name):
+        """The weights of estimator ``name`` on the mean-1 scale, their :func:`covshift.diagnostics.weight_summary`
+        and the training points with the :data:`TOP_WEIGHTS` largest weights (indices, largest first)."""
+        w = np.asarray(self.weights(name).model.weights_, dtype=float)
+        w = w / w.mean()
+        top = np.argsort(-w, kind="stable")[:TOP_WEIGHTS]
+        return {"weights": w, "summary": diagnostics.weight_summary(w), "top": top}
+
+    def cv_errors(self, model, weights):
+        """Ordinary and importance-weighted CV error of ``model`` and its test error
+        (:func:`teaching.views.fitted_cv_errors`), within the budget."""
+        self.admit([model, weights])
+        return views.fitted_cv_errors(self.data_spec, model, weights, self.sigma_for(weights), self.hyper)
+
+    # -------------------------------------------------------------- Classification and Domain transfer
+    def classification_toy(self, n, steepness, label_noise):
+        """The Classification page's 2-D toy with this view's seed."""
+        return views.classification_toy(int(n), float(steepness), float(label_noise), self.seed)
+
+    def classifiers(self, n, steepness, label_noise, kernel, sigma, C, C_v, weights_name):
+        """The iid, two-stage and integrated classifiers on :meth:`classification_toy`'s data:
+        (score rows, grid, {name: training weights}, {name: warnings})."""
+        return views.classifiers(int(n), float(steepness), float(label_noise), self.seed, kernel, float(sigma),
+                                 float(C), float(C_v), weights_name)
+
+    def transfer_source(self, task, shift):
+        """The source structural SVM of a Domain transfer task (an Outcome)."""
+        return views.transfer_source(task, shift)
+
+    def transfer(self, task, shift, n_labelled, C, epsilon):
+        """The delta-function transfer with ``n_labelled`` target labels drawn with this view's seed (an Outcome)."""
+        return views.transfer_fit(task, shift, int(n_labelled), self.seed, C if C == AUTO else float(C),
+                                  float(epsilon))
