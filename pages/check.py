@@ -12,12 +12,11 @@ st.markdown("On the current data (built-in, or your CSV uploaded on **Data & shi
             "error estimate. Everything below can be downloaded as one report.")
 st.page_link("pages/data.py", label="Choose or upload the data on Data & shift", icon=":material/scatter_plot:")
 
-view = ui.view()
 data = ui.current_data()
 if data is None:
     st.stop()
 csv = ui.get("source") == "csv"
-names, X_tr, X_te = view.inputs_in_units()
+names, X_tr, X_te = ui.view().inputs_in_units()
 n_tr, n_te, d = len(data.X_tr), len(data.X_te), data.X_tr.shape[1]
 c1, c2, c3 = st.columns(3)
 c1.metric("training points", n_tr)
@@ -40,7 +39,7 @@ ui.widget(st.radio, "Test", "check_test", horizontal=True,
           help="Both compare the observed training/test split with random re-splits of the pooled inputs "
                "(permutations): the p-value is the share of re-splits that look at least as different.")
 with st.spinner("Testing..."):
-    tested = ui.guard("Shift test", view.shift_test, ui.get("check_test"))
+    tested = ui.guard("Shift test", ui.view().shift_test, ui.get("check_test"))
 sections = []
 if tested is not None:
     result = tested.model
@@ -58,7 +57,7 @@ if tested is not None:
 
 # ---------------------------------------------------------------- 2. where?
 st.subheader("2. Which inputs moved?")
-shift = ui.guard("Shift per input", view.column_shift)
+shift = ui.guard("Shift per input", ui.view().column_shift)
 if shift is not None:
     top = list(shift.ranking[:3])
     first = names[shift.ranking[0]]
@@ -85,11 +84,11 @@ st.subheader("3. What do importance weights cost?")
 estimator = ui.widget(st.selectbox, "Weight estimator", "check_weights", catalog.WEIGHT_ESTIMATORS,
                       help="Its kernel width follows the rule set on the Importance weights page (auto by default).")
 with st.spinner(f"Fitting {estimator}..."):
-    checked = ui.guard("Weights", view.weight_check, estimator)
-output_names = view.output_names()
+    checked = ui.guard("Weights", ui.view().weight_check, estimator)
+output_names = ui.view().output_names()
 weight_rows = None
 if checked is not None:
-    ui.show_warnings(estimator, view.weights(estimator).warnings)
+    ui.show_warnings(estimator, ui.view().weights(estimator).warnings)
     summary, w = checked["summary"], checked["weights"]
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("ESS (effective sample size)", f"{summary.ess:.0f}", help="(sum w)^2 / sum w^2")
@@ -122,7 +121,7 @@ model = ui.widget(st.selectbox, "Model", "check_model", list(catalog.CHECK_MODEL
                   help="GPR and W-KNN are fitted without weights, IW-GPR with the weights above; the hyper-parameters "
                        "are those of the Structured regression page.")
 with st.spinner(f"Cross-validating {model}..."):
-    errors = ui.guard("Cross-validation", view.cv_errors, model, estimator)
+    errors = ui.guard("Cross-validation", ui.view().cv_errors, model, estimator)
 if errors is not None:
     cv = errors["cv"]
     sentence = report.cv_sentence(model, cv, errors["test"], errors["baseline"])
@@ -146,7 +145,7 @@ st.subheader("The report")
 base = (st.context.url or "").split("?")[0]
 query = urllib.parse.urlencode(settings.to_query(st.session_state.settings))
 link = f"{base}?{query}" if query else base
-hyper, standardised_outputs = view.model_hyper()
+hyper, standardised_outputs = ui.view().model_hyper()
 auto_widths = csv and ui.get("csv_hyper") == "auto"
 facts = [("data", "uploaded CSV" if csv else catalog.DATASETS[ui.get("dataset")][0]), ("seed", ui.get("seed")),
          ("training / test points", f"{n_tr} / {n_te}"), ("inputs", ", ".join(names)),
@@ -168,4 +167,4 @@ d1.download_button("Download the report (Markdown)", report.to_markdown(blocks),
                    mime="text/markdown", key="check.report_md")
 d2.download_button("Download the report (HTML)", report.to_html(blocks), file_name="covshift_check.html",
                    mime="text/html", key="check.report_html")
-st.caption("The report holds the verdicts, tables and settings above and the link to this view.")
+st.caption("The report holds the verdicts, tables and settings above and the link to this ui.view().")

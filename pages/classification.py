@@ -29,13 +29,12 @@ with settings_column:
     sized_by = ui.widget(st.radio, "Point size: weights of", "clf.sized_by", ["integrated", "two-stage"],
                          horizontal=True)
 
-view = ui.view()
 data_key = (int(n), float(steepness), float(label_noise))
-data = ui.guard("Data", view.classification_toy, *data_key)
+data = ui.guard("Data", ui.view().classification_toy, *data_key)
 if data is None:
     st.stop()
 with figure_column, st.spinner("Fitting iid, two-stage and integrated classifiers..."):
-    result = ui.guard("Classifiers", view.classifiers, *data_key, kernel, float(sigma), float(C), float(C_v), weights_name)
+    result = ui.guard("Classifiers", ui.view().classifiers, *data_key, kernel, float(sigma), float(C), float(C_v), weights_name)
 if result is None:
     st.stop()
 rows, (xs, ys, scores, p_test), weights, messages = result

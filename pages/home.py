@@ -16,11 +16,10 @@ with st.container(border=True):
                    icon=":material/school:")
 
 WIDTHS = (0.1, 0.3, 1.0, 2.0, 3.0)
-view = ui.view("sinc")
-data = ui.guard("Data", view.data)
+data = ui.guard("Data", ui.view("sinc").data)
 if data is None:
     st.stop()
-weight_name = view.weights_for_models
+weight_name = ui.view("sinc").weights_for_models
 chart, words = st.columns([3, 2])
 words.markdown(
     "Training inputs come from $p_{tr}(x)$, test inputs from another density $p_{te}(x)$; $p(y \\mid x)$ stays the "
@@ -31,7 +30,7 @@ width = ui.widget(words.slider, "Model width rho_x: small = flexible, large = sm
                   help="Input width of the Gaussian-process model fitted below. At 2 the model is too smooth "
                        "for the sinc curve (misspecified); at 0.3 it can follow the curve everywhere.")
 lo, hi = float(min(data.X_tr.min(), data.X_te.min())), float(max(data.X_tr.max(), data.X_te.max()))
-effect = ui.guard("Fits", view.weighting_effect, float(width), float(ui.get("lambda_x")),
+effect = ui.guard("Fits", ui.view("sinc").weighting_effect, float(width), float(ui.get("lambda_x")),
                   (lo, hi))
 if effect is None:
     st.stop()
@@ -51,7 +50,7 @@ with words:
     ui.claims("home.fit")
 
 st.subheader("When do weights matter?")
-table = ui.guard("Widths", view.weighting_by_width, WIDTHS, float(ui.get("lambda_x")))
+table = ui.guard("Widths", ui.view("sinc").weighting_by_width, WIDTHS, float(ui.get("lambda_x")))
 if table is not None:
     ui.chart("error by width", figures.error_by_width, table, chosen=float(width), key="home.error_by_width")
     st.caption(

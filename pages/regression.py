@@ -41,7 +41,6 @@ st.markdown(
     "point by its importance $w(x)$. SMTGP predictions come with a **certainty** $\\phi \\in (0, 1]$ (SMTGP "
     "paper eq. 17); for KLTGP and IKLTGP the certainty shown is this app's analogue, not a paper quantity.")
 
-view = ui.view()
 data = ui.current_data()
 if data is None:
     st.stop()
@@ -70,7 +69,7 @@ with st.expander("Hyper-parameters (kernels exp(-||a-b||^2 / (2 rho^2)) with lam
                   help="SMTGP only: theta -> 1 approaches the KL divergence (KLTGP).")
         ui.widget(st.slider, "gamma (Sharma-Mittal degree)", "gamma",
                   help="SMTGP only: gamma -> theta gives the Renyi divergence, gamma -> 1 the Tsallis one.")
-    used = view.model_hyper() if ui.get("source") == "csv" else None
+    used = ui.view().model_hyper() if ui.get("source") == "csv" else None
     fields = {"rho_x": ("rho_x (input width)", "%.4f", "Input kernel width: small = flexible, large = smooth."),
               "rho_y": ("rho_y (output width)", "%.4f", "Output kernel width of the Twin GPs."),
               "lambda_x": ("lambda_x (input regulariser)", "%.2e",
@@ -95,7 +94,7 @@ if not models:
     st.info("Choose at least one model.")
     st.stop()
 
-results = ui.run_each(models, view.prediction, "Fitting the models", "Predictions ready")
+results = ui.run_each(models, ui.view().prediction, "Fitting the models", "Predictions ready")
 if not results:
     st.stop()
 if any("did not converge" in message for outcome in results.values() for message in outcome.warnings):
@@ -165,7 +164,7 @@ if data.X_te.shape[1] == 1:
                + "".join(f" The predictions of {' and '.join(g)} coincide." for g in same))
     ui.claims("regression.fits")
 elif Y.shape[1] <= 2:
-    input_names, _, X_te_units = view.inputs_in_units()
+    input_names, _, X_te_units = ui.view().inputs_in_units()
     along = ui.widget(st.selectbox, "Input along which to plot", "plot_input", list(range(data.X_te.shape[1])),
                       format_func=lambda j: input_names[j])
     output = 0
@@ -251,14 +250,14 @@ st.subheader("A few target labels")
 if ui.widget(st.toggle, "Compare no adaptation, importance weighting and delta adaptation", "few_labels"):
     n_labels = ui.widget(st.slider, "labelled test points", "n_labels",
                          help="How many test points reveal their label to the delta adaptation.")
-    outcome = ui.guard("Few labels", view.few_labels, n_labels)
+    outcome = ui.guard("Few labels", ui.view().few_labels, n_labels)
     if outcome is not None:
         X_eval, Y_eval, preds = outcome
         ui.show_table([{"method": n, "MAE on the unlabelled test points": metrics.mae(Y_eval, p)}
                        for n, p in preds.items()], "method",
                       formats={"MAE on the unlabelled test points": ".4f"})
         if X_eval.shape[1] == 1:
-            labelled = view.labelled_points(n_labels)
+            labelled = ui.view().labelled_points(n_labels)
             ui.chart("regression fits", figures.regression_fits, X_eval[:, 0], Y_eval, {n: {"mean": p} for n, p in preds.items()},
                                            labelled=(data.X_te[labelled, 0], data.Y_te[labelled]),
                                            heading="A few target labels: three GPs", key="regression.regression_fits.2")

@@ -69,11 +69,10 @@ else:
 
 # ----------------------------------------------------------------- live fit
 st.subheader(f"Source model vs domain transfer with l = {n_labelled}")
-view = ui.view()
 with st.spinner("Fitting the source model (once per task and shift)..."):
-    source = ui.guard("Source model", view.transfer_source, task, shift)
+    source = ui.guard("Source model", ui.view().transfer_source, task, shift)
 with st.spinner("Learning the delta function..."):
-    outcome = ui.guard("Domain transfer", view.transfer, task, shift, n_labelled, C, float(epsilon)) \
+    outcome = ui.guard("Domain transfer", ui.view().transfer, task, shift, n_labelled, C, float(epsilon)) \
         if source is not None else None
 if outcome is None:
     st.stop()

@@ -3,8 +3,8 @@
 A :class:`Lesson` names the page it opens, *every* setting it needs (so that opening it
 always gives the same view, whatever was clicked before) and its :class:`Claim` s. A claim
 is one sentence shown beside the figure it describes, plus a check that evaluates the
-sentence on the lesson's own data through the same :mod:`teaching.catalog` functions the
-pages call. ``tests/test_lessons.py`` runs every check over several seeds, so the text of
+sentence on the lesson's own data through the lesson's :class:`teaching.view.View`, whose
+methods are the very calls the pages make. ``tests/test_lessons.py`` runs every check over several seeds, so the text of
 the app and what the data show cannot drift apart; README's "Teach with it" section is
 generated from the same definitions (:func:`readme_section`).
 

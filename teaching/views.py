@@ -122,9 +122,10 @@ CSV_MISSING = ("This view uses an uploaded CSV file, and a link cannot carry the
                "the **Data & shift** page to see the view (the column choices of the link are kept).")
 
 
-def add_file(raw):
-    """Keep uploaded bytes beside the pipeline under their SHA-256 digest, which the data spec names; the digest."""
-    digest = hashlib.sha256(raw).hexdigest()
+def add_file(raw, digest=None):
+    """Keep uploaded bytes beside the pipeline under their SHA-256 digest, which the data spec names; the
+    digest (``digest``: the caller's, already computed from these bytes)."""
+    digest = digest or hashlib.sha256(raw).hexdigest()
     with _FILES_LOCK:
         _FILES[digest] = raw
         _FILES.move_to_end(digest)

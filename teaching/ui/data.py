@@ -45,7 +45,7 @@ def view(dataset=None):
     """This session's View (``dataset``: a built-in data set forced, with its current parameters, as on
     Home). The same View value gives back the same object, so its kernel width is resolved once."""
     raw = csv_bytes()
-    built = View.from_settings(_settings(), None if raw is None else views.add_file(raw), dataset)
+    built = View.from_settings(_settings(), None if raw is None else views.add_file(raw, digest(raw)), dataset)
     kept = st.session_state.get("views", {})
     if kept.get(dataset) != built:
         kept = {**kept, dataset: built}
@@ -55,7 +55,7 @@ def view(dataset=None):
 
 def csv_table(raw):
     """The parsed CSV of the Data page (cached by the digest of its bytes, the seed and the row limit)."""
-    spec = data_spec({**_settings(), "source": "csv"}, views.add_file(raw))
+    spec = data_spec({**_settings(), "source": "csv"}, views.add_file(raw, digest(raw)))
     return views.csv_table(spec.digest, spec.seed, spec.max_rows)
 
 
