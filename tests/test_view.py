@@ -94,3 +94,25 @@ def test_pages_import_only_teaching_and_cache_nothing_themselves():
         text = path.read_text()
         assert not re.search(r"^\s*(import covshift|from covshift)", text, re.M), path
         assert "st.cache_data" not in text and "st.cache_resource" not in text, path
+
+
+def test_an_uploaded_file_reaches_a_worker_process_with_the_step():
+    """The worker of a spawned pool has never seen the file: the step carries it (views.compute's files)."""
+    from teaching import workers
+
+    raw = b"a,b,y\n" + b"".join(f"{i % 9},{(i * 7) % 11},{i % 5}\n".encode() for i in range(80))
+    view = View.from_settings({**_settings(), "source": "csv", "csv_inputs": ["a", "b"], "csv_outputs": ["y"]},
+                              views.add_file(raw))
+    views.use_cache()
+    here = view.weights("KMM").model.weights_
+    pool = workers.make_executor({"COVSHIFT_WORKERS": "1"})
+    try:
+        views.use_cache()  # empty: the next call is a miss, sent to the worker
+        views.use_executor(pool)
+        there = view.weights("KMM").model.weights_
+    finally:
+        views.use_executor(None)
+        views.use_cache()
+        pool.shutdown()
+    assert len(there) == len(view.data().X_tr)
+    assert (here == there).all()
