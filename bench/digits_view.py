@@ -59,7 +59,7 @@ def measure(seed, repeats):
     params = {p: values[f"{name}.{p}"] for p in catalog.DATASETS[name][1]}
     data = catalog.make_dataset(name, seed=seed, **params)
     sigma = fits.shared_kliep_sigma(data).sigma
-    weights = fits.fit_weights(data, values["weights_for_models"], sigma).model.weights_
+    weights = catalog.make_weight_estimator(values["weights_for_models"], sigma).fit(data.X_tr, data.X_te).weights_
     numbers = {k: float(values[k]) for k in HYPER}
     rows = []
     total_wall = total_cpu = 0.0

@@ -1,4 +1,4 @@
-"""The fits the view pipeline runs: the shared KLIEP width, weights, regression fits and the comparisons of the lessons.
+"""The fits the view pipeline runs: the shared KLIEP width, regression fits and the comparisons of the lessons.
 
 Plain functions of a data set (:class:`covshift.data.ShiftData`) and names of :mod:`teaching.catalog`;
 each returns its result with its time and warnings (:class:`teaching.outcomes.Outcome`). The steps of
@@ -14,7 +14,7 @@ from covshift.metrics import mae
 from covshift.model_selection import kliep_sigma
 from covshift.regression import GPR, TwinGP
 from covshift.transfer import ResidualDeltaRegressor
-from teaching.catalog import REGRESSORS, chain_start, make_regressor, make_weight_estimator, whole_number
+from teaching.catalog import REGRESSORS, chain_start, make_regressor, whole_number
 from teaching.outcomes import Outcome, run_with_warnings
 
 #: How the shared kernel width of the KLIEP family was chosen, for the page's caption.
@@ -47,13 +47,6 @@ def shared_kliep_sigma(data, sigma="auto", rule="lcv"):
     result, seconds, messages = run_with_warnings(
         lambda: kliep_sigma(data.X_tr, data.X_te, rule=rule, y_tr=y_tr))
     return SharedSigma(result["best_sigma"], rule, seconds, result, messages)
-
-
-def fit_weights(data, name, sigma="auto"):
-    """Fit a weight estimator on a data set; an :class:`Outcome`."""
-    est, seconds, messages = run_with_warnings(
-        lambda: make_weight_estimator(name, sigma).fit(data.X_tr, data.X_te))
-    return Outcome(est, seconds, messages)
 
 
 def output_scaling(Y):

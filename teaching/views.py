@@ -200,8 +200,11 @@ def shared_sigma(spec, sigma):
 
 @_step
 def fitted_weights(spec, name, sigma):
-    """:func:`teaching.fits.fit_weights` with the width already resolved (:meth:`teaching.view.View.sigma_for`)."""
-    return fits.fit_weights(data(spec), name, sigma)
+    """Weight estimator ``name`` (:func:`teaching.catalog.make_weight_estimator`) fitted with the width ``sigma``
+    already resolved (:meth:`teaching.view.View.sigma_for`): an :class:`teaching.outcomes.Outcome`."""
+    points = data(spec)
+    return outcomes.Outcome(*outcomes.run_with_warnings(
+        lambda: catalog.make_weight_estimator(name, sigma).fit(points.X_tr, points.X_te)))
 
 
 #: Timed runs of one point of the Scaling page (:func:`timing`) at most, and the CPU seconds after

@@ -174,8 +174,8 @@ def test_shared_kliep_sigma_is_the_model_selection_choice_and_names_its_rule(pap
 @pytest.mark.parametrize("name", sorted(catalog.KLIEP_FAMILY))
 def test_kliep_family_fitted_with_the_shared_sigma_uses_it(name, paper_data):
     shared = fits.shared_kliep_sigma(paper_data)
-    outcome = fits.fit_weights(paper_data, name, shared.sigma)
-    assert outcome.model.sigma_ == shared.sigma
+    model = catalog.make_weight_estimator(name, shared.sigma).fit(paper_data.X_tr, paper_data.X_te)
+    assert model.sigma_ == shared.sigma
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -8,7 +8,7 @@ Two different files with the same column names used to share cached weights and 
 import numpy as np
 
 from teaching import ui
-from teaching import budget, catalog, fits, settings, uploads
+from teaching import budget, catalog, settings, uploads
 from tests.app.helpers import go, no_exception, open_link, table
 
 COLUMNS = {"source": "csv", "csv_inputs": "x", "csv_outputs": "y", "csv_split": "train",
@@ -28,7 +28,7 @@ FILE_A, FILE_B = csv_file(60, 0.0), csv_file(45, 0.7)
 def expected_objective(raw):
     """The FCFWCS objective computed directly in the core, without the app or its caches."""
     data = uploads.csv_dataset(uploads.read_csv(raw), ["x"], ["y"], "train", 0)
-    return fits.fit_weights(data, "FCFWCS", 0.4).model.objective_
+    return catalog.make_weight_estimator("FCFWCS", 0.4).fit(data.X_tr, data.X_te).objective_
 
 
 def with_file(raw):

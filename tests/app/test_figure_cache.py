@@ -11,7 +11,7 @@ import plotly.io as pio
 import streamlit as st
 
 from teaching import ui
-from teaching import catalog, figures, fits
+from teaching import catalog, figures
 from tests.app.helpers import go, no_exception, open_link
 
 SMALL = {"sinc.n_tr": "100", "sinc.n_te": "60"}
@@ -37,8 +37,8 @@ def test_content_key_separates_dtype_shape_nesting_and_kind():
 
 def test_content_key_of_a_solver_history_follows_its_content():
     data = catalog.make_dataset("sinc", seed=0, n_tr=60, n_te=40)
-    history = fits.fit_weights(data, "FWCS", 0.5).model.history_
-    other = fits.fit_weights(data, "FWCS", 0.7).model.history_
+    history = catalog.make_weight_estimator("FWCS", 0.5).fit(data.X_tr, data.X_te).history_
+    other = catalog.make_weight_estimator("FWCS", 0.7).fit(data.X_tr, data.X_te).history_
     assert ui.content_key(history) == ui.content_key(history)
     assert ui.content_key(history) != ui.content_key(other)
 
