@@ -167,4 +167,4 @@ d1.download_button("Download the report (Markdown)", report.to_markdown(blocks),
                    mime="text/markdown", key="check.report_md")
 d2.download_button("Download the report (HTML)", report.to_html(blocks), file_name="covshift_check.html",
                    mime="text/html", key="check.report_html")
-st.caption("The report holds the verdicts, tables and settings above and the link to this ui.view().")
+st.caption("The report holds the verdicts, tables and settings above and the link to this view.")
