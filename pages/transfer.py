@@ -80,7 +80,7 @@ ui.show_warnings("Source model", source.warnings)
 ui.show_warnings("Domain transfer", outcome.warnings)
 fit = outcome.model
 model = fit["model"]
-data = transfer_views.transfer_data(task, shift)
+data = ui.view().transfer_data(task, shift)
 multiclass = task == "multiclass"
 score_name = "target accuracy" if multiclass else "target Hamming loss"
 source_value = fit["source_score"] if multiclass else 1 - fit["source_score"]

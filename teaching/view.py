@@ -234,6 +234,10 @@ class View:
         return views.classifiers(int(n), float(steepness), float(label_noise), self.seed, kernel, float(sigma),
                                  float(C), float(C_v), weights_name)
 
+    def transfer_data(self, task, shift):
+        """The source and transformed target digits of a Domain transfer task."""
+        return views.transfer_data(task, shift)
+
     def transfer_source(self, task, shift):
         """The source structural SVM of a Domain transfer task (an Outcome)."""
         return views.transfer_source(task, shift)

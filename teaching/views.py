@@ -30,7 +30,7 @@ from teaching import budget, catalog, classification_views, fits, outcomes, tran
 CACHE_ENTRIES = {"csv_table": 8, "data": 32, "shared_sigma": 32, "fitted_weights": 64, "fitted_prediction": 64,
                  "weighting_effect": 64, "weighting_by_width": 32, "few_labels": 32, "shift_test": 32,
                  "column_shift": 32, "fitted_cv_errors": 32, "data_hyper": 32, "timing": 64,
-                 "classification_toy": 32, "classifiers": 32, "transfer_source": 12, "transfer_fit": 32}
+                 "classification_toy": 32, "classifiers": 32, "transfer_data": 12, "transfer_source": 12, "transfer_fit": 32}
 
 #: The steps that fit something (tenths of a CPU-second and more): with an executor installed
 #: (:func:`use_executor`), a cache miss of one of them is computed there. The others are cheap.
@@ -380,6 +380,12 @@ def classifiers(n, steepness, label_noise, seed, kernel, sigma, C, C_v, weights_
     return (classification_views.classification_scores(fitted, points),
             classification_views.classification_grid(fitted, points), classification_views.training_weights(fitted),
             {name: o.warnings for name, o in fitted.items()})
+
+
+@_step
+def transfer_data(task, shift):
+    """Source and transformed target digits of a transfer task (:func:`teaching.transfer_views.transfer_data`)."""
+    return transfer_views.transfer_data(task, shift)
 
 
 @_step
