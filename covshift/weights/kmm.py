@@ -77,7 +77,9 @@ def solve_kmm_qp(K, kappa, B=1000.0, eps=None):
     # sum b <= n (1 + eps) makes any bound above n (1 + eps) inactive: the same problem,
     # without numbers like 1e100 that break cvxopt's scaling
     B = min(B, n * (1.0 + eps))
-    P = matrix(K, tc="d")  # a copy, column-major
+    # a copy, column-major; from an aligned float64 array: numpy exports an unaligned one (as arrays
+    # deserialised on a Dask worker process can be) with buffer format '=d', which cvxopt rejects
+    P = matrix(np.require(K, dtype=np.float64, requirements=["ALIGNED"]), tc="d")
     P[::n + 1] += 1e-8
     h = np.concatenate([[n * (1 + eps), n * (eps - 1)], np.full(n, B), np.zeros(n)])
     options = {"show_progress": False}  # cvxopt's default tolerances, as in the paper

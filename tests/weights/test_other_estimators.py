@@ -271,3 +271,19 @@ def test_kmm_sparse_constraints_solve_the_same_qp_as_dense_ones():
     diff = beta - reference
     assert diff @ K @ diff <= 1e-8 * (reference @ K @ reference)
     assert np.abs(diff).max() <= 1e-4 * np.abs(reference).max()
+
+
+def test_kmm_qp_accepts_an_unaligned_kernel():
+    # arrays deserialised on a Dask worker process can be unaligned; numpy exports them with buffer
+    # format '=d', which cvxopt.matrix rejected (TypeError: buffer format not supported)
+    from covshift.weights.kmm import solve_kmm_qp
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 1))
+    K = np.exp(-0.5 * (X - X.T) ** 2)
+    raw = bytearray(K.nbytes + 1)
+    unaligned = np.frombuffer(raw, dtype=np.float64, offset=1, count=K.size).reshape(K.shape)
+    unaligned[...] = K
+    assert not unaligned.flags.aligned
+    kappa = K.sum(axis=1)
+    np.testing.assert_array_equal(solve_kmm_qp(unaligned, kappa), solve_kmm_qp(K, kappa))
