@@ -287,3 +287,23 @@ def test_kmm_qp_accepts_an_unaligned_kernel():
     assert not unaligned.flags.aligned
     kappa = K.sum(axis=1)
     np.testing.assert_array_equal(solve_kmm_qp(unaligned, kappa), solve_kmm_qp(K, kappa))
+
+
+def test_kmm_qp_through_the_low_rank_factor_equals_the_dense_solve(monkeypatch):
+    # a smooth kernel on 1-D data has numerical rank ~20: the KKT systems are solved through its pivoted
+    # Cholesky factor (Woodbury), O(n r^2) per iteration; the weights are the dense solve's to the QP's tolerance
+    from covshift.weights import kmm
+
+    shift = sinc_shift(n_tr=400, n_te=300, random_state=2)
+    K, kappa = kmm._kmm_problem(shift.X_tr, shift.X_te, 0.5)
+    factor = kmm.low_rank_factor(K)
+    assert factor is not None and len(factor) <= 40
+    assert np.abs(K - factor.T @ factor).max() <= 1e-11
+    low_rank = kmm.solve_kmm_qp(K, kappa)
+    monkeypatch.setattr(kmm, "LOW_RANK_MAX_FRACTION", -1.0)  # the dense KKT solve
+    dense = kmm.solve_kmm_qp(K, kappa)
+    np.testing.assert_allclose(low_rank, dense, rtol=0, atol=1e-5 * dense.max())
+    # a kernel of full numerical rank (10-D data, narrow width) keeps the dense solve
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 10))
+    assert kmm.low_rank_factor(gaussian_kernel(X, X, 1.0)) is None
