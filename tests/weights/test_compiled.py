@@ -58,3 +58,11 @@ def test_towards_step_of_size_one_keeps_tiny_densities():
     np.testing.assert_array_equal(active_set.mu, [0.0, 1.0])
     assert np.isfinite(log_objective(active_set.v))
 
+
+
+def test_warm_up_runs_every_compiled_loop_without_warnings():
+    from covshift import compiled
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert compiled.warm_up() is None
