@@ -76,18 +76,37 @@ def _kernel_block(full, Z, idx, rho):
 
 @njit(cache=True, nogil=True, fastmath={"contract"})
 def _rows_times(A, B, out):
-    """out = A @ B, every entry summed over k in order (rows four at a time share the loads of B)."""
+    """out = A @ B, each entry summed over k in order, four terms per pass: a fixed order whatever
+    the other rows (two rows share each pass over B, each with its own arithmetic)."""
     M, K = A.shape
-    out[:] = 0.0
-    for start in range(0, M, 4):
-        stop = min(start + 4, M)
-        for k in range(K):
-            row = B[k]
-            for m in range(start, stop):
-                a = A[m, k]
-                target = out[m]
-                for n in range(row.size):
-                    target[n] += a * row[n]
+    N = B.shape[1]
+    K4 = K - K % 4
+    for m in range(0, M, 2):
+        two = m + 1 < M
+        t = out[m]
+        u = out[m + 1] if two else out[m]
+        t[:] = 0.0
+        u[:] = 0.0
+        for k in range(0, K4, 4):
+            b0, b1, b2, b3 = B[k], B[k + 1], B[k + 2], B[k + 3]
+            a0, a1, a2, a3 = A[m, k], A[m, k + 1], A[m, k + 2], A[m, k + 3]
+            if two:
+                c0, c1, c2, c3 = A[m + 1, k], A[m + 1, k + 1], A[m + 1, k + 2], A[m + 1, k + 3]
+                for n in range(N):
+                    x0, x1, x2, x3 = b0[n], b1[n], b2[n], b3[n]
+                    t[n] = t[n] + a0 * x0 + a1 * x1 + a2 * x2 + a3 * x3
+                    u[n] = u[n] + c0 * x0 + c1 * x1 + c2 * x2 + c3 * x3
+            else:
+                for n in range(N):
+                    t[n] = t[n] + a0 * b0[n] + a1 * b1[n] + a2 * b2[n] + a3 * b3[n]
+        for k in range(K4, K):
+            row, a = B[k], A[m, k]
+            for n in range(N):
+                t[n] = t[n] + a * row[n]
+            if two:
+                c = A[m + 1, k]
+                for n in range(N):
+                    u[n] = u[n] + c * row[n]
     return out
 
 
