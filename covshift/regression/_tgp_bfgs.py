@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._tgp_local import _rowdot
+from ._tgp_local import rowdot
 
 #: Relative round-off of the costs: eta = k(x,x) - k' K^-1 k cancels, and K^-1 has norm
 #: up to 1 / lambda, so decreases smaller than this cannot be resolved by a line search.
@@ -35,7 +35,7 @@ def minimise(cost, Y0, local, divergence, max_iter, step_tol, max_step):
         n_iter[act] += 1
         g_act = g[act]
         p = -np.einsum("mij,mj->mi", H[act], g_act)
-        slope = _rowdot(p, g_act)
+        slope = rowdot(p, g_act)
         bad = slope >= 0  # not a descent direction: restart from steepest descent
         if np.any(bad):
             p[bad] = -g_act[bad]
@@ -43,7 +43,7 @@ def minimise(cost, Y0, local, divergence, max_iter, step_tol, max_step):
         # the Newton-like step may be far too long at the start: cap it at rho_y
         length = np.max(np.abs(p), axis=1)
         p *= np.minimum(1.0, max_step / np.maximum(length, 1e-300))[:, None]
-        slope = _rowdot(p, g_act)
+        slope = rowdot(p, g_act)
         # a predicted decrease below the round-off of the cost: nothing left to gain
         flat = -slope <= COST_NOISE * (1.0 + np.abs(f[act]))
         if np.any(flat):
@@ -100,7 +100,7 @@ def bfgs_update(H, act, s, yv, first):
         H[rows[rescale]] = gamma[:, None, None] * np.eye(s.shape[1])
     Hk = H[rows]
     Hy = np.einsum("mij,mj->mi", Hk, yv)
-    a = rho * rho * _rowdot(yv, Hy) + rho
+    a = rho * rho * rowdot(yv, Hy) + rho
     # H + a s s' - rho (H y s' + s y' H) as one batched (d x 2) @ (2 x d) product (einsum: matmul
     # may take another kernel for a stack of one, and a point's update would depend on the batch)
     left = np.stack([s, Hy], axis=2)

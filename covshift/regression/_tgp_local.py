@@ -22,7 +22,7 @@ class ClipCount:
 
 
 @dataclass
-class _Local:
+class Local:
     """Per-test-point quantities that do not depend on y (rows = test points)."""
 
     idx: np.ndarray        # (M, K) training indices used by each test point (knn), or None
@@ -60,10 +60,10 @@ class _Local:
         if self.idx is not None:
             for name in self.PER_POINT_KNN:
                 fields[name] = None if fields[name] is None else fields[name][rows]
-        return _Local(**fields)
+        return Local(**fields)
 
 
-def _kernel_block(full, Z, idx, rho):
+def kernel_block(full, Z, idx, rho):
     """Kernel among the points idx ((n,) or (M, K)): read from the stored N x N matrix, or
     (knn, full is None) computed from Z[idx] so that no N x N matrix is ever built."""
     if full is not None:
@@ -129,11 +129,11 @@ def squared_distances_by_rows(A, B):
     return out
 
 
-def _rowdot(A, B):
+def rowdot(A, B):
     """Row-wise dot products sum_j A[m, j] B[m, j] (no temporary of A's size)."""
     return np.einsum("mj,mj->m", A, B)
 
 
-def _apply(matrix, B):
+def apply_rows(matrix, B):
     """Rows of B times a symmetric matrix: shared (N, N) or one (K, K) per row."""
     return rows_times(B, matrix) if matrix.ndim == 2 else np.einsum("mij,mj->mi", matrix, B)

@@ -30,8 +30,9 @@ from ..kernels import gaussian_from_squared_distances, gaussian_kernel, scaled_e
 from ..limits import check_twin_gp_memory
 from ._common import check_xy, spd_inverse
 from ._tgp_bfgs import COST_NOISE, minimise  # noqa: F401  (COST_NOISE: the costs' round-off, used by tests)
-from ._tgp_local import (ClipCount, _apply, _kernel_block, _Local, _rowdot,  # noqa: F401  (_kernel_block: tests)
-                         rows_times, squared_distances_by_rows)
+from ._tgp_local import ClipCount, Local, apply_rows, kernel_block, rows_times, rowdot, squared_distances_by_rows
+
+_kernel_block = kernel_block  # the name tests/test_limits.py reads
 
 #: Schur complements below this fraction of k(x, x) are clipped (they must be > 0).
 ETA_FLOOR = 1e-12
@@ -173,8 +174,8 @@ class TwinGP(RegressorMixin, BaseEstimator):
         s = self.sqrt_weight_[idx]
         outer = s[..., :, None] * s[..., None, :]
         eye = np.eye(idx.shape[-1])
-        Kx = outer * _kernel_block(self.Kx_, self.X_train_, idx, self.rho_x)
-        Ky = outer * _kernel_block(self.Ky_, self.Y_train_, idx, self.rho_y)
+        Kx = outer * kernel_block(self.Kx_, self.X_train_, idx, self.rho_x)
+        Ky = outer * kernel_block(self.Ky_, self.Y_train_, idx, self.rho_y)
         inv_x = spd_inverse(Kx + self.lambda_x * eye, "input kernel matrix K_X", "lambda_x")
         inv_y = spd_inverse(Ky + self.lambda_y * eye, "output kernel matrix K_Y", "lambda_y")
         inv_xy = quad = None
@@ -247,15 +248,15 @@ class TwinGP(RegressorMixin, BaseEstimator):
             s, Y = self.sqrt_weight_[idx], self.Y_train_[idx]
             d2 = np.sum((X[:, None, :] - self.X_train_[idx]) ** 2, axis=2)
             kx = gaussian_from_squared_distances(d2, self.rho_x) * s
-        ux = _apply(inv_x, kx)
+        ux = apply_rows(inv_x, kx)
         clipped = ClipCount()
         eta_x = self._clip_eta(1.0 + self.lambda_x - np.sum(kx * ux, axis=1), clipped)
-        ax_xy = _apply(inv_xy, (1 - self.theta) * kx) if inv_xy is not None else None
-        ay_kx = _apply(inv_y, kx) if quad is not None else None
-        kx_ax = _rowdot(kx, ax_xy) if ax_xy is not None else None
+        ax_xy = apply_rows(inv_xy, (1 - self.theta) * kx) if inv_xy is not None else None
+        ay_kx = apply_rows(inv_y, kx) if quad is not None else None
+        kx_ax = rowdot(kx, ax_xy) if ax_xy is not None else None
         second = inv_xy if inv_xy is not None else quad
         stacked = np.hstack([inv_y, second]) if idx is None and second is not None else None
-        return _Local(idx, s, Y, kx, ux, eta_x, inv_y, inv_xy, quad, ax_xy, ay_kx, kx_ax, stacked, clipped)
+        return Local(idx, s, Y, kx, ux, eta_x, inv_y, inv_xy, quad, ax_xy, ay_kx, kx_ax, stacked, clipped)
 
     @staticmethod
     def _clip_eta(eta, clipped):
@@ -313,12 +314,12 @@ class TwinGP(RegressorMixin, BaseEstimator):
         """K_YW^-1 k and, for "sm", K_XYW^-1 k (for "ikl", quad_ikl k): one (M x N) @ (N x 2N)
         product for the shared systems."""
         if divergence == "kl":
-            return _apply(local.inv_y, ky), None
+            return apply_rows(local.inv_y, ky), None
         if local.stacked is not None:
             both = rows_times(ky, local.stacked)
             n = ky.shape[1]
             return both[:, :n], both[:, n:]
-        return _apply(local.inv_y, ky), _apply(local.inv_xy if divergence == "sm" else local.quad_ikl, ky)
+        return apply_rows(local.inv_y, ky), apply_rows(local.inv_xy if divergence == "sm" else local.quad_ikl, ky)
 
     def cost_and_gradient(self, Yh, local, divergence):
         """Cost of each test point and its gradient in y (M, dy); eqs. 5/6, 7/8, 16/17.
@@ -334,21 +335,21 @@ class TwinGP(RegressorMixin, BaseEstimator):
         ky = self._ky(Yh, local)
         kyy = 1.0 + self.lambda_y
         uy, other = self._solves(ky, local, divergence)
-        eta_y = self._clip_eta(kyy - _rowdot(ky, uy), local.clipped)
+        eta_y = self._clip_eta(kyy - rowdot(ky, uy), local.clipped)
         if divergence == "kl":
-            cost = kyy - 2 * _rowdot(ky, local.ux) - local.eta_x * np.log(eta_y)
+            cost = kyy - 2 * rowdot(ky, local.ux) - local.eta_x * np.log(eta_y)
             dk = uy * (2 * local.eta_x / eta_y)[:, None]
             dk -= 2 * local.ux
         elif divergence == "ikl":
             log_ratio = np.log(eta_y) - np.log(local.eta_x)
-            cost = -2 * _rowdot(ky, local.ay_kx) + _rowdot(ky, other) + eta_y * log_ratio
+            cost = -2 * rowdot(ky, local.ay_kx) + rowdot(ky, other) + eta_y * log_ratio
             dk = uy * (-2 * (log_ratio + 1))[:, None]
             dk += 2 * other
             dk -= 2 * local.ay_kx
         else:
             t = self.theta
             eta_xy = self._clip_eta((1 - t) * (1 + self.lambda_x) + t * kyy - (1 - t) * local.kx_ax
-                                    - 2 * t * _rowdot(ky, local.ax_xy) - t * t * _rowdot(ky, other), local.clipped)
+                                    - 2 * t * rowdot(ky, local.ax_xy) - t * t * rowdot(ky, other), local.clipped)
             cost = np.log(eta_xy) - t * np.log(eta_y)
             a = -2 * t / eta_xy  # dJ/dk = a K_XYW^-1 k_XYW + (2 theta / eta_y) K_YW^-1 k_YW
             dk = other * (a * t)[:, None]
@@ -374,12 +375,12 @@ class TwinGP(RegressorMixin, BaseEstimator):
 
     def certainty(self, Y_hat, local):
         ky = self._ky(Y_hat, local)
-        eta_y = self._clip_eta(1 + self.lambda_y - np.sum(ky * _apply(local.inv_y, ky), axis=1), local.clipped)
+        eta_y = self._clip_eta(1 + self.lambda_y - np.sum(ky * apply_rows(local.inv_y, ky), axis=1), local.clipped)
         if self.divergence != "sm":
             return 2 * np.sqrt(local.eta_x * eta_y) / (local.eta_x + eta_y)
         t = self.theta
         kxy = (1 - t) * local.kx + t * ky
-        uxy = local.ax_xy + t * _apply(local.inv_xy, ky)
+        uxy = local.ax_xy + t * apply_rows(local.inv_xy, ky)
         eta_xy = self._clip_eta((1 - t) * (1 + self.lambda_x) + t * (1 + self.lambda_y)
                                 - np.sum(kxy * uxy, axis=1), local.clipped)
         phi = np.exp((1 - t) * np.log(local.eta_x) + t * np.log(eta_y) - np.log(eta_xy))
