@@ -37,6 +37,9 @@ KMM_JITTER = 1e-8
 LOW_RANK_MIN_POINTS = 64
 LOW_RANK_TOL = 1e-12
 LOW_RANK_MAX_FRACTION = 0.25
+#: Steps of iterative refinement of each low-rank KKT solve; a low-rank solve that does not end
+#: "optimal" is repeated with the dense KKT solve.
+LOW_RANK_REFINEMENT = 2
 
 
 def kmm_weights(X_tr, X_te, sigma, B=1000.0, eps=None):
@@ -96,18 +99,25 @@ def solve_kmm_qp(K, kappa, B=1000.0, eps=None):
     factor = low_rank_factor(K)
     h = np.concatenate([[n * (1 + eps), n * (eps - 1)], np.full(n, B), np.zeros(n)])
     options = {"show_progress": False}  # cvxopt's default tolerances, as in the paper
-    if factor is None:
-        P, kkt = matrix(K, tc="d"), None  # a copy, column-major
-        P[::n + 1] += KMM_JITTER
-    else:
+    q, G, h = matrix(-np.asarray(kappa, dtype=float)), _kmm_constraints(n), matrix(h)
+    result = None
+    if factor is not None:
         P, kkt = _low_rank_kkt(factor, n)
-    try:
-        result = solvers.qp(P, matrix(-np.asarray(kappa, dtype=float)), _kmm_constraints(n),
-                            matrix(h), kktsolver=kkt, options=options)
-    except (ValueError, ArithmeticError) as exc:
-        raise SolverError(
-            f"cvxopt could not solve the KMM problem ({exc}); try a larger sigma or fewer points."
-        ) from None
+        try:  # two steps of iterative refinement: the Woodbury solve loses digits when D spans many decades
+            result = solvers.qp(P, q, G, h, kktsolver=kkt, options={**options, "refinement": LOW_RANK_REFINEMENT})
+        except (ValueError, ArithmeticError):
+            result = None
+        if result is not None and result["status"] != "optimal":
+            result = None  # the dense solve decides
+    if result is None:
+        P = matrix(K, tc="d")  # a copy, column-major
+        P[::n + 1] += KMM_JITTER
+        try:
+            result = solvers.qp(P, q, G, h, options=options)
+        except (ValueError, ArithmeticError) as exc:
+            raise SolverError(
+                f"cvxopt could not solve the KMM problem ({exc}); try a larger sigma or fewer points."
+            ) from None
     if result["x"] is None:
         raise SolverError(f"cvxopt returned no KMM solution (status {result['status']}).")
     if result["status"] != "optimal":
