@@ -177,9 +177,7 @@ class HSICKNN(_KernelDependenceKNN):
         Start of the BFGS search: the neighbour output with the largest criterion (the
         criterion is multi-modal in y), the weighted neighbour mean, or user outputs.
 
-    Attributes after predict
-    ------------------------
-    converged_, n_iter_ : per test point, as in :class:`TwinGP`.
+    ``predict`` sets no attribute, as :class:`TwinGP`'s (``_predict`` gives the BFGS diagnostics).
     ``predict(X, return_certainty=True)`` also returns HSIC_p at the prediction.
     """
 

@@ -1,14 +1,14 @@
 """Line searches for phi(rho) = sum_j log(v_j + rho d_j), the KLIEP objective along a direction.
 
 Both work on the test-space vectors v = A' mu and d = A' d_mu the solvers already
-hold, so every trial step costs O(n_te).
+hold, so every trial step costs O(n_te); both run compiled (:mod:`._compiled`: a trial step is
+one pass over the vectors, not a dozen numpy calls).
 """
 
 import numpy as np
 
-_MAX_NEWTON = 200
-#: An Armijo step below this fraction of rho_max counts as no progress (see armijo_line_search).
-MIN_PROGRESS = 1e-10
+from . import _compiled
+from ._compiled import MIN_PROGRESS  # noqa: F401  (an Armijo step below MIN_PROGRESS * rho_max: no progress)
 
 
 def log_objective(v):
@@ -41,60 +41,12 @@ def exact_line_search(v, d, rho_max, slope0):
     -------
     rho : float in [0, rho_max]; exactly rho_max when the maximiser is at the bound.
     """
-    if slope0 <= 0:
-        return 0.0
-    decreasing = d < 0
-    # phi -> -inf at the boundary of its domain, so the maximiser lies before it.
-    with np.errstate(over="ignore", divide="ignore"):
-        rho_domain = np.min(-v[decreasing] / d[decreasing]) if decreasing.any() else np.inf
-    if rho_max < rho_domain and _slope(v, d, rho_max)[0] >= 0:
-        return rho_max
-    lo, hi = 0.0, min(rho_max, rho_domain)
-    work = d / v
-    rho = min(slope0 / _sum_of_squares(work), 0.5 * hi)  # Newton from 0, inside the bracket
-    step = step_before = hi - lo
-    slope, curvature = _slope(v, d, rho, work)
-    for _ in range(_MAX_NEWTON):
-        if slope > 0:
-            lo = rho
-        else:
-            hi = rho
-        newton = rho - slope / curvature if np.isfinite(slope) else np.nan
-        if not lo < newton < hi or abs(2.0 * slope) > abs(step_before * curvature):
-            step_before, step = step, 0.5 * (hi - lo)
-            rho = lo + step
-        else:
-            step_before, step = step, rho - newton
-            rho = newton
-        if abs(step) <= 1e-13 * rho or hi - lo <= 1e-15 * hi:
-            break
-        slope, curvature = _slope(v, d, rho, work)
-    return rho
+    return _compiled.exact_line_search(_vector(v), _vector(d), float(rho_max), float(slope0))
 
 
-def _slope(v, d, rho, out=None):
-    """phi'(rho) and phi''(rho); -inf past the boundary of phi's domain (round-off there).
-
-    ``out``, an array like v, is used as workspace (no allocation per trial step: at
-    10^6 test points the allocations cost as much as the arithmetic).
-    """
-    density = np.multiply(d, rho, out=out)
-    density += v
-    if not density.min(initial=np.inf) > 0:
-        return -np.inf, -np.inf
-    ratio = np.divide(d, density, out=density)
-    return float(np.sum(ratio)), -_sum_of_squares(ratio)
-
-
-#: Longer vectors are summed by einsum: OpenBLAS splits a dot product over its threads above
-#: about 10^4 entries, and on a loaded machine the threads wait for one another (10x slower
-#: at 10^5 test points). Shorter ones keep np.dot, so small problems keep their exact numbers.
-_BLAS_DOT_MAX = 8192
-
-
-def _sum_of_squares(x):
-    """x . x as a float."""
-    return float(np.dot(x, x) if len(x) <= _BLAS_DOT_MAX else np.einsum("i,i->", x, x))
+def _vector(x):
+    """x as a contiguous float64 vector (the one signature of the compiled searches)."""
+    return np.ascontiguousarray(x, dtype=np.float64)
 
 
 def armijo_line_search(v, d, rho_max, slope0, objective, c=0.5, shrink=0.5, max_backtracks=60):
@@ -116,14 +68,5 @@ def armijo_line_search(v, d, rho_max, slope0, objective, c=0.5, shrink=0.5, max_
     """
     if not np.isfinite(rho_max):
         raise ValueError("Armijo line search needs a finite maximum step.")
-    if slope0 <= 0:
-        return 0.0
-    ratio = d / v
-    rho = min(rho_max, slope0 / float(np.dot(ratio, ratio)))
-    for _ in range(max_backtracks):
-        if rho < MIN_PROGRESS * rho_max:
-            break
-        if log_objective(v + rho * d) >= objective + c * rho * slope0:
-            return rho
-        rho *= shrink
-    return exact_line_search(v, d, rho_max, slope0)
+    return _compiled.armijo_line_search(_vector(v), _vector(d), float(rho_max), float(slope0), float(objective),
+                                        float(c), float(shrink), int(max_backtracks))

@@ -63,11 +63,16 @@ class ActiveSet:
         active = self.indices
         return int(active[np.argmin(grad[active])])
 
-    def towards(self, l, rho, d):
-        """mu <- (1 - rho) mu + rho e_l, with d = A[l] - v the direction in test space."""
+    def towards(self, l, rho, atom):
+        """mu <- (1 - rho) mu + rho e_l and v <- (1 - rho) v + rho A[l] (``atom`` = A[l]).
+
+        The convex combination, not v + rho (A[l] - v): at rho ~ 1 that form cancels, and
+        where A[l] is tiny beside v the density became exactly 0 (F = -inf).
+        """
         self.mu *= 1.0 - rho
         self.mu[l] += rho
-        self.v += rho * d
+        self.v *= 1.0 - rho
+        self.v += rho * atom
 
     def away(self, l, rho, d, drop):
         """mu <- (1 + rho) mu - rho e_l, with d = v - A[l]; ``drop`` zeroes mu_l (rho hit its maximum)."""

@@ -15,21 +15,25 @@ factor's error bound, so the stopping test and ``converged_`` stay certified.
 import warnings
 from functools import partial
 
+import numpy as np
+
 from .._validation import check_choice, check_grid, check_int, check_positive
 from ..exceptions import ConvergenceWarning
 from ._kliep_base import KliepFamily
 from ._kliep_problem import covering_start
 from .active_set import ActiveSet
 from .fully_corrective import corrective_step
-from .fw_loop import FrankWolfeHistory, StepRules, run_frank_wolfe
+from .fw_loop import FrankWolfeHistory, StepRules, run_compiled, run_frank_wolfe
 
 __all__ = ["FWCS", "AFWCS", "PFWCS", "FCFWCS", "FrankWolfeHistory"]
 
 class _FrankWolfeKliep(KliepFamily):
     """Shared parameters and main loop of the Frank-Wolfe KLIEP solvers."""
 
-    _variant = None
     _low_rank_gradient = True
+    #: The step of :meth:`_step` as a rule of the compiled loop (fw_loop.COMPILED_RULES), used on
+    #: dense atoms; None: the Python loop only.
+    _compiled_rule = None
 
     def __init__(self, sigma="auto", n_centers=None, line_search="exact", tol=1e-4,
                  max_iter=10000, refresh_every=50, armijo_c=0.5, armijo_shrink=0.5,
@@ -61,8 +65,12 @@ class _FrankWolfeKliep(KliepFamily):
     def _solve(self, problem):
         active_set = ActiveSet(problem.atoms, covering_start(problem))
         rules = StepRules(self.line_search, self.armijo_c, self.armijo_shrink)
-        self.converged_, t, recorder = run_frank_wolfe(problem, active_set, partial(self._step, rules),
-                                                       self.tol, self.max_iter, self.refresh_every)
+        if self._compiled_rule is not None and isinstance(problem.atoms, np.ndarray):
+            self.converged_, t, recorder = run_compiled(active_set, self._compiled_rule, rules, self.tol,
+                                                        self.max_iter, self.refresh_every)
+        else:
+            self.converged_, t, recorder = run_frank_wolfe(problem, active_set, partial(self._step, rules),
+                                                           self.tol, self.max_iter, self.refresh_every)
         self.n_iter_ = t
         self.history_ = recorder.history(problem.beta)
         if not self.converged_:
@@ -114,6 +122,8 @@ class FWCS(_FrankWolfeKliep):
     n_iter_, converged_, sigma_, history_ (:class:`FrankWolfeHistory`)
     """
 
+    _compiled_rule = "towards"
+
     def _step(self, rules, active_set, grad, active, l_fw, gap, mu_grad, objective):
         return rules.towards(active_set, l_fw, objective)
 
@@ -127,6 +137,8 @@ class AFWCS(_FrankWolfeKliep):
     rho_max = mu/(1-mu) (eq. 25) is a drop step. Swap steps never occur.
     Parameters and attributes as :class:`FWCS`.
     """
+
+    _compiled_rule = "away_or_towards"
 
     def _step(self, rules, active_set, grad, active, l_fw, gap, mu_grad, objective):
         l_aw = active_set.away_atom(grad)
@@ -143,6 +155,8 @@ class PFWCS(_FrankWolfeKliep):
     reaches rho_max < 1 is a drop step if l_FW was already active, else a swap step.
     Parameters and attributes as :class:`FWCS`.
     """
+
+    _compiled_rule = "pairwise"
 
     def _step(self, rules, active_set, grad, active, l_fw, gap, mu_grad, objective):
         return rules.pairwise(active_set, l_fw, active_set.away_atom(grad), objective)

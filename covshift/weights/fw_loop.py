@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import _compiled
 from ._kliep_problem import duality_gap
 from ._line_search import armijo_line_search, exact_line_search, log_objective
+from .active_set import ATOM_TOL
 
 #: A step within this relative distance of rho_max counts as reaching it (drop / swap).
 HIT_TOL = 1e-9
@@ -162,9 +164,10 @@ class StepRules:
 
     def towards(self, active, l_fw, objective):
         """Towards step to vertex l_fw, rho in [0, 1] (eqs. 22-23)."""
-        d = active.atoms[l_fw] - active.v
+        atom = active.atoms[l_fw]
+        d = atom - active.v
         rho, _ = self.search(active.v, d, 1.0, float(d @ (1.0 / active.v)), objective)
-        active.towards(l_fw, rho, d)
+        active.towards(l_fw, rho, atom)
         return Step("towards", "good", rho, l_fw)
 
     def away(self, active, l_fw, l_aw, objective):
@@ -246,3 +249,67 @@ def run_frank_wolfe(problem, active_set, step, tol, max_iter, refresh_every=50):
         if taken.size <= 0 and taken.inner_iterations == 0:
             break  # no ascent possible at machine precision
     return converged, t, recorder
+
+
+#: The compiled loop's step rule for each step of StepRules (FWCS, AFWCS, PFWCS).
+COMPILED_RULES = {"towards": _compiled.TOWARDS, "away_or_towards": _compiled.AWAY_OR_TOWARDS,
+                  "pairwise": _compiled.PAIRWISE}
+#: Iterations per call of the compiled loop; ``elapsed`` is measured after each call and spread
+#: evenly over its rows (a call lasts well under a millisecond on the app's problems).
+COMPILED_CHUNK = 64
+
+
+@dataclass
+class CompiledRun:
+    """The rows and sparse iterates of a :func:`run_compiled` run; :meth:`history` as :class:`Recorder`'s."""
+
+    rows: np.ndarray
+    elapsed: np.ndarray
+    iterate_atom: np.ndarray
+    iterate_mu: np.ndarray
+
+    def history(self, beta):
+        rows = self.rows
+        iterate_start = np.concatenate([[0], np.cumsum(rows[:, 9].astype(int))])
+        return FrankWolfeHistory(
+            objective=rows[:, 0].copy(), gap=rows[:, 1].copy(),
+            step_kind=np.asarray(_compiled.KINDS, dtype="U5")[rows[:, 2].astype(int)],
+            direction=np.asarray(_compiled.DIRECTIONS, dtype="U10")[rows[:, 3].astype(int)],
+            step_size=rows[:, 4].copy(), active_size=rows[:, 5].astype(int), towards_atom=rows[:, 6].astype(int),
+            away_atom=rows[:, 7].astype(int), atoms_dropped=rows[:, 8].astype(int),
+            inner_iterations=np.zeros(len(rows), dtype=int), elapsed=self.elapsed,
+            iterate_start=iterate_start, iterate_atom=self.iterate_atom, iterate_mu=self.iterate_mu,
+            beta=np.asarray(beta).copy())
+
+
+def run_compiled(active_set, rule, step_rules, tol, max_iter, refresh_every=50):
+    """:func:`run_frank_wolfe` with the towards, away-or-towards or pairwise step (``rule``, a key of
+    COMPILED_RULES) of ``step_rules`` on dense atoms, compiled (:func:`._compiled.run_dense`):
+    the same iterates up to round-off, an iteration costing about its arithmetic.
+
+    Returns
+    -------
+    converged : bool, n_iter : int, run : CompiledRun (call ``history(beta)``)
+    """
+    atoms = np.ascontiguousarray(active_set.atoms, dtype=np.float64)
+    mu, v = active_set.mu, active_set.v
+    rows = np.zeros((max_iter + 1, 10))
+    elapsed = np.zeros(max_iter + 1)
+    iterate_atom, iterate_mu = np.empty(16 * (max_iter + 1), np.int64), np.empty(16 * (max_iter + 1))
+    n_entries = 0
+    exact = step_rules.line_search == "exact"
+    start, t_start, status = time.perf_counter(), 0, 0
+    while status == 0:
+        t_stop = min(t_start + COMPILED_CHUNK, max_iter + 1)
+        status, t, iterate_atom, iterate_mu, n_entries = _compiled.run_dense(
+            atoms, mu, v, COMPILED_RULES[rule], exact, *step_rules.armijo, tol, max_iter, refresh_every,
+            HIT_TOL, ATOM_TOL, t_start, t_stop, rows, iterate_atom, iterate_mu, n_entries)
+        last = t + 1 if status else t_stop
+        before = elapsed[t_start - 1] if t_start else 0.0
+        elapsed[t_start:last] = before + (time.perf_counter() - start - before) * \
+            np.arange(1, last - t_start + 1) / (last - t_start)
+        t_start = last
+    active_set.v = v
+    run = CompiledRun(rows[:t_start], elapsed[:t_start], iterate_atom[:n_entries].copy(),
+                      iterate_mu[:n_entries].copy())
+    return status == 1, t, run

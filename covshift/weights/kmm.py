@@ -29,6 +29,17 @@ SMALL_BAG = 50
 #: them, while these two kernels (n_tr x n_tr and n_tr x n_te, float64) fit in this many
 #: bytes; above it every bag builds its own (smaller) kernels.
 SHARED_KERNEL_BYTES = 32 * 2**20
+#: Jitter (x the unit diagonal of the Gaussian kernel) that keeps the QP's matrix positive definite.
+KMM_JITTER = 1e-8
+#: A kernel matrix of at least LOW_RANK_MIN_POINTS points whose pivoted Cholesky factor within
+#: LOW_RANK_TOL per entry (far below the jitter) has rank <= LOW_RANK_MAX_FRACTION * n is solved
+#: through that factor (smooth kernels on low-dimensional data: rank ~20 at n = 500).
+LOW_RANK_MIN_POINTS = 64
+LOW_RANK_TOL = 1e-12
+LOW_RANK_MAX_FRACTION = 0.25
+#: Steps of iterative refinement of each low-rank KKT solve; a low-rank solve that does not end
+#: "optimal" is repeated with the dense KKT solve.
+LOW_RANK_REFINEMENT = 2
 
 
 def kmm_weights(X_tr, X_te, sigma, B=1000.0, eps=None):
@@ -57,8 +68,15 @@ def solve_kmm_qp(K, kappa, B=1000.0, eps=None):
     A jitter of 1e-8 (x the unit diagonal of the Gaussian kernel) keeps K positive definite
     with duplicate points; ``K`` itself is not modified, so one kernel can serve many bags.
     The 2n + 2 constraint rows are passed to cvxopt as a sparse matrix (4n nonzeros, the
-    same problem and iterates as the dense one, about 4x faster at n = 500). Options are passed
-    per call, so cvxopt's global settings are never changed.
+    same problem and iterates as the dense one, about 4x faster at n = 500). A numerically
+    low-rank K (:func:`low_rank_factor`: a smooth kernel on low-dimensional data) is replaced by
+    its pivoted Cholesky factor L'L (every entry within 1e-12, far below the jitter) and each
+    interior-point iteration solves its KKT system through L (:func:`_low_rank_kkt`, O(n r^2)
+    instead of a Cholesky of order n: 8 ms instead of ~30 ms per QP at n = 500, weights equal to
+    the dense solve's within 1e-6 relative on the lessons' problems; on ill-conditioned ones the
+    same objective, the weights free along the QP's flat directions); a low-rank solve that does
+    not end optimal is repeated densely. Options are passed per call, so cvxopt's global settings
+    are never changed.
 
     Parameters
     ----------
@@ -77,23 +95,88 @@ def solve_kmm_qp(K, kappa, B=1000.0, eps=None):
     # sum b <= n (1 + eps) makes any bound above n (1 + eps) inactive: the same problem,
     # without numbers like 1e100 that break cvxopt's scaling
     B = min(B, n * (1.0 + eps))
-    P = matrix(K, tc="d")  # a copy, column-major
-    P[::n + 1] += 1e-8
+    # an aligned float64 array: numpy exports an unaligned one (as arrays deserialised on a Dask
+    # worker process can be) with buffer format '=d', which cvxopt.matrix rejects
+    K = np.require(K, dtype=np.float64, requirements=["ALIGNED"])
+    factor = low_rank_factor(K)
     h = np.concatenate([[n * (1 + eps), n * (eps - 1)], np.full(n, B), np.zeros(n)])
     options = {"show_progress": False}  # cvxopt's default tolerances, as in the paper
-    try:
-        result = solvers.qp(P, matrix(-np.asarray(kappa, dtype=float)), _kmm_constraints(n),
-                            matrix(h), options=options)
-    except (ValueError, ArithmeticError) as exc:
-        raise SolverError(
-            f"cvxopt could not solve the KMM problem ({exc}); try a larger sigma or fewer points."
-        ) from None
+    q, G, h = matrix(-np.asarray(kappa, dtype=float)), _kmm_constraints(n), matrix(h)
+    result = None
+    if factor is not None:
+        P, kkt = _low_rank_kkt(factor, n)
+        try:  # two steps of iterative refinement: the Woodbury solve loses digits when D spans many decades
+            result = solvers.qp(P, q, G, h, kktsolver=kkt, options={**options, "refinement": LOW_RANK_REFINEMENT})
+        except (ValueError, ArithmeticError):
+            result = None
+        if result is not None and result["status"] != "optimal":
+            result = None  # the dense solve decides
+    if result is None:
+        P = matrix(K, tc="d")  # a copy, column-major
+        P[::n + 1] += KMM_JITTER
+        try:
+            result = solvers.qp(P, q, G, h, options=options)
+        except (ValueError, ArithmeticError) as exc:
+            raise SolverError(
+                f"cvxopt could not solve the KMM problem ({exc}); try a larger sigma or fewer points."
+            ) from None
     if result["x"] is None:
         raise SolverError(f"cvxopt returned no KMM solution (status {result['status']}).")
     if result["status"] != "optimal":
         warnings.warn(f"cvxopt stopped with status '{result['status']}' on the KMM problem; "
                       "the weights are its last iterate.", ConvergenceWarning, stacklevel=2)
     return np.clip(np.array(result["x"]).ravel(), 0.0, B)
+
+
+def low_rank_factor(K):
+    """L (r, n) with |K - L'L| <= LOW_RANK_TOL entrywise (LAPACK's pivoted Cholesky, dpstrf), or None
+    when the rank r exceeds n * LOW_RANK_MAX_FRACTION (the dense KKT solve is then cheaper)."""
+    from scipy.linalg.lapack import dpstrf
+
+    n = len(K)
+    if n < LOW_RANK_MIN_POINTS:
+        return None
+    upper, pivots, rank, info = dpstrf(K, tol=LOW_RANK_TOL, lower=0)
+    if info < 0 or rank > LOW_RANK_MAX_FRACTION * n:
+        return None
+    factor = np.empty((rank, n))
+    factor[:, pivots - 1] = np.triu(upper[:rank])
+    return factor
+
+
+def _low_rank_kkt(L, n):
+    """cvxopt's P (as an operator) and KKT solver for P = L'L + KMM_JITTER I and the constraints
+    G = [1'; -1'; I; -I] of the KMM QP: each KKT system
+    (P + G' W^-2 G) u_x = r is diag(D) + U U' with U = [L', sqrt(c) 1] (the box rows give D, the
+    two sum rows c 1 1'), solved by the Woodbury identity through an (r + 2)-square Cholesky:
+    O(n r^2) per iteration instead of O(n^3)."""
+    from cvxopt import matrix
+    from scipy.linalg import cho_factor, cho_solve
+
+    def P(u, v, alpha=1.0, beta=0.0):
+        u = np.array(u).ravel()
+        v[:] = matrix(alpha * (L.T @ (L @ u) + KMM_JITTER * u) + beta * np.array(v).ravel())
+
+    def kkt(W):
+        di = np.array(W["di"]).ravel()
+        w2 = di * di
+        D = KMM_JITTER + w2[2:n + 2] + w2[n + 2:]
+        U = np.column_stack([L.T, np.full(n, np.sqrt(w2[0] + w2[1]))])
+        scaled = U / D[:, None]
+        capacitance = cho_factor(np.eye(U.shape[1]) + U.T @ scaled)
+
+        def solve(x, y, z):
+            bz = np.array(z).ravel()
+            t = w2 * bz
+            rhs = np.array(x).ravel() + (t[0] - t[1]) + t[2:n + 2] - t[n + 2:]
+            ux = rhs / D - scaled @ cho_solve(capacitance, scaled.T @ rhs)
+            total = ux.sum()
+            x[:] = matrix(ux)
+            z[:] = matrix(di * (np.concatenate([[total, -total], ux, -ux]) - bz))
+
+        return solve
+
+    return P, kkt
 
 
 def _kmm_constraints(n):

@@ -12,6 +12,7 @@ teaching app draws it in the browser), and :func:`replay_iterates` rebuilds ever
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 #: An atom whose weight equals scale * its previous weight within this relative tolerance is
 #: not listed as touched (float64 round-off of the solver's own update).
@@ -50,10 +51,45 @@ def _history(estimator_or_history):
     return history
 
 
-def _common_scale(before, after):
-    """The factor that maps most weights of ``before`` to ``after`` (atoms active in both): their median ratio."""
-    both = (before > 0) & (after > 0)
-    return float(np.median(after[both] / before[both])) if both.any() else 1.0
+@njit(cache=True, nogil=True)
+def _sparse_changes(iterate_start, iterate_atom, iterate_mu, n_atoms, rtol):
+    """Per step t -> t + 1 of a history's sparse iterates: the common scale (the factor that maps most
+    weights to their next ones: the median ratio over the atoms active in both; 1 if none) and the
+    atoms whose new weight is not scale * old weight within ``rtol``, with their new weights.
+    One compiled pass (a numpy loop over 2000 steps cost ~0.1 s, a third of a lesson view)."""
+    n_steps = len(iterate_start) - 2
+    before, after = np.zeros(n_atoms), np.zeros(n_atoms)
+    first = slice(iterate_start[0], iterate_start[1])
+    before[iterate_atom[first]] = iterate_mu[first]
+    scales = np.ones(max(n_steps, 0))
+    starts = np.zeros(max(n_steps, 0) + 1, np.int64)
+    atoms, mus = np.empty(16, np.int64), np.empty(16)
+    ratios = np.empty(n_atoms)
+    for t in range(n_steps):
+        after[:] = 0.0
+        rows = slice(iterate_start[t + 1], iterate_start[t + 2])
+        after[iterate_atom[rows]] = iterate_mu[rows]
+        n_both = 0
+        for l in range(n_atoms):
+            if before[l] > 0 and after[l] > 0:
+                ratios[n_both] = after[l] / before[l]
+                n_both += 1
+        scale = np.median(ratios[:n_both]) if n_both else 1.0
+        scales[t] = scale
+        count = starts[t]
+        for l in range(n_atoms):
+            if before[l] > 0 or after[l] > 0:
+                expected = scale * before[l]
+                if not abs(after[l] - expected) <= rtol * abs(expected):
+                    if count == atoms.size:
+                        atoms = np.concatenate((atoms, np.empty(atoms.size, np.int64)))
+                        mus = np.concatenate((mus, np.empty(mus.size)))
+                    atoms[count] = l
+                    mus[count] = after[l]
+                    count += 1
+        starts[t + 1] = count
+        before[:] = after
+    return scales, starts, atoms[:starts[-1]].copy(), mus[:starts[-1]].copy()
 
 
 def replay_steps(estimator):
@@ -69,25 +105,12 @@ def replay_steps(estimator):
         :func:`replay_iterates` rebuilds every iterate of the history from it.
     """
     history = _history(estimator)
-    scales, starts, atoms, mus = [], [0], [], []
-    before = history.mu_at(0)
-    for t in range(len(history) - 1):
-        after = history.mu_at(t + 1)
-        scale = _common_scale(before, after)
-        changed = (before > 0) | (after > 0)
-        off = changed & ~np.isclose(after, scale * before, rtol=SCALE_RTOL, atol=0.0)
-        touched = np.flatnonzero(off)
-        scales.append(scale)
-        atoms.append(touched)
-        mus.append(after[touched])
-        starts.append(starts[-1] + touched.size)
-        before = after
+    scales, starts, atoms, mus = _sparse_changes(
+        np.ascontiguousarray(history.iterate_start, dtype=np.int64),
+        np.ascontiguousarray(history.iterate_atom, dtype=np.int64),
+        np.ascontiguousarray(history.iterate_mu, dtype=np.float64), len(history.beta), SCALE_RTOL)
     start_atom, start_mu = history.iterate(0)
-    empty = np.zeros(0, dtype=int)
-    return ReplaySteps(start_atom.copy(), start_mu.copy(), np.asarray(scales, dtype=float),
-                       np.asarray(starts, dtype=int),
-                       np.concatenate(atoms) if atoms else empty,
-                       np.concatenate(mus) if mus else np.zeros(0))
+    return ReplaySteps(start_atom.copy(), start_mu.copy(), scales, starts.astype(int), atoms.astype(int), mus)
 
 
 def replay_iterates(steps, n_atoms):

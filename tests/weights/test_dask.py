@@ -55,18 +55,27 @@ def test_dask_input_needs_a_numeric_sigma_and_finite_values(paper_data):
         FCFWCS(sigma=0.3).fit(X_tr, da.from_array(bad, chunks=100))
 
 
-@pytest.fixture()
-def client():
-    """An in-process dask.distributed cluster (threads, no dashboard), the default scheduler while it lives."""
+@pytest.fixture(scope="module")
+def cluster_client():
+    """A dask.distributed cluster of two worker processes (one thread each, no dashboard), as a real
+    cluster's workers: arguments and results cross process boundaries serialised (issue 30: arrays
+    deserialised on a worker, unaligned, once broke cvxopt). Started once for the module."""
     distributed = pytest.importorskip("distributed")
-    cluster = distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None)
-    with cluster, distributed.Client(cluster) as client, dask.config.set(scheduler=client):
+    cluster = distributed.LocalCluster(processes=True, n_workers=2, threads_per_worker=1, dashboard_address=None)
+    with cluster, distributed.Client(cluster) as client:
         yield client
+
+
+@pytest.fixture()
+def client(cluster_client):
+    """The cluster's client as the default scheduler for one test."""
+    with dask.config.set(scheduler=cluster_client):
+        yield cluster_client
 
 
 @pytest.mark.parametrize("strategy", ["vf", "ens"])
 def test_ensemble_bags_on_a_distributed_cluster_equal_the_serial_run(strategy, client):
-    """README's "beyond one machine" path: joblib's dask backend on an in-process LocalCluster."""
+    """README's "beyond one machine" path: joblib's dask backend on a LocalCluster of worker processes."""
     from distributed import get_task_stream
     from joblib import parallel_backend
 
@@ -76,8 +85,8 @@ def test_ensemble_bags_on_a_distributed_cluster_equal_the_serial_run(strategy, c
         remote = EnsembleKMM(strategy=strategy, n_parts=2, n_jobs=-1, random_state=0).fit(shift.X_tr, shift.X_te)
     assert remote.n_samples_ == serial.n_samples_ > 1
     assert len(stream.data) >= 1  # the bags ran as tasks of the cluster, not in this thread
-    # the same QPs (same bags, same seed) solved by cvxopt in another thread: the same numbers up to
-    # round-off of the BLAS calls (a thread's BLAS may sum in another order)
+    # the same QPs (same bags, same seed) solved by cvxopt in another process: the same numbers up to
+    # round-off of the BLAS calls (another process's BLAS may sum in another order)
     np.testing.assert_allclose(remote.weights_, serial.weights_, rtol=1e-9, atol=1e-12)
     np.testing.assert_array_equal(remote.unsampled_, serial.unsampled_)
 

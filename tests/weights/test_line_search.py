@@ -90,10 +90,16 @@ def test_log_objective_is_minus_inf_outside_domain():
     assert log_objective(np.array([1.0, np.e])) == pytest.approx(1.0)
 
 
-def test_sum_of_squares_is_the_dot_product_on_both_sides_of_the_blas_limit():
-    from covshift.weights._line_search import _BLAS_DOT_MAX, _sum_of_squares
-
+def test_exact_line_search_is_accurate_on_a_million_points():
+    # one compiled pass per trial step, summed in order: no BLAS threads, the optimum to round-off
     rng = np.random.default_rng(6)
-    short, long = rng.normal(size=_BLAS_DOT_MAX), rng.normal(size=4 * _BLAS_DOT_MAX)
-    assert _sum_of_squares(short) == float(np.dot(short, short))  # small problems: the same numbers
-    assert _sum_of_squares(long) == pytest.approx(float(np.dot(long, long)), rel=1e-13)
+    v = rng.uniform(0.5, 2.0, 10**6)
+    d = rng.normal(size=10**6)
+    slope = float(np.sum(d / v))
+    if slope <= 0:
+        d, slope = -d, -slope
+    rho = exact_line_search(v, d, 10.0, slope)
+    neg = d < 0
+    upper = min(10.0, float(np.min(-v[neg] / d[neg])))
+    assert 0 < rho < upper
+    assert abs(np.sum(d / (v + rho * d))) <= 1e-8 * np.sum(np.abs(d / (v + rho * d)))

@@ -1,0 +1,139 @@
+"""The per-test-point quantities of a Twin GP prediction (sharma-mittal-tgp eqs. 5, 7, 16) and the kernel blocks and batched products they are built from."""
+
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit
+
+from ..kernels import gaussian_from_squared_distances
+
+
+class ClipCount:
+    """Schur complements clipped at the floor during one prediction (threads may add to it)."""
+
+    def __init__(self):
+        self.count = 0
+        self._lock = threading.Lock()
+
+    def add(self, n):
+        with self._lock:
+            self.count += int(n)
+
+
+@dataclass
+class Local:
+    """Per-test-point quantities that do not depend on y (rows = test points)."""
+
+    idx: np.ndarray        # (M, K) training indices used by each test point (knn), or None
+    s: np.ndarray          # sqrt weights of those points: (N,) shared or (M, K)
+    Y: np.ndarray          # their outputs: (N, dy) shared or (M, K, dy)
+    kx: np.ndarray         # S k_X(x): (M, N or K)
+    ux: np.ndarray         # K_XW^-1 S k_X(x)
+    eta_x: np.ndarray      # (M,)
+    inv_y: np.ndarray      # K_YW^-1: (N, N) shared or (M, K, K)
+    inv_xy: np.ndarray     # K_XYW^-1 (sm) or None
+    quad_ikl: np.ndarray   # K_YW^-1 K_XW K_YW^-1 (ikl) or None
+    ax_xy: np.ndarray      # K_XYW^-1 (1 - theta) S k_X (sm) or None
+    ay_kx: np.ndarray      # K_YW^-1 S k_X (ikl) or None
+    kx_ax: np.ndarray = None    # (M,) S k_X . ax_xy (sm) or None
+    stacked: np.ndarray = None  # shared systems: [K_YW^-1 | K_XYW^-1 or quad_ikl] (N, 2N), or None
+    clipped: ClipCount = field(default_factory=ClipCount)  # this prediction's clipped Schur complements
+
+    #: The per-point vectors each cost reads (see TwinGP.cost_and_gradient).
+    NEEDS = {"kl": ("ux",), "ikl": ("ay_kx",), "sm": ("ax_xy", "kx_ax")}
+    PER_POINT = ("kx", "ux", "ax_xy", "ay_kx", "kx_ax")
+    PER_POINT_KNN = ("idx", "s", "Y", "inv_y", "inv_xy", "quad_ikl")
+
+    def take(self, rows, divergence=None):
+        """The quantities of the test points ``rows`` (indices); with ``divergence``, only those its
+        cost reads. All rows in order: self, without a copy. The clip count is shared."""
+        n = len(self.eta_x)
+        if rows.size == n and (n == 0 or (rows[0] == 0 and rows[-1] == n - 1)):
+            return self
+        keep = self.PER_POINT if divergence is None else self.NEEDS[divergence]
+        fields = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        for name in self.PER_POINT:
+            value = fields[name]
+            fields[name] = value[rows] if value is not None and name in keep else None
+        fields["eta_x"] = self.eta_x[rows]
+        if self.idx is not None:
+            for name in self.PER_POINT_KNN:
+                fields[name] = None if fields[name] is None else fields[name][rows]
+        return Local(**fields)
+
+
+def kernel_block(full, Z, idx, rho):
+    """Kernel among the points idx ((n,) or (M, K)): read from the stored N x N matrix, or
+    (knn, full is None) computed from Z[idx] so that no N x N matrix is ever built."""
+    if full is not None:
+        return full[idx[..., :, None], idx[..., None, :]]
+    P = Z[idx]
+    sq = np.einsum("...kd,...kd->...k", P, P)
+    d2 = sq[..., :, None] + sq[..., None, :] - 2.0 * np.einsum("...kd,...ld->...kl", P, P)
+    return gaussian_from_squared_distances(np.maximum(d2, 0.0), rho)
+
+
+@njit(cache=True, nogil=True, fastmath={"contract"})
+def _rows_times(A, B, out):
+    """out = A @ B, each entry summed over k in order, four terms per pass: a fixed order whatever
+    the other rows (two rows share each pass over B, each with its own arithmetic)."""
+    M, K = A.shape
+    N = B.shape[1]
+    K4 = K - K % 4
+    for m in range(0, M, 2):
+        two = m + 1 < M
+        t = out[m]
+        u = out[m + 1] if two else out[m]
+        t[:] = 0.0
+        u[:] = 0.0
+        for k in range(0, K4, 4):
+            b0, b1, b2, b3 = B[k], B[k + 1], B[k + 2], B[k + 3]
+            a0, a1, a2, a3 = A[m, k], A[m, k + 1], A[m, k + 2], A[m, k + 3]
+            if two:
+                c0, c1, c2, c3 = A[m + 1, k], A[m + 1, k + 1], A[m + 1, k + 2], A[m + 1, k + 3]
+                for n in range(N):
+                    x0, x1, x2, x3 = b0[n], b1[n], b2[n], b3[n]
+                    t[n] = t[n] + a0 * x0 + a1 * x1 + a2 * x2 + a3 * x3
+                    u[n] = u[n] + c0 * x0 + c1 * x1 + c2 * x2 + c3 * x3
+            else:
+                for n in range(N):
+                    t[n] = t[n] + a0 * b0[n] + a1 * b1[n] + a2 * b2[n] + a3 * b3[n]
+        for k in range(K4, K):
+            row, a = B[k], A[m, k]
+            for n in range(N):
+                t[n] = t[n] + a * row[n]
+            if two:
+                c = A[m + 1, k]
+                for n in range(N):
+                    u[n] = u[n] + c * row[n]
+    return out
+
+
+def rows_times(A, B):
+    """A @ B with every row's numbers independent of the other rows: BLAS picks its kernel, and so
+    its rounding, by the shape and by a row's place in its tile (one row: gemv; the last rows of a
+    tile: an edge kernel), so a test point's prediction would depend on the batch it came in."""
+    A = np.ascontiguousarray(A, dtype=np.float64)
+    B = np.ascontiguousarray(B, dtype=np.float64)
+    return _rows_times(A, B, np.empty((A.shape[0], B.shape[1])))
+
+
+def squared_distances_by_rows(A, B):
+    """||a_i - b_j||^2 as :func:`covshift.kernels.squared_distances`, its product by :func:`rows_times`."""
+    out = rows_times(A, np.ascontiguousarray(B.T))
+    out *= -2.0
+    out += np.einsum("ij,ij->i", A, A)[:, None]
+    out += np.einsum("ij,ij->i", B, B)[None, :]
+    np.maximum(out, 0.0, out=out)
+    return out
+
+
+def rowdot(A, B):
+    """Row-wise dot products sum_j A[m, j] B[m, j] (no temporary of A's size)."""
+    return np.einsum("mj,mj->m", A, B)
+
+
+def apply_rows(matrix, B):
+    """Rows of B times a symmetric matrix: shared (N, N) or one (K, K) per row."""
+    return rows_times(B, matrix) if matrix.ndim == 2 else np.einsum("mij,mj->mi", matrix, B)
