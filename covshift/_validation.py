@@ -80,9 +80,10 @@ def validate_input(estimator, X, *, reset, name="X", min_samples=1, allow_dask=F
     return X
 
 
-def validate_predict(estimator, X, name="X"):
-    """``check_is_fitted`` (NotFittedError before fit), then :func:`validate_input` with ``reset=False``."""
-    check_is_fitted(estimator)
+def validate_predict(estimator, X, attributes=None, name="X"):
+    """``check_is_fitted(estimator, attributes)`` (NotFittedError before fit), then
+    :func:`validate_input` with ``reset=False``."""
+    check_is_fitted(estimator, attributes)
     return validate_input(estimator, X, reset=False, name=name)
 
 
@@ -149,14 +150,19 @@ def validate_train_test(estimator, X_tr, X_te, allow_dask=False):
     ``n_features_in_`` and ``feature_names_in_`` come from ``X_tr``, and ``X_te`` must have the
     same features (a DataFrame of other or swapped columns is a ValueError)."""
     X_tr = validate_input(estimator, X_tr, reset=True, name="X_tr (training inputs)", allow_dask=allow_dask)
+    return X_tr, validate_test_inputs(estimator, X_te, allow_dask=allow_dask)
+
+
+def validate_test_inputs(estimator, X_te, allow_dask=False):
+    """Unlabelled test inputs given at fit time, against the training inputs' features
+    (``n_features_in_``, ``feature_names_in_``), by :func:`validate_input`."""
     try:
-        X_te = validate_input(estimator, X_te, reset=False, name="X_te (test inputs)", allow_dask=allow_dask)
+        return validate_input(estimator, X_te, reset=False, name="X_te (test inputs)", allow_dask=allow_dask)
     except ValueError as exc:
         if "features, but" not in str(exc):
             raise
         raise ValueError(f"Training and test inputs must have the same number of features; got "
-                         f"{X_tr.shape[1]} and {np.shape(X_te)[1]}.") from None
-    return X_tr, X_te
+                         f"{estimator.n_features_in_} and {np.shape(X_te)[1]}.") from None
 
 
 def check_train_test(X_tr, X_te, allow_dask=False):
@@ -301,7 +307,8 @@ def check_sample_weight(sample_weight, n_samples, name="sample_weight"):
     if sample_weight is None:
         return np.ones(n_samples)
     try:
-        np.shape(sample_weight)
+        if not isinstance(sample_weight, (str, bytes, Real)):
+            sample_weight = np.asarray(sample_weight)  # array-likes (scikit-learn's _NotAnArray too)
     except ValueError:  # ragged nested lists
         raise ValueError(f"{name} must be a 1-D array with one weight per training point.") from None
     if np.ndim(sample_weight) == 0 and not isinstance(sample_weight, (str, bytes)):

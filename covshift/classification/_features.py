@@ -5,7 +5,7 @@ from typing import Optional
 
 import numpy as np
 
-from .._validation import as_2d_float, check_choice, check_positive, check_train_test
+from .._validation import check_choice, check_positive, validate_test_inputs, validate_training
 from ..kernels import gaussian_kernel, median_heuristic
 
 KERNELS = {"linear", "rbf"}
@@ -91,13 +91,14 @@ def check_labels(y, n_samples):
     return classes, (y == classes[1]).astype(float)
 
 
-def check_classification_input(X_tr, y_tr, X_te=None, need_test=True):
-    """Validate (X_tr, y_tr, X_te); returns arrays, classes and y in {0, 1}."""
-    if X_te is None:
-        if need_test:
-            raise ValueError("X_te (unlabelled test inputs) is required: the method learns the shift from it.")
-        X_tr = as_2d_float(X_tr, "X_tr (training inputs)")
-    else:
-        X_tr, X_te = check_train_test(X_tr, X_te)
-    classes, y01 = check_labels(y_tr, len(X_tr))
-    return X_tr, X_te, classes, y01
+def check_classification_input(estimator, X, y, X_te=None, need_test=True):
+    """Validate (X, y, X_te) of a classifier's fit by scikit-learn (``validate_data``: sets
+    ``n_features_in_`` and ``feature_names_in_``; X_te must have X's features); returns arrays,
+    classes and y in {0, 1} (exactly two classes: the classifiers are binary)."""
+    if X_te is None and need_test:
+        raise ValueError("X_te (unlabelled test inputs) is required: the method learns the shift from it.")
+    X, y = validate_training(estimator, X, y, classification=True)
+    if X_te is not None:
+        X_te = validate_test_inputs(estimator, X_te)
+    classes, y01 = check_labels(y, len(X))
+    return X, X_te, classes, y01

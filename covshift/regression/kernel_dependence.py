@@ -31,7 +31,7 @@ import numpy as np
 from sklearn.neighbors import NearestNeighbors
 
 from .._validation import check_choice, check_int, check_positive, check_sample_weight
-from ._common import check_xy
+from ._common import validate_xy
 from .tgp import TwinGP
 
 
@@ -109,13 +109,13 @@ class _KernelDependenceKNN(TwinGP):
             check_positive(getattr(self, name), name)
         check_int(self.max_iter, "max_iter", minimum=0)
 
-    def fit(self, X, Y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None):
         """Store the training data (and weights) and index the inputs for neighbour search."""
         self._check_params()
-        X, Y, self._y_1d = check_xy(X, Y)
+        X, Y, self._y_1d = validate_xy(self, X, y)
         self.weight_ = check_sample_weight(sample_weight, len(X))
         self.X_train_, self.Y_train_ = X, Y
-        self.n_features_in_, self.n_outputs_ = X.shape[1], Y.shape[1]
+        self.n_outputs_ = Y.shape[1]
         self.neighbors_ = NearestNeighbors(n_neighbors=min(self.n_neighbors, len(X))).fit(X)
         return self
 

@@ -59,7 +59,7 @@ class WeightEstimator(BaseEstimator):
 
     def predict_weights(self, X):
         """Importance weight w(x) at any inputs ``X`` (same scale as ``weights_``)."""
-        X = validate_predict(self, X)
+        X = validate_predict(self, X, "weights_")
         return self._predict_raw(X) * self.weight_scale_
 
     def __sklearn_tags__(self):
