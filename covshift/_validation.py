@@ -11,7 +11,8 @@ from numbers import Real
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_consistent_length, check_is_fitted, validate_data
+from sklearn.utils.validation import (check_array, check_consistent_length, check_is_fitted, column_or_1d,
+                                      validate_data)
 
 #: Largest magnitude accepted in data. Squared distances sum d squares, so values near
 #: sqrt(float64 max) = 1.3e154 overflow; 1e100 leaves room for sums, products with kernel
@@ -100,10 +101,9 @@ def validate_training(estimator, X, y, *, name="X", y_name="y", classification=F
     with _named(y_name):
         if classification:
             y = check_array(y, ensure_2d=False, dtype=None, input_name="y")
-            if y.ndim == 2 and y.shape[1] == 1:
-                y = y[:, 0]
-            if y.ndim != 1:
+            if y.ndim != 1 and not (y.ndim == 2 and y.shape[1] == 1):
                 raise ValueError(f"must be a 1-D array of class labels; got shape {y.shape}.")
+            y = column_or_1d(y, warn=True)  # a column: scikit-learn's DataConversionWarning
             check_classification_targets(y)
         else:
             y = check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")
