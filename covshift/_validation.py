@@ -21,12 +21,13 @@ MAX_ABS_VALUE = 1e100
 
 
 @contextmanager
-def _named(name):
-    """scikit-learn's validation errors, prefixed with the argument's ``name`` (same type, same words)."""
+def _named(name, error=None):
+    """scikit-learn's validation errors, prefixed with the argument's ``name`` (same words; same
+    type, or ``error`` if given)."""
     try:
         yield
     except (TypeError, ValueError) as exc:
-        raise type(exc)(f"{name}: {exc}") from None
+        raise (error or type(exc))(f"{name}: {exc}") from None
 
 
 def _refuse_none(X, name):
@@ -44,7 +45,7 @@ def as_2d_float(X, name="X", min_samples=1):
     (and the data scale).
     """
     _refuse_none(X, name)
-    with _named(name):
+    with _named(name, ValueError):  # also a scalar or a sparse matrix: a ValueError naming the argument
         X = check_array(X, dtype=np.float64, ensure_2d=False, ensure_min_samples=min_samples,
                         input_name=name.split()[0])
         if X.ndim == 1:
@@ -109,9 +110,10 @@ def validate_training(estimator, X, y, *, name="X", y_name="y", classification=F
             y = check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")
             if y.ndim not in (1, 2):
                 raise ValueError(f"must be a 1-D or 2-D array of outputs; got {y.ndim} dimensions.")
-        check_consistent_length(X, y)
     if not classification:
         check_scale(y, y_name)
+    with _named(y_name):
+        check_consistent_length(X, y)
     return X, y
 
 
