@@ -21,7 +21,7 @@ MAX_ABS_VALUE = 1e100
 
 
 @contextmanager
-def _named(name, error=None):
+def named_errors(name, error=None):
     """scikit-learn's validation errors, prefixed with the argument's ``name`` (same words; same
     type, or ``error`` if given)."""
     try:
@@ -45,7 +45,7 @@ def as_2d_float(X, name="X", min_samples=1):
     (and the data scale).
     """
     _refuse_none(X, name)
-    with _named(name, ValueError):  # also a scalar or a sparse matrix: a ValueError naming the argument
+    with named_errors(name, ValueError):  # also a scalar or a sparse matrix: a ValueError naming the argument
         X = check_array(X, dtype=np.float64, ensure_2d=False, ensure_min_samples=min_samples,
                         input_name=name.split()[0])
         if X.ndim == 1:
@@ -76,7 +76,7 @@ def validate_input(estimator, X, *, reset, name="X", min_samples=1, allow_dask=F
             raise ValueError(f"{name}: X has {X.shape[1]} features, but {type(estimator).__name__} is "
                              f"expecting {estimator.n_features_in_} features as input.")
         return X
-    with _named(name):
+    with named_errors(name):
         X = validate_data(estimator, X, reset=reset, dtype=np.float64, ensure_min_samples=min_samples)
     check_scale(X, name)
     return X
@@ -99,7 +99,7 @@ def validate_training(estimator, X, y, *, name="X", y_name="y", classification=F
         raise ValueError(f"This {type(estimator).__name__} estimator requires y to be passed, but the "
                          f"target {y_name} is None.")
     X = validate_input(estimator, X, reset=True, name=name)
-    with _named(y_name):
+    with named_errors(y_name):
         if classification:
             y = check_array(y, ensure_2d=False, dtype=None, input_name="y")
             if y.ndim != 1 and not (y.ndim == 2 and y.shape[1] == 1):
@@ -112,7 +112,7 @@ def validate_training(estimator, X, y, *, name="X", y_name="y", classification=F
                 raise ValueError(f"must be a 1-D or 2-D array of outputs; got {y.ndim} dimensions.")
     if not classification:
         check_scale(y, y_name)
-    with _named(y_name):
+    with named_errors(y_name):
         check_consistent_length(X, y)
     return X, y
 

@@ -28,7 +28,7 @@ from sklearn.metrics import check_scoring
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
-from ._validation import _named, validate_input, validate_predict
+from ._validation import named_errors, validate_input, validate_predict
 
 #: skada's masked label of a target row: -1 for class labels, NaN for regression outputs.
 MASKED_CLASS_LABEL = -1
@@ -38,7 +38,7 @@ def source_rows(y, sample_domain, n_samples):
     """Boolean mask of the source (training) rows: ``sample_domain >= 0``; without
     ``sample_domain``, the rows whose label is not masked (not NaN, not -1)."""
     if sample_domain is not None:
-        with _named("sample_domain"):
+        with named_errors("sample_domain"):
             domain = column_or_1d(sample_domain)
             check_consistent_length(domain, np.empty(n_samples))
         if domain.dtype.kind not in "iuf" or not np.all(np.isfinite(domain)):
@@ -49,7 +49,7 @@ def source_rows(y, sample_domain, n_samples):
         raise ValueError("Pass sample_domain (>= 0 for source rows, < 0 for target rows) or y with the "
                          "target rows' labels masked (NaN, or -1 for class labels).")
     y = np.asarray(y)
-    with _named("y"):
+    with named_errors("y"):
         check_consistent_length(y, np.empty(n_samples))
     if y.dtype.kind == "f":
         return ~np.isnan(y.reshape(n_samples, -1)).any(axis=1)
