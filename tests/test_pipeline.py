@@ -148,3 +148,20 @@ def test_inside_skadas_pipeline_with_its_splitter_and_scorer():
                               scoring=ImportanceWeightedScorer())
         search.fit(X, y, sample_domain=domain)
     assert np.all(np.isfinite(search.cv_results_["mean_test_score"]))
+
+
+@pytest.mark.parametrize("solver", ["FWCS", "FCFWCS"])
+def test_keep_history_false_gives_the_same_weights_without_the_history(solver):
+    import pickle
+
+    import covshift
+
+    shift = data.sinc_shift(n_tr=120, n_te=120, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # FWCS's ConvergenceWarning at max_iter
+        kept = getattr(covshift, solver)(sigma=SIGMA, max_iter=300).fit(shift.X_tr, shift.X_te)
+        lean = getattr(covshift, solver)(sigma=SIGMA, max_iter=300, keep_history=False).fit(shift.X_tr, shift.X_te)
+    np.testing.assert_array_equal(lean.weights_, kept.weights_)
+    assert lean.history_ is None and kept.history_ is not None
+    # FWCS runs all 300 iterations (1.2 MB of history, measured); FCFWCS stops after about a dozen
+    assert len(pickle.dumps(lean)) < len(pickle.dumps(kept)) / (10 if solver == "FWCS" else 1)
