@@ -18,6 +18,12 @@ H_p = I - 1 p' (the squared Hilbert-Schmidt norm of the p-weighted cross-covaria
 and <A, B>_p = sum_ij p_i p_j A_ij B_ij in the alignment. w = 1 gives the unweighted
 criteria exactly; w_i = 0 removes neighbour i.
 
+Sample weights are not repetition-equivalent: a training point of weight k is *one*
+neighbour whose mass in p is k times larger, not k neighbours. Repeating it k times instead
+fills k of the K neighbour slots, so the neighbourhoods (and the predictions) differ
+(scikit-learn's check_sample_weight_equivalence fails by design; GPR and TwinGP without
+``knn`` are repetition-equivalent).
+
 With Gaussian kernels k(y, y) = 1, so both criteria depend on y only through the
 vector k_y(y) of output-kernel values to the neighbours' outputs: HSIC is linear in it
 and KTA is a ratio of a linear and a quadratic form. The costs therefore plug into the

@@ -16,6 +16,12 @@ class WKNN(MultiOutputMixin, RegressorMixin, BaseEstimator):
     importance weight w_j count more. A query whose neighbours all have zero weight falls
     back to their plain mean.
 
+    Sample weights are not repetition-equivalent: a training point of weight k is one
+    neighbour whose vote counts k times, whereas k copies of it would fill k of the
+    ``n_neighbors`` slots and push other points out of the neighbourhood (scikit-learn's
+    check_sample_weight_equivalence fails by design). Weight 0 keeps the point among the
+    neighbours with no vote.
+
     Parameters
     ----------
     n_neighbors : int, default 5

@@ -154,7 +154,9 @@ class TwinGP(MultiOutputMixin, RegressorMixin, BaseEstimator):
         the KLTGP prediction.
     knn : int or None
         Use only the knn nearest training inputs of each test point (how the papers scale
-        TGP to thousands of points), still batched.
+        TGP to thousands of points), still batched. With ``knn`` sample weights are not
+        repetition-equivalent (k copies of a point fill k neighbour slots; weight k gives one
+        neighbour k times the weight); without it a weight k equals k repeated rows.
     n_jobs : int or None, default None
         Threads over the test points (joblib convention: None is 1, -1 all cores). The
         points are independent, so each thread minimises a block of them with one BLAS
