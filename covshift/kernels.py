@@ -6,6 +6,7 @@ scikit-learn's ``gamma`` is 1 / (2 sigma^2).
 """
 
 import numpy as np
+from scipy.spatial.distance import pdist
 
 from ._validation import as_2d_float, as_generator, check_positive, is_dask_array
 
@@ -274,9 +275,8 @@ def median_heuristic(X, max_samples=1000, random_state=0):
     if X.shape[0] > max_samples:
         rng = as_generator(random_state)
         X = X[rng.choice(X.shape[0], max_samples, replace=False)]
-    d2 = squared_distances(X, X)
-    upper = d2[np.triu(np.ones(d2.shape, dtype=bool), k=1)]  # each pair once (a mask: faster than triu_indices)
-    positive = upper[upper > 0]
+    distances = pdist(X)  # each pair once, no n x n matrix
+    positive = distances[distances > 0]
     if positive.size == 0:
         return 1.0
-    return float(np.median(np.sqrt(positive)))
+    return float(np.median(positive))

@@ -439,3 +439,47 @@ def test_sample_weight_of_the_classifier_and_a_scalar_weight():
         KernelLogisticRegression().fit(X_TR, (X_TR[:, 0] > 0.3).astype(int), sample_weight=np.ones(30) * 1j)
     np.testing.assert_array_equal(check_sample_weight(2.0, 3), [2.0, 2.0, 2.0])
     np.testing.assert_array_equal(check_sample_weight([[1], [0], [2]], 3), [1.0, 0.0, 2.0])
+
+
+# ------------------------------------------------------------------ issue 32: scikit-learn's validation
+def test_swapped_dataframe_columns_at_predict_time_are_refused():
+    """Swapping DataFrame columns silently changed the output (FCFWCS, LogisticRatio, GPR,
+    KernelLogisticRegression): scikit-learn's validate_data now checks the names."""
+    pd = pytest.importorskip("pandas")
+    from covshift import KernelLogisticRegression
+
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame(rng.normal(size=(40, 2)), columns=["age", "dose"])
+    X_new = pd.DataFrame(rng.normal(size=(10, 2)), columns=["age", "dose"])
+    swapped = X_new[["dose", "age"]]
+    y = (X["age"] > 0).astype(int).to_numpy()
+    fitted = [(FCFWCS(sigma=0.5).fit(X, X_new), "predict_weights"),
+              (LogisticRatio(sigma=0.5).fit(X, X_new), "predict_weights"),
+              (GPR().fit(X, X["dose"]), "predict"),
+              (KernelLogisticRegression(sigma=0.5).fit(X, y), "decision_function")]
+    for est, method in fitted:
+        np.testing.assert_array_equal(est.feature_names_in_, ["age", "dose"])
+        getattr(est, method)(X_new)
+        with pytest.raises(ValueError, match="feature names should match"):
+            getattr(est, method)(swapped)
+    with pytest.raises(ValueError, match="feature names should match"):
+        FCFWCS(sigma=0.5).fit(X, swapped)  # the test inputs at fit time too
+
+
+def test_sparse_and_one_dimensional_inputs_are_refused_in_scikit_learns_words():
+    from scipy import sparse
+
+    from covshift import StructuredSVM
+    from covshift.transfer import MulticlassProblem
+
+    with pytest.raises(TypeError, match="X_tr .*Sparse data was passed"):
+        FCFWCS(sigma=0.5).fit(sparse.csr_matrix(X_TR), X_TE)
+    with pytest.raises(TypeError, match="Sparse data was passed"):
+        GPR().fit(sparse.csr_matrix(X_TR), Y_TR)
+    with pytest.raises(ValueError, match="Expected 2D array, got 1D array"):
+        GPR().fit(X_TR[:, 0], Y_TR)
+    with pytest.raises(ValueError, match="Expected 2D array, got 1D array"):
+        GPR().fit(X_TR, Y_TR).predict(X_TE[:, 0])
+    from sklearn.exceptions import NotFittedError
+    with pytest.raises(NotFittedError):
+        StructuredSVM(MulticlassProblem(2)).predict(X_TE)
