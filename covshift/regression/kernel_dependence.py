@@ -31,6 +31,7 @@ batched BFGS engine of :class:`~covshift.regression.TwinGP` (same chain rule, eq
 sharma-mittal-tgp), and all test points are optimised together.
 """
 
+import copy
 from dataclasses import dataclass
 
 import numpy as np
@@ -103,6 +104,12 @@ class _KernelDependenceKNN(TwinGP):
         self.max_iter = max_iter
         self.tol = tol
         self.init = init
+
+    def predict(self, X, return_certainty=False):
+        """The outputs of maximal dependence at every row of X (TwinGP's batched BFGS), with the
+        criterion at them if ``return_certainty``. Changes nothing in the estimator (the BFGS
+        diagnostics of the call are not kept), so predictions do not depend on earlier calls."""
+        return TwinGP.predict(copy.copy(self), X, return_certainty=return_certainty)
 
     @property
     def knn(self):
@@ -183,10 +190,8 @@ class HSICKNN(_KernelDependenceKNN):
         Start of the BFGS search: the neighbour output with the largest criterion (the
         criterion is multi-modal in y), the weighted neighbour mean, or user outputs.
 
-    Attributes after predict
-    ------------------------
-    converged_, n_iter_ : per test point, as in :class:`TwinGP`.
-    ``predict(X, return_certainty=True)`` also returns HSIC_p at the prediction.
+    ``predict(X, return_certainty=True)`` also returns HSIC_p at the prediction; predict changes
+    no attribute (unlike TwinGP, it keeps no BFGS diagnostics).
     """
 
     divergence = "hsic"
