@@ -12,9 +12,17 @@ APP_ONLY = ("streamlit", "plotly", "pandas")
 
 #: Run in a fresh interpreter in which the app's packages cannot be imported (as after `pip install .`).
 WITHOUT_THE_APP = f"""
-import importlib, pkgutil, sys
-for name in {APP_ONLY!r}:
-    sys.modules[name] = None  # import raises ImportError, as if not installed
+import importlib, importlib.abc, pkgutil, sys
+
+
+class NotInstalled(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {APP_ONLY!r}:
+            raise ImportError(f"No module named {{name!r}}")  # as if not installed
+        return None
+
+
+sys.meta_path.insert(0, NotInstalled())
 import covshift
 for module in pkgutil.walk_packages(covshift.__path__, "covshift."):
     importlib.import_module(module.name)
