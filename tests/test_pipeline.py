@@ -165,3 +165,20 @@ def test_keep_history_false_gives_the_same_weights_without_the_history(solver):
     assert lean.history_ is None and kept.history_ is not None
     # FWCS runs all 300 iterations (1.2 MB of history, measured); FCFWCS stops after about a dozen
     assert len(pickle.dumps(lean)) < len(pickle.dumps(kept)) / (10 if solver == "FWCS" else 1)
+
+
+def test_two_stage_classifier_is_an_importance_reweighter_with_masked_class_labels():
+    """TwoStageShiftClassifier(weights, classifier).fit(X_tr, y_tr, X_te) is the reweighter on the
+    stacked rows with the target labels masked as -1 (skada's convention for classes)."""
+    from covshift import KernelLogisticRegression, LogisticRatio, TwoStageShiftClassifier
+
+    toy = data.shift_classification_2d(random_state=0)
+    X = np.vstack([toy.X_tr, toy.X_te])
+    y = np.r_[toy.Y_tr[:, 0], np.full(len(toy.X_te), -1)].astype(int)
+    weights, classifier = LogisticRatio(sigma=0.5), KernelLogisticRegression(sigma=0.5)
+    two_stage = TwoStageShiftClassifier(weights, classifier).fit(toy.X_tr, toy.Y_tr[:, 0], toy.X_te)
+    reweighter = ImportanceReweighter(weights, classifier).fit(X, y)
+    np.testing.assert_allclose(reweighter.weights_, two_stage.weights_, rtol=1e-12)
+    np.testing.assert_array_equal(reweighter.classes_, two_stage.classes_)
+    np.testing.assert_allclose(reweighter.decision_function(toy.X_te), two_stage.decision_function(toy.X_te),
+                               rtol=1e-10)
