@@ -26,7 +26,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.metrics import check_scoring
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_array, check_consistent_length, check_is_fitted, column_or_1d
 
 from ._validation import named_errors, validate_input, validate_predict
 
@@ -103,7 +103,13 @@ class ImportanceReweighter(MetaEstimatorMixin, BaseEstimator):
     def fit(self, X, y, sample_domain=None, **fit_params):
         """Weights from the source and target rows of (X, sample_domain), then ``estimator`` on
         the source rows with ``sample_weight=weights_`` (and ``fit_params`` sliced to them)."""
+        if y is None:
+            raise ValueError(f"This {type(self).__name__} estimator requires y to be passed, but the target y "
+                             "is None.")
         X = validate_input(self, X, reset=True)
+        with named_errors("y"):  # masked target labels (NaN) allowed
+            y = check_array(y, ensure_2d=False, dtype=None, ensure_all_finite="allow-nan", input_name="y")
+            check_consistent_length(X, y)
         source, self.n_source_, self.n_target_ = _split(X, y, sample_domain)
         self.weight_estimator_ = clone(self.weight_estimator).fit(X[source], X[~source])
         self.weights_ = self.weight_estimator_.weights_
@@ -152,7 +158,8 @@ class ImportanceReweighter(MetaEstimatorMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         inner = self.estimator.__sklearn_tags__()
-        tags.estimator_type = inner.estimator_type
+        tags.estimator_type = inner.estimator_type  # a regressor or classifier as its estimator is
+        tags.regressor_tags, tags.classifier_tags = inner.regressor_tags, inner.classifier_tags
         tags.target_tags.multi_output = inner.target_tags.multi_output
         return tags
 

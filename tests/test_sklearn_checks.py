@@ -2,7 +2,8 @@
 
 Estimators whose fit is not ``fit(X, y)`` run through thin adapters (below): the weight
 estimators' ``fit(X_tr, X_te)`` and the shift classifiers' ``fit(X, y, X_te)`` get the rows of X
-as their test inputs (no shift), and everything else (validation, fitted attributes,
+as their test inputs (no shift), and the reweighting meta-estimator of covshift.pipeline gets X
+as source and as target rows, and everything else (validation, fitted attributes,
 prediction) is the wrapped estimator's own. Instances use small settings (fixed widths, few
 iterations) to keep the checks fast. ``EXPECTED_FAILURES`` lists the checks that cannot apply,
 each with its reason.
@@ -12,13 +13,15 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from scipy import sparse
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn.utils.validation import check_is_fitted
 
 from covshift import (AFWCS, FCFWCS, FWCS, GPR, HSICKNN, KLIEP, KMM, KTAKNN, PFWCS, ULSIF, WKNN, DomainTransferSSVM,
                       EnsembleKMM, IntegratedShiftClassifier, KernelLogisticRegression, LogisticRatio, RuLSIF,
                       StructuredSVM, TwinGP, TwoStageShiftClassifier)
+from covshift.pipeline import ImportanceReweighter
 from covshift.transfer import MulticlassProblem
 
 
@@ -77,6 +80,34 @@ class ShiftClassifierOnOwnInputs(ClassifierMixin, WeightsOnOwnInputs):
         return self.classifier.__sklearn_tags__()
 
 
+class ReweighterOnOwnRows(RegressorMixin, WeightsOnOwnInputs):
+    """``fit(X, y)`` fits the reweighter on X stacked twice: once as source rows (with y), once
+    as target rows (``sample_domain`` -1, labels unused)."""
+
+    def __init__(self, reweighter):
+        self.reweighter = reweighter
+
+    def fit(self, X, y):
+        if hasattr(X, "iloc"):
+            import pandas as pd
+            both = pd.concat([X, X])
+        elif sparse.issparse(X):
+            both = sparse.vstack([X, X])
+        else:
+            both = np.concatenate([np.asarray(X)] * 2)
+        n = both.shape[0] // 2
+        stacked_y = None if y is None else np.concatenate([np.asarray(y)] * 2)
+        self.estimator_ = clone(self.reweighter).fit(both, stacked_y, sample_domain=np.r_[np.zeros(n), -np.ones(n)])
+        return self
+
+    def predict(self, X):
+        check_is_fitted(self, "estimator_")
+        return self.estimator_.predict(X)
+
+    def __sklearn_tags__(self):
+        return self.reweighter.__sklearn_tags__()
+
+
 class ZeroSourceModel:
     """A source model scoring every class 0 at any input: DomainTransferSSVM then learns the
     whole score (its checks need a source model for any number of features)."""
@@ -110,6 +141,7 @@ ESTIMATORS = [
     WeightsOnOwnInputs(ULSIF(sigma=1.0, lam=0.1, n_centers=10)),
     TrainingWeightsOnOwnInputs(KMM(sigma=1.0)),
     TrainingWeightsOnOwnInputs(EnsembleKMM("enstr", n_parts=2, sigma=1.0)),
+    ReweighterOnOwnRows(ImportanceReweighter(FCFWCS(sigma=1.0, max_iter=20), GPR())),
 ]
 
 NOT_REPETITION_EQUIVALENT = (
