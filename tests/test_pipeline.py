@@ -126,10 +126,20 @@ def test_reweighting_pipeline_estimates_the_weights_after_preprocessing():
     np.testing.assert_allclose(pipe[-1].weights_, weights, rtol=1e-10)
 
 
+def test_importing_skada_leaves_scikit_learns_configuration_alone():
+    """skada's import calls sklearn.set_config(enable_metadata_routing=True); the test below
+    imports it inside config_context so that the other tests keep scikit-learn's defaults."""
+    before = sklearn.get_config()["enable_metadata_routing"]
+    with sklearn.config_context():
+        pytest.importorskip("skada")
+    assert sklearn.get_config()["enable_metadata_routing"] == before
+
+
 def test_inside_skadas_pipeline_with_its_splitter_and_scorer():
-    skada = pytest.importorskip("skada")
-    from skada.metrics import ImportanceWeightedScorer
-    from skada.model_selection import SourceTargetShuffleSplit
+    with sklearn.config_context():  # importing skada turns metadata routing on for the whole process
+        skada = pytest.importorskip("skada")
+        from skada.metrics import ImportanceWeightedScorer
+        from skada.model_selection import SourceTargetShuffleSplit
 
     X, y, domain, shift = _stacked()
     with sklearn.config_context(enable_metadata_routing=True), warnings.catch_warnings():
