@@ -1,8 +1,18 @@
-"""One place for input checks. Every failure is a ValueError a student can read."""
+"""One place for input checks. Every failure is a ValueError a student can read.
 
+The estimators validate their data with scikit-learn (:func:`validate_input`,
+:func:`validate_training`: ``sklearn.utils.validation.validate_data`` sets ``n_features_in_`` and
+``feature_names_in_`` and checks them at predict time); its messages are kept and prefixed with
+the argument's name where they do not already say it.
+"""
+
+from contextlib import contextmanager
 from numbers import Real
 
 import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (check_array, check_consistent_length, check_is_fitted, column_or_1d,
+                                      validate_data)
 
 #: Largest magnitude accepted in data. Squared distances sum d squares, so values near
 #: sqrt(float64 max) = 1.3e154 overflow; 1e100 leaves room for sums, products with kernel
@@ -10,41 +20,101 @@ import numpy as np
 MAX_ABS_VALUE = 1e100
 
 
-def as_2d_float(X, name="X", min_samples=1):
-    """Return ``X`` as a finite 2-D float64 array, or raise ValueError.
+@contextmanager
+def named_errors(name, error=None):
+    """scikit-learn's validation errors, prefixed with the argument's ``name`` (same words; same
+    type, or ``error`` if given)."""
+    try:
+        yield
+    except (TypeError, ValueError) as exc:
+        raise (error or type(exc))(f"{name}: {exc}") from None
 
-    A 1-D array is read as one feature per sample (shape ``(n, 1)``). Booleans count as
-    0/1. Complex numbers, text, None and values beyond :data:`MAX_ABS_VALUE` are refused
-    with a message naming ``name`` (and the data scale).
-    """
+
+def _refuse_none(X, name):
     if X is None:
         raise ValueError(f"{name} is None; pass an array of numbers.")
-    if np.iscomplexobj(X):
-        raise ValueError(f"{name} contains complex numbers; pass real numbers (e.g. the real part "
-                         "or the modulus, as you intend).")
-    try:
-        X = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must contain numbers only ({exc}).") from None
-    if X.ndim == 1:
-        X = X[:, None]
-    if X.ndim != 2:
-        raise ValueError(
-            f"{name} must be a 2-D array of shape (n_samples, n_features); got {X.ndim} dimensions."
-        )
-    if X.shape[0] < min_samples:
-        raise ValueError(
-            f"{name} needs at least {min_samples} sample(s); it has {X.shape[0]}."
-        )
-    if X.shape[1] == 0:
-        raise ValueError(f"{name} has no features (0 columns).")
-    if not np.all(np.isfinite(X)):
-        bad = int(np.sum(~np.isfinite(X)))
-        raise ValueError(
-            f"{name} contains {bad} NaN or infinite value(s); remove or impute them first."
-        )
+
+
+def as_2d_float(X, name="X", min_samples=1):
+    """Return ``X`` as a finite 2-D float64 array (``sklearn.utils.check_array``), or raise.
+
+    For the library's functions (kernels, metrics, data sets): a 1-D array is read as one
+    feature per sample (shape ``(n, 1)``); the estimators refuse 1-D X (:func:`validate_input`).
+    Booleans count as 0/1. Complex numbers, text, sparse matrices, None, NaN, infinities and
+    values beyond :data:`MAX_ABS_VALUE` are refused in scikit-learn's words, prefixed with ``name``
+    (and the data scale).
+    """
+    _refuse_none(X, name)
+    with named_errors(name, ValueError):  # also a scalar or a sparse matrix: a ValueError naming the argument
+        X = check_array(X, dtype=np.float64, ensure_2d=False, ensure_min_samples=min_samples,
+                        input_name=name.split()[0])
+        if X.ndim == 1:
+            X = X[:, None]
+        if X.ndim != 2:
+            raise ValueError(f"must be a 2-D array of shape (n_samples, n_features); got {X.ndim} dimensions.")
+        if X.shape[1] == 0:
+            raise ValueError("has no features (0 columns).")
     check_scale(X, name)
     return X
+
+
+def validate_input(estimator, X, *, reset, name="X", min_samples=1, allow_dask=False):
+    """``X`` of an estimator's fit (``reset=True``) or predict (``reset=False``) by scikit-learn's
+    ``validate_data``: a finite 2-D float64 array (1-D X, sparse matrices, complex numbers and
+    text are refused in scikit-learn's words, prefixed with ``name``); sets or checks
+    ``n_features_in_`` and ``feature_names_in_`` (a DataFrame with other or swapped columns at
+    predict time is a ValueError). With ``allow_dask`` a dask array stays lazy (checked
+    chunk-wise; no feature names)."""
+    _refuse_none(X, name)
+    if allow_dask and is_dask_array(X):
+        X = _as_2d_float_dask(X, name)
+        if reset:
+            estimator.n_features_in_ = X.shape[1]
+            if hasattr(estimator, "feature_names_in_"):
+                del estimator.feature_names_in_
+        elif X.shape[1] != estimator.n_features_in_:
+            raise ValueError(f"{name}: X has {X.shape[1]} features, but {type(estimator).__name__} is "
+                             f"expecting {estimator.n_features_in_} features as input.")
+        return X
+    with named_errors(name):
+        X = validate_data(estimator, X, reset=reset, dtype=np.float64, ensure_min_samples=min_samples)
+    check_scale(X, name)
+    return X
+
+
+def validate_predict(estimator, X, attributes=None, name="X"):
+    """``check_is_fitted(estimator, attributes)`` (NotFittedError before fit), then
+    :func:`validate_input` with ``reset=False``."""
+    check_is_fitted(estimator, attributes)
+    return validate_input(estimator, X, reset=False, name=name)
+
+
+def validate_training(estimator, X, y, *, name="X", y_name="y", classification=False):
+    """(X, y) of a supervised fit: X by :func:`validate_input` (``reset=True``); y required (the
+    message of scikit-learn's ``validate_data``), as long as X, finite; float64 for regression
+    (1-D or 2-D, several outputs), labels for classification (``check_classification_targets``:
+    a continuous y is refused)."""
+    _refuse_none(X, name)
+    if y is None:
+        raise ValueError(f"This {type(estimator).__name__} estimator requires y to be passed, but the "
+                         f"target {y_name} is None.")
+    X = validate_input(estimator, X, reset=True, name=name)
+    with named_errors(y_name):
+        if classification:
+            y = check_array(y, ensure_2d=False, dtype=None, input_name="y")
+            if y.ndim != 1 and not (y.ndim == 2 and y.shape[1] == 1):
+                raise ValueError(f"must be a 1-D array of class labels; got shape {y.shape}.")
+            y = column_or_1d(y, warn=True)  # a column: scikit-learn's DataConversionWarning
+            check_classification_targets(y)
+        else:
+            y = check_array(y, ensure_2d=False, dtype=np.float64, input_name="y")
+            if y.ndim not in (1, 2):
+                raise ValueError(f"must be a 1-D or 2-D array of outputs; got {y.ndim} dimensions.")
+    if not classification:
+        check_scale(y, y_name)
+    with named_errors(y_name):
+        check_consistent_length(X, y)
+    return X, y
 
 
 def check_scale(X, name):
@@ -75,6 +145,26 @@ def _as_2d_float_dask(X, name):
     if bad:
         raise ValueError(f"{name} contains {bad} NaN or infinite value(s); remove or impute them first.")
     return X
+
+
+def validate_train_test(estimator, X_tr, X_te, allow_dask=False):
+    """The inputs of a weight estimator's ``fit(X_tr, X_te)``: both by :func:`validate_input`;
+    ``n_features_in_`` and ``feature_names_in_`` come from ``X_tr``, and ``X_te`` must have the
+    same features (a DataFrame of other or swapped columns is a ValueError)."""
+    X_tr = validate_input(estimator, X_tr, reset=True, name="X_tr (training inputs)", allow_dask=allow_dask)
+    return X_tr, validate_test_inputs(estimator, X_te, allow_dask=allow_dask)
+
+
+def validate_test_inputs(estimator, X_te, allow_dask=False):
+    """Unlabelled test inputs given at fit time, against the training inputs' features
+    (``n_features_in_``, ``feature_names_in_``), by :func:`validate_input`."""
+    try:
+        return validate_input(estimator, X_te, reset=False, name="X_te (test inputs)", allow_dask=allow_dask)
+    except ValueError as exc:
+        if "features, but" not in str(exc):
+            raise
+        raise ValueError(f"Training and test inputs must have the same number of features; got "
+                         f"{estimator.n_features_in_} and {np.shape(X_te)[1]}.") from None
 
 
 def check_train_test(X_tr, X_te, allow_dask=False):
@@ -219,7 +309,8 @@ def check_sample_weight(sample_weight, n_samples, name="sample_weight"):
     if sample_weight is None:
         return np.ones(n_samples)
     try:
-        np.shape(sample_weight)
+        if not isinstance(sample_weight, (str, bytes, Real)):
+            sample_weight = np.asarray(sample_weight)  # array-likes (scikit-learn's _NotAnArray too)
     except ValueError:  # ragged nested lists
         raise ValueError(f"{name} must be a 1-D array with one weight per training point.") from None
     if np.ndim(sample_weight) == 0 and not isinstance(sample_weight, (str, bytes)):

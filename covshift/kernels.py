@@ -6,22 +6,17 @@ scikit-learn's ``gamma`` is 1 / (2 sigma^2).
 """
 
 import numpy as np
+from scipy.spatial.distance import pdist
+from sklearn.metrics.pairwise import euclidean_distances
 
 from ._validation import as_2d_float, as_generator, check_positive, is_dask_array
 
 
-def squared_distances(A, B, out=None):
-    """Pairwise squared Euclidean distances by ||a||^2 + ||b||^2 - 2 a.b.
-
-    Never builds an n x m x d tensor; the only array of size n x m is the output.
-    Round-off can make the expansion slightly negative: it is clipped at 0.
-    """
-    out = np.dot(A, B.T, out=out)
-    out *= -2.0
-    out += np.einsum("ij,ij->i", A, A)[:, None]
-    out += np.einsum("ij,ij->i", B, B)[None, :]
-    np.maximum(out, 0.0, out=out)
-    return out
+def squared_distances(A, B):
+    """Pairwise squared Euclidean distances ||a||^2 + ||b||^2 - 2 a.b, clipped at 0
+    (scikit-learn's ``euclidean_distances(A, B, squared=True)``: exactly 0 on the diagonal
+    when A is B). The only array of size n x m is the output."""
+    return euclidean_distances(A, B, squared=True)
 
 
 def gaussian_kernel(A, B, sigma, row_scale=None):
@@ -274,9 +269,8 @@ def median_heuristic(X, max_samples=1000, random_state=0):
     if X.shape[0] > max_samples:
         rng = as_generator(random_state)
         X = X[rng.choice(X.shape[0], max_samples, replace=False)]
-    d2 = squared_distances(X, X)
-    upper = d2[np.triu(np.ones(d2.shape, dtype=bool), k=1)]  # each pair once (a mask: faster than triu_indices)
-    positive = upper[upper > 0]
+    distances = pdist(X)  # each pair once, no n x n matrix
+    positive = distances[distances > 0]
     if positive.size == 0:
         return 1.0
-    return float(np.median(np.sqrt(positive)))
+    return float(np.median(positive))

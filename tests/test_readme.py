@@ -49,10 +49,11 @@ def test_readme_block_runs_alone_without_warnings(code):
 
 
 def test_readme_gives_the_install_run_and_test_commands_and_ci_runs_that_test_command():
-    """A new user's three commands stand in README's bash blocks, and .ci/run ends with the same
-    test command (CI runs exactly what README tells a user to run)."""
+    """A new user's commands stand in README's bash blocks (install the app, run it; install the
+    test tools, test), and .ci/run ends with the same test command (CI runs exactly what README
+    tells a user to run)."""
     bash = "\n".join(re.findall(r"```bash\n(.*?)```", README, flags=re.S))
-    for command in ('pip install -e ".[test]"', "streamlit run app.py", "pytest"):
+    for command in ('pip install -e ".[app]"', "streamlit run app.py", 'pip install -e ".[test]"', "pytest"):
         assert any(line.strip() == command for line in bash.splitlines()), command
     ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()
           if line.strip() and not line.lstrip().startswith("#")]

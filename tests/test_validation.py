@@ -156,7 +156,9 @@ def test_regressors_on_data_at_any_scale(name, scale, outputs):
 
 
 @pytest.mark.parametrize("bad,message", [
-    (None, "is None"), (np.array([[1 + 2j], [1.0]]), "complex"), ([["a"], ["b"]], "numbers only"),
+    # scikit-learn's words (validate_data), prefixed with the argument's name
+    (None, "is None"), (np.array([[1 + 2j], [1.0]]), "Complex data not supported"),
+    ([["a"], ["b"]], "could not convert string to float"),
     ([[1e154], [0.0]], r"values up to 1e\+154"), ([[np.nan]], "NaN"),
 ])
 def test_bad_inputs_name_the_argument(bad, message):
@@ -408,9 +410,9 @@ SAMPLE_WEIGHT_MODELS = ["GPR", "TwinGP", "WKNN", "HSICKNN", "KTAKNN"]
 
 @pytest.mark.parametrize("name", SAMPLE_WEIGHT_MODELS)
 @pytest.mark.parametrize("bad,message", [
-    (np.ones(30) + 1j, "sample_weight contains complex numbers"),
-    (["a"] * 30, "sample_weight must contain numbers only"),
-    (np.r_[np.nan, np.ones(29)], "sample_weight contains 1 NaN"),
+    (np.ones(30) + 1j, "sample_weight: Complex data not supported"),
+    (["a"] * 30, "sample_weight: could not convert string to float"),
+    (np.r_[np.nan, np.ones(29)], "sample_weight: Input sample_weight contains NaN"),
     (np.r_[-1.0, np.ones(29)], r"sample_weight must be non-negative .*minimum of -1"),
     (np.ones(29), r"sample_weight needs one weight per training point \(30\); got 29"),
     (np.zeros(30), "sample_weight is zero everywhere"),
@@ -433,7 +435,51 @@ def test_sample_weight_of_the_classifier_and_a_scalar_weight():
     from covshift import KernelLogisticRegression
     from covshift._validation import check_sample_weight
 
-    with pytest.raises(ValueError, match="sample_weight contains complex"):
+    with pytest.raises(ValueError, match="sample_weight: Complex data not supported"):
         KernelLogisticRegression().fit(X_TR, (X_TR[:, 0] > 0.3).astype(int), sample_weight=np.ones(30) * 1j)
     np.testing.assert_array_equal(check_sample_weight(2.0, 3), [2.0, 2.0, 2.0])
     np.testing.assert_array_equal(check_sample_weight([[1], [0], [2]], 3), [1.0, 0.0, 2.0])
+
+
+# ------------------------------------------------------------------ issue 32: scikit-learn's validation
+def test_swapped_dataframe_columns_at_predict_time_are_refused():
+    """Swapping DataFrame columns silently changed the output (FCFWCS, LogisticRatio, GPR,
+    KernelLogisticRegression): scikit-learn's validate_data now checks the names."""
+    pd = pytest.importorskip("pandas")
+    from covshift import KernelLogisticRegression
+
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame(rng.normal(size=(40, 2)), columns=["age", "dose"])
+    X_new = pd.DataFrame(rng.normal(size=(10, 2)), columns=["age", "dose"])
+    swapped = X_new[["dose", "age"]]
+    y = (X["age"] > 0).astype(int).to_numpy()
+    fitted = [(FCFWCS(sigma=0.5).fit(X, X_new), "predict_weights"),
+              (LogisticRatio(sigma=0.5).fit(X, X_new), "predict_weights"),
+              (GPR().fit(X, X["dose"]), "predict"),
+              (KernelLogisticRegression(sigma=0.5).fit(X, y), "decision_function")]
+    for est, method in fitted:
+        np.testing.assert_array_equal(est.feature_names_in_, ["age", "dose"])
+        getattr(est, method)(X_new)
+        with pytest.raises(ValueError, match="feature names should match"):
+            getattr(est, method)(swapped)
+    with pytest.raises(ValueError, match="feature names should match"):
+        FCFWCS(sigma=0.5).fit(X, swapped)  # the test inputs at fit time too
+
+
+def test_sparse_and_one_dimensional_inputs_are_refused_in_scikit_learns_words():
+    from scipy import sparse
+
+    from covshift import StructuredSVM
+    from covshift.transfer import MulticlassProblem
+
+    with pytest.raises(TypeError, match="X_tr .*Sparse data was passed"):
+        FCFWCS(sigma=0.5).fit(sparse.csr_matrix(X_TR), X_TE)
+    with pytest.raises(TypeError, match="Sparse data was passed"):
+        GPR().fit(sparse.csr_matrix(X_TR), Y_TR)
+    with pytest.raises(ValueError, match="Expected 2D array, got 1D array"):
+        GPR().fit(X_TR[:, 0], Y_TR)
+    with pytest.raises(ValueError, match="Expected 2D array, got 1D array"):
+        GPR().fit(X_TR, Y_TR).predict(X_TE[:, 0])
+    from sklearn.exceptions import NotFittedError
+    with pytest.raises(NotFittedError):
+        StructuredSVM(MulticlassProblem(2)).predict(X_TE)

@@ -4,8 +4,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
+from sklearn.utils.multiclass import type_of_target
 
-from .._validation import as_2d_float, check_choice, check_positive, check_train_test
+from .._validation import check_choice, check_positive, validate_test_inputs, validate_training
 from ..kernels import gaussian_kernel, median_heuristic
 
 KERNELS = {"linear", "rbf"}
@@ -79,25 +80,30 @@ def check_labels(y, n_samples):
     if y.ndim == 2 and y.shape[1] == 1:
         y = y[:, 0]
     if y.ndim != 1:
-        raise ValueError(f"y_tr must be a 1-D array of class labels; got shape {y.shape}.")
+        raise ValueError(f"y must be a 1-D array of class labels; got shape {y.shape}.")
     if len(y) != n_samples:
-        raise ValueError(f"y_tr has {len(y)} labels but X_tr has {n_samples} rows; they must match.")
+        raise ValueError(f"y has {len(y)} labels but X has {n_samples} rows; they must match.")
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-        raise ValueError("y_tr contains NaN or infinite labels.")
+        raise ValueError("y contains NaN or infinite labels.")
     classes = np.unique(y)
-    if len(classes) != 2:
-        raise ValueError(f"y_tr must contain exactly two classes (binary classification); "
-                         f"got {len(classes)}: {classes[:5].tolist()}. A classifier needs examples of both.")
+    if len(classes) > 2:  # scikit-learn's words for a binary-only classifier
+        raise ValueError(f"Only binary classification is supported. The type of the target is "
+                         f"{type_of_target(y)}: y must contain exactly two classes; got {len(classes)}: "
+                         f"{classes[:5].tolist()}.")
+    if len(classes) < 2:
+        raise ValueError(f"y must contain exactly two classes (binary classification); got one class "
+                         f"{classes.tolist()}. A classifier needs examples of both.")
     return classes, (y == classes[1]).astype(float)
 
 
-def check_classification_input(X_tr, y_tr, X_te=None, need_test=True):
-    """Validate (X_tr, y_tr, X_te); returns arrays, classes and y in {0, 1}."""
-    if X_te is None:
-        if need_test:
-            raise ValueError("X_te (unlabelled test inputs) is required: the method learns the shift from it.")
-        X_tr = as_2d_float(X_tr, "X_tr (training inputs)")
-    else:
-        X_tr, X_te = check_train_test(X_tr, X_te)
-    classes, y01 = check_labels(y_tr, len(X_tr))
-    return X_tr, X_te, classes, y01
+def check_classification_input(estimator, X, y, X_te=None, need_test=True):
+    """Validate (X, y, X_te) of a classifier's fit by scikit-learn (``validate_data``: sets
+    ``n_features_in_`` and ``feature_names_in_``; X_te must have X's features); returns arrays,
+    classes and y in {0, 1} (exactly two classes: the classifiers are binary)."""
+    if X_te is None and need_test:
+        raise ValueError("X_te (unlabelled test inputs) is required: the method learns the shift from it.")
+    X, y = validate_training(estimator, X, y, classification=True)
+    if X_te is not None:
+        X_te = validate_test_inputs(estimator, X_te)
+    classes, y01 = check_labels(y, len(X))
+    return X, X_te, classes, y01

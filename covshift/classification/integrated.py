@@ -2,9 +2,8 @@
 
 import numpy as np
 from scipy.special import expit
-from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_features, check_int, check_positive
+from .._validation import check_int, check_positive, validate_predict
 from ..limits import check_kernel_classifier_memory
 from ._features import (check_classification_input, check_kernel_params, make_feature_map, penalty_matrix,
                         resolve_sigma)
@@ -63,14 +62,14 @@ class IntegratedShiftClassifier(LinearScoreClassifier):
         self.tol = tol
         self.max_iter = max_iter
 
-    def fit(self, X_tr, y_tr, X_te):
-        """Maximise the joint log-posterior. Returns self."""
-        X_tr, X_te, self.classes_, y01 = check_classification_input(X_tr, y_tr, X_te)
+    def fit(self, X, y, X_te):
+        """Maximise the joint log-posterior on the labelled training data (X, y) (the paper's
+        X_tr, y_tr) and the unlabelled test inputs X_te. Returns self."""
+        X_tr, X_te, self.classes_, y01 = check_classification_input(self, X, y, X_te)
         check_kernel_params(self.kernel, self.sigma)
         C_w, C_v = check_positive(self.C_w, "C_w"), check_positive(self.C_v, "C_v")
         check_positive(self.tol, "tol")
         check_int(self.max_iter, "max_iter")
-        self.n_features_in_ = X_tr.shape[1]
         self.n_train_, self.n_test_ = len(X_tr), len(X_te)
         if self.kernel == "rbf":
             check_kernel_classifier_memory("Integrated classifier", len(X_tr), len(X_tr) + len(X_te))
@@ -105,8 +104,7 @@ class IntegratedShiftClassifier(LinearScoreClassifier):
 
     def selector_scores(self, X):
         """u(x) = log q(x) / (1 - q(x)), the selector's score (positive: looks like training)."""
-        check_is_fitted(self, "selector_coef_")
-        X = check_features(X, self.n_features_in_)
+        X = validate_predict(self, X, "selector_coef_")
         return self.selector_map_.transform(X) @ self.selector_coef_ + self.selector_intercept_
 
     def selector_proba(self, X):

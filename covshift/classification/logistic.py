@@ -3,9 +3,8 @@
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_features, check_int, check_positive, check_sample_weight
+from .._validation import check_int, check_positive, check_sample_weight, validate_predict
 from ..limits import check_kernel_classifier_memory
 from ._features import (check_classification_input, check_kernel_params, make_feature_map, penalty_matrix,
                         resolve_sigma)
@@ -18,8 +17,7 @@ class LinearScoreClassifier(ClassifierMixin, BaseEstimator):
 
     def decision_function(self, X):
         """Score f(x); positive means ``classes_[1]``."""
-        check_is_fitted(self, "coef_")
-        X = check_features(X, self.n_features_in_)
+        X = validate_predict(self, X, "coef_")
         return self.feature_map_.transform(X) @ self.coef_ + self.intercept_
 
     def predict_proba(self, X):
@@ -31,6 +29,12 @@ class LinearScoreClassifier(ClassifierMixin, BaseEstimator):
         """The class with the larger probability (``classes_[1]`` where the score is positive)."""
         positive = self.decision_function(X) > 0
         return self.classes_[positive.astype(int)]
+
+    def __sklearn_tags__(self):
+        """Binary classifiers (the papers' models): more than two classes are refused."""
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
 
 
 class KernelLogisticRegression(LinearScoreClassifier):
@@ -71,13 +75,15 @@ class KernelLogisticRegression(LinearScoreClassifier):
         self.tol = tol
         self.max_iter = max_iter
 
-    def fit(self, X_tr, y_tr, X_te=None, *, sample_weight=None):
+    def fit(self, X, y, X_te=None, *, sample_weight=None):
         """Fit on labelled training data; ``X_te`` is accepted for a common signature and ignored.
 
         Parameters
         ----------
-        X_tr : array-like (m, d)
-        y_tr : array-like (m,) with two classes
+        X : array-like (m, d)
+            The labelled training inputs (the paper's X_tr).
+        y : array-like (m,) with two classes
+            Their labels (y_tr).
         X_te : ignored (validated if given)
         sample_weight : array-like (m,) of non-negative numbers, optional (None: all ones)
 
@@ -85,13 +91,12 @@ class KernelLogisticRegression(LinearScoreClassifier):
         -------
         self
         """
-        X_tr, _, self.classes_, y01 = check_classification_input(X_tr, y_tr, X_te, need_test=False)
+        X_tr, _, self.classes_, y01 = check_classification_input(self, X, y, X_te, need_test=False)
         check_kernel_params(self.kernel, self.sigma)
         C = check_positive(self.C, "C")
         check_positive(self.tol, "tol")
         check_int(self.max_iter, "max_iter")
         weights = check_sample_weight(sample_weight, len(X_tr))
-        self.n_features_in_ = X_tr.shape[1]
         if self.kernel == "rbf":
             check_kernel_classifier_memory("Kernel logistic regression", len(X_tr))
         self.sigma_ = resolve_sigma(self.kernel, self.sigma, X_tr)

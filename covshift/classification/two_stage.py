@@ -3,7 +3,7 @@
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_features
+from .._validation import validate_predict
 from ..weights import LogisticRatio
 from ._features import check_classification_input
 from .logistic import KernelLogisticRegression, LinearScoreClassifier
@@ -32,22 +32,22 @@ class TwoStageShiftClassifier(LinearScoreClassifier):
         self.weights = weights
         self.classifier = classifier
 
-    def fit(self, X_tr, y_tr, X_te):
-        """Stage 1 on the inputs, stage 2 on the weighted labelled data. Returns self."""
-        X_tr, X_te, self.classes_, _ = check_classification_input(X_tr, y_tr, X_te)
-        self.n_features_in_ = X_tr.shape[1]
+    def fit(self, X, y, X_te):
+        """Stage 1 on the inputs (X = the paper's X_tr, and X_te), stage 2 on the weighted
+        labelled data (X, y). Returns self."""
+        X_tr, X_te, self.classes_, _ = check_classification_input(self, X, y, X_te)
         self.weights_estimator_ = clone(self.weights if self.weights is not None else LogisticRatio())
         self.weights_ = self.weights_estimator_.fit(X_tr, X_te).weights_
         self.classifier_ = clone(self.classifier if self.classifier is not None else KernelLogisticRegression())
-        self.classifier_.fit(X_tr, y_tr, sample_weight=self.weights_)
+        self.classifier_.fit(X_tr, y, sample_weight=self.weights_)
         for name in ("coef_", "intercept_", "feature_map_"):
             if hasattr(self.classifier_, name):
                 setattr(self, name, getattr(self.classifier_, name))
         return self
 
     def decision_function(self, X):
-        check_is_fitted(self, "classifier_")
-        return self.classifier_.decision_function(check_features(X, self.n_features_in_))
+        X = validate_predict(self, X, "classifier_")
+        return self.classifier_.decision_function(X)
 
     def predict_weights(self, X):
         """The first stage's weight at any inputs (where the estimator supports it)."""

@@ -5,8 +5,16 @@ import warnings
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve, lapack
 
-from .._validation import as_2d_float
+from .._validation import as_2d_float, validate_training
 from ..exceptions import NumericalWarning
+
+
+def validate_xy(estimator, X, y):
+    """(X, y) of a regressor's fit by scikit-learn (:func:`covshift._validation.validate_training`:
+    sets ``n_features_in_`` and ``feature_names_in_``); 1-D y is one output.
+    Returns (X, Y2d, was_1d)."""
+    X, y = validate_training(estimator, X, y)
+    return X, (y[:, None] if y.ndim == 1 else y), y.ndim == 1
 
 
 def check_xy(X, Y):

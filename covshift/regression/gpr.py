@@ -2,16 +2,15 @@
 
 import numpy as np
 from scipy.linalg import cho_solve, solve_triangular
-from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 
-from .._validation import check_choice, check_features, check_int, check_positive, check_sample_weight, seed_of
+from .._validation import check_choice, check_int, check_positive, check_sample_weight, seed_of, validate_predict
 from ..kernels import gaussian_kernel
 from ..limits import check_gpr_memory
-from ._common import check_xy, spd_cholesky
+from ._common import check_xy, spd_cholesky, validate_xy
 
 
-class GPR(RegressorMixin, BaseEstimator):
+class GPR(MultiOutputMixin, RegressorMixin, BaseEstimator):
     """Independent GP per output dimension with one RBF input kernel (eq. 6 of
     fw-covariate-shift-iw-smtgp), and its importance-weighted form.
 
@@ -40,9 +39,9 @@ class GPR(RegressorMixin, BaseEstimator):
         check_positive(self.lam, "lam (noise variance)")
         check_choice(self.normalize_y, "normalize_y", {True, False})
 
-    def fit(self, X, Y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None):
         self._check_params()
-        X, Y, self._y_1d = check_xy(X, Y)
+        X, Y, self._y_1d = validate_xy(self, X, y)
         w = check_sample_weight(sample_weight, len(X))
         check_gpr_memory(len(X))
         self.y_mean_ = Y.mean(axis=0) if self.normalize_y else np.zeros(Y.shape[1])
@@ -56,13 +55,11 @@ class GPR(RegressorMixin, BaseEstimator):
         self.cholesky_ = spd_cholesky(K, "GPR kernel matrix", "lam (noise variance)")
         self.dual_coef_ = cho_solve((self.cholesky_, True), s[:, None] * (Y - self.y_mean_) / self.y_std_)
         self.X_train_, self.sqrt_weight_ = X, s
-        self.n_features_in_ = X.shape[1]
         return self
 
     def predict(self, X, return_std=False):
         """Predictive mean (and standard deviation of the latent f per output)."""
-        check_is_fitted(self, "dual_coef_")
-        X = check_features(X, self.n_features_in_)
+        X = validate_predict(self, X, "dual_coef_")
         check_gpr_memory(len(self.X_train_), len(X))
         k = gaussian_kernel(X, self.X_train_, self.rho) * self.sqrt_weight_
         mean = k @ self.dual_coef_ * self.y_std_ + self.y_mean_

@@ -18,6 +18,12 @@ H_p = I - 1 p' (the squared Hilbert-Schmidt norm of the p-weighted cross-covaria
 and <A, B>_p = sum_ij p_i p_j A_ij B_ij in the alignment. w = 1 gives the unweighted
 criteria exactly; w_i = 0 removes neighbour i.
 
+Sample weights are not repetition-equivalent: a training point of weight k is *one*
+neighbour whose mass in p is k times larger, not k neighbours. Repeating it k times instead
+fills k of the K neighbour slots, so the neighbourhoods (and the predictions) differ
+(scikit-learn's check_sample_weight_equivalence fails by design; GPR and TwinGP without
+``knn`` are repetition-equivalent).
+
 With Gaussian kernels k(y, y) = 1, so both criteria depend on y only through the
 vector k_y(y) of output-kernel values to the neighbours' outputs: HSIC is linear in it
 and KTA is a ratio of a linear and a quadratic form. The costs therefore plug into the
@@ -25,13 +31,14 @@ batched BFGS engine of :class:`~covshift.regression.TwinGP` (same chain rule, eq
 sharma-mittal-tgp), and all test points are optimised together.
 """
 
+import copy
 from dataclasses import dataclass
 
 import numpy as np
 from sklearn.neighbors import NearestNeighbors
 
 from .._validation import check_choice, check_int, check_positive, check_sample_weight
-from ._common import check_xy
+from ._common import validate_xy
 from .tgp import TwinGP
 
 
@@ -98,6 +105,12 @@ class _KernelDependenceKNN(TwinGP):
         self.tol = tol
         self.init = init
 
+    def predict(self, X, return_certainty=False):
+        """The outputs of maximal dependence at every row of X (TwinGP's batched BFGS), with the
+        criterion at them if ``return_certainty``. Changes nothing in the estimator (the BFGS
+        diagnostics of the call are not kept), so predictions do not depend on earlier calls."""
+        return TwinGP.predict(copy.copy(self), X, return_certainty=return_certainty)
+
     @property
     def knn(self):
         """Neighbourhood size, under TwinGP's name (its memory check models K x K systems)."""
@@ -109,13 +122,13 @@ class _KernelDependenceKNN(TwinGP):
             check_positive(getattr(self, name), name)
         check_int(self.max_iter, "max_iter", minimum=0)
 
-    def fit(self, X, Y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None):
         """Store the training data (and weights) and index the inputs for neighbour search."""
         self._check_params()
-        X, Y, self._y_1d = check_xy(X, Y)
+        X, Y, self._y_1d = validate_xy(self, X, y)
         self.weight_ = check_sample_weight(sample_weight, len(X))
         self.X_train_, self.Y_train_ = X, Y
-        self.n_features_in_, self.n_outputs_ = X.shape[1], Y.shape[1]
+        self.n_outputs_ = Y.shape[1]
         self.neighbors_ = NearestNeighbors(n_neighbors=min(self.n_neighbors, len(X))).fit(X)
         return self
 

@@ -1,21 +1,26 @@
 """Weighted k-nearest-neighbour regression, the papers' baseline."""
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 from sklearn.neighbors import NearestNeighbors
-from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_features, check_int, check_sample_weight
-from ._common import check_xy
+from .._validation import check_int, check_sample_weight, validate_predict
+from ._common import validate_xy
 
 
-class WKNN(RegressorMixin, BaseEstimator):
+class WKNN(MultiOutputMixin, RegressorMixin, BaseEstimator):
     """k-nearest-neighbour regression weighted by inverse distance and importance.
 
     The prediction at x is sum_j v_j y_j / sum_j v_j over the k nearest training inputs,
     with v_j = w_j / (||x - x_j|| + eps): closer neighbours and neighbours of larger
     importance weight w_j count more. A query whose neighbours all have zero weight falls
     back to their plain mean.
+
+    Sample weights are not repetition-equivalent: a training point of weight k is one
+    neighbour whose vote counts k times, whereas k copies of it would fill k of the
+    ``n_neighbors`` slots and push other points out of the neighbourhood (scikit-learn's
+    check_sample_weight_equivalence fails by design). Weight 0 keeps the point among the
+    neighbours with no vote.
 
     Parameters
     ----------
@@ -28,18 +33,16 @@ class WKNN(RegressorMixin, BaseEstimator):
     def _check_params(self):
         check_int(self.n_neighbors, "n_neighbors")
 
-    def fit(self, X, Y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None):
         self._check_params()
-        X, Y, self._y_1d = check_xy(X, Y)
+        X, Y, self._y_1d = validate_xy(self, X, y)
         self.weight_ = check_sample_weight(sample_weight, len(X))
         self.Y_train_ = Y
-        self.n_features_in_ = X.shape[1]
         self.neighbors_ = NearestNeighbors(n_neighbors=min(self.n_neighbors, len(X))).fit(X)
         return self
 
     def predict(self, X):
-        check_is_fitted(self, "neighbors_")
-        X = check_features(X, self.n_features_in_)
+        X = validate_predict(self, X, "neighbors_")
         distance, idx = self.neighbors_.kneighbors(X)
         v = self.weight_[idx] / (distance + 1e-12)
         total = v.sum(axis=1, keepdims=True)

@@ -19,16 +19,15 @@ from typing import NamedTuple
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from threadpoolctl import threadpool_limits
-from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
 from sklearn.neighbors import NearestNeighbors
-from sklearn.utils.validation import check_is_fitted
 
-from .._validation import (as_2d_float, check_choice, check_features, check_int, check_open_interval, check_positive,
-                           check_sample_weight)
+from .._validation import (as_2d_float, check_choice, check_int, check_open_interval, check_positive,
+                           check_sample_weight, validate_predict)
 from ..exceptions import ConvergenceWarning, NumericalWarning
 from ..kernels import gaussian_from_squared_distances, gaussian_kernel, scaled_exponent
 from ..limits import check_twin_gp_memory
-from ._common import check_xy, spd_inverse
+from ._common import validate_xy, spd_inverse
 from ._tgp_bfgs import COST_NOISE, minimise  # noqa: F401  (COST_NOISE: the costs' round-off, used by tests)
 from ._tgp_local import ClipCount, Local, apply_rows, kernel_block, rows_times, rowdot, squared_distances_by_rows
 
@@ -60,7 +59,7 @@ class Prediction(NamedTuple):
     n_clipped: int           # Schur complements clipped at ETA_FLOOR
 
 
-class TwinGP(RegressorMixin, BaseEstimator):
+class TwinGP(MultiOutputMixin, RegressorMixin, BaseEstimator):
     """Twin Gaussian process for structured (multi-output) regression.
 
     The prediction at a test point x minimises a divergence between the Gaussian
@@ -101,7 +100,9 @@ class TwinGP(RegressorMixin, BaseEstimator):
         the KLTGP prediction.
     knn : int or None
         Use only the knn nearest training inputs of each test point (how the papers scale
-        TGP to thousands of points), still batched.
+        TGP to thousands of points), still batched. With ``knn`` sample weights are not
+        repetition-equivalent (k copies of a point fill k neighbour slots; weight k gives one
+        neighbour k times the weight); without it a weight k equals k repeated rows.
     n_jobs : int or None, default None
         Threads over the test points (joblib convention: None is 1, -1 all cores). The
         points are independent, so each thread minimises a block of them with one BLAS
@@ -148,14 +149,14 @@ class TwinGP(RegressorMixin, BaseEstimator):
             raise ValueError(f"n_jobs must be None (one thread), a positive number of threads or a negative "
                              f"number (-1: all cores); got {self.n_jobs!r}.")
 
-    def fit(self, X, Y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None):
         """Store the training data and precompute the weighted kernel inverses."""
         self._check_params()
-        X, Y, self._y_1d = check_xy(X, Y)
+        X, Y, self._y_1d = validate_xy(self, X, y)
         w = check_sample_weight(sample_weight, len(X))
         check_twin_gp_memory(len(X), self.knn)
         self.X_train_, self.Y_train_, self.sqrt_weight_ = X, Y, np.sqrt(w)
-        self.n_features_in_, self.n_outputs_ = X.shape[1], Y.shape[1]
+        self.n_outputs_ = Y.shape[1]
         self.Kx_ = self.Ky_ = None  # with knn the local kernels are computed per test point
         if self.knn is None or self.knn >= len(X):
             self.Kx_ = gaussian_kernel(X, X, self.rho_x)  # unregularised Ktilde_X
@@ -218,8 +219,7 @@ class TwinGP(RegressorMixin, BaseEstimator):
         """:meth:`predict` without its warnings and with its diagnostics (a :class:`Prediction`); sets
         nothing on the estimator. One point is predicted as a batch of two copies of it (see
         :meth:`_batch_cost`), so that every point's prediction is the same in any batch."""
-        check_is_fitted(self, "X_train_")
-        X = check_features(X, self.n_features_in_)
+        X = validate_predict(self, X, "X_train_")
         check_twin_gp_memory(len(self.X_train_), self.knn, len(X))
         if not isinstance(self.init, str) and np.size(as_2d_float(self.init, "init")) != len(X) * self.n_outputs_:
             raise ValueError(f"init must be 'auto', 'ridge', 'kl' or an array of shape ({len(X)}, "

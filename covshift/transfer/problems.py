@@ -20,6 +20,7 @@ inputs passed to :meth:`StructuredProblem.fit`.
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.kernel_approximation import Nystroem, RBFSampler
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import as_2d_float, check_choice, check_int, check_positive, seed_of
@@ -139,6 +140,8 @@ class MulticlassProblem(StructuredProblem):
     def check_outputs(self, Y, name="y"):
         K = check_int(self.n_classes, "n_classes", minimum=2)
         Y = np.asarray(Y)
+        if Y.dtype.kind == "O":
+            type_of_target(Y, input_name=name, raise_unknown=True)  # scikit-learn's "Unknown label type"
         if Y.ndim != 1:
             raise ValueError(f"{name} must be a 1-D array of class labels; got shape {Y.shape}.")
         if Y.dtype.kind == "f" and not np.all(np.isfinite(Y)):

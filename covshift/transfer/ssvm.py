@@ -34,9 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted
 
-from .._validation import as_2d_float, as_generator, check_int, check_positive, check_random_state
+from .._validation import as_generator, check_int, check_positive, check_random_state, validate_input, validate_predict
 from ..exceptions import ConvergenceWarning, NumericalWarning, SolverError
 from ..limits import check_structured_memory
 from .problems import fitted_problem
@@ -212,7 +211,6 @@ def _check_common(estimator, X, Y, problem, allow_auto=False):
     epsilon = check_positive(estimator.epsilon, "epsilon")
     max_iter = check_int(estimator.max_iter, "max_iter")
     check_random_state(estimator.random_state)
-    X = as_2d_float(X, "X (inputs)", min_samples=1)
     Y = problem.check_outputs(Y)
     if len(Y) != len(X):
         raise ValueError(f"X has {len(X)} examples but y has {len(Y)} outputs; they must match.")
@@ -333,17 +331,19 @@ class _CuttingPlaneModel(BaseEstimator):
 
     def predict(self, X):
         """argmax_y f(x, y) for every row of X."""
-        return self.problem_.predict(self.potentials(X))
+        potentials = self.potentials(X)
+        return self.problem_.predict(potentials)
 
-    def joint_score(self, X, Y):
+    def joint_score(self, X, y):
         """f(x_i, y_i) for every example (the model's score of the given outputs)."""
-        check_is_fitted(self, "coef_")
-        return self.problem_.scores(self.potentials(X), self.problem_.check_outputs(Y))
+        potentials = self.potentials(X)
+        return self.problem_.scores(potentials, self.problem_.check_outputs(y))
 
-    def score(self, X, Y):
+    def score(self, X, y):
         """1 - mean structured loss: accuracy (0/1 loss) or 1 - Hamming loss."""
-        Y = self.problem_.check_outputs(Y)
-        return 1.0 - float(np.mean(self.problem_.loss(Y, self.predict(X))))
+        predicted = self.predict(X)
+        Y = self.problem_.check_outputs(y)
+        return 1.0 - float(np.mean(self.problem_.loss(Y, predicted)))
 
 
 class StructuredSVM(_CuttingPlaneModel):
@@ -384,12 +384,13 @@ class StructuredSVM(_CuttingPlaneModel):
 
     def fit(self, X, y):
         """Learn w from the examples (X, y); returns self."""
-        problem = fitted_problem(self.problem, as_2d_float(X, "X (inputs)"))
+        X = validate_input(self, X, reset=True)
+        problem = fitted_problem(self.problem, X)
         return self._fit_cutting_plane(X, y, problem, lambda X, zeros: zeros)
 
     def potentials(self, X):
         """The score table of f(x, y) = w' Psi(x, y) (see covshift.transfer.problems)."""
-        check_is_fitted(self, "coef_")
+        X = validate_predict(self, X, "coef_")
         return self._own_potentials(X)
 
 
@@ -479,16 +480,15 @@ class DomainTransferSSVM(_CuttingPlaneModel):
 
     def fit(self, X, y):
         """Learn the delta w from the l labelled target examples (X, y); returns self."""
-        X = as_2d_float(X, "X (labelled target inputs)", min_samples=0)
-        if len(X) == 0:
+        if np.shape(X)[:1] == (0,):
             raise ValueError("DomainTransferSSVM needs at least one labelled target example (l >= 1); "
                              "got l = 0. Without target labels use the source model itself.")
+        X = validate_input(self, X, reset=True, name="X (labelled target inputs)")
         problem = fitted_problem(self.problem, X)
         return self._fit_cutting_plane(X, y, problem, lambda X, zeros: self._source_potentials(X, zeros.shape))
 
     def potentials(self, X):
         """Score table of f_T(x, y) = f_S(x, y) + w' Psi(x, y) (eq. 1)."""
-        check_is_fitted(self, "coef_")
-        X = as_2d_float(X, "X (inputs)")
+        X = validate_predict(self, X, "coef_")
         own = self._own_potentials(X)
         return self._source_potentials(X, own.shape) + own

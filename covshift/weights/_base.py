@@ -5,9 +5,8 @@ from contextlib import contextmanager
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_features, check_train_test, seed_of
+from .._validation import seed_of, validate_predict, validate_train_test
 from ..exceptions import NumericalWarning
 from ..kernels import kernel_column_means
 from ._kliep_problem import MIN_MEAN_KERNEL, choose_centers
@@ -50,8 +49,7 @@ class WeightEstimator(BaseEstimator):
         """
         seed = seed_of(getattr(self, "random_state", None))
         self._check_params()
-        X_tr, X_te = check_train_test(X_tr, X_te, allow_dask=self._accepts_dask)
-        self.n_features_in_ = X_tr.shape[1]
+        X_tr, X_te = validate_train_test(self, X_tr, X_te, allow_dask=self._accepts_dask)
         with _seeded(self, seed):
             raw = np.asarray(self._fit(X_tr, X_te), dtype=float)
         mean = raw.mean()
@@ -61,9 +59,15 @@ class WeightEstimator(BaseEstimator):
 
     def predict_weights(self, X):
         """Importance weight w(x) at any inputs ``X`` (same scale as ``weights_``)."""
-        check_is_fitted(self, "weights_")
-        X = check_features(X, self.n_features_in_)
+        X = validate_predict(self, X, "weights_")
         return self._predict_raw(X) * self.weight_scale_
+
+    def __sklearn_tags__(self):
+        """Unsupervised (no target: ``fit(X_tr, X_te)``), of type "density_ratio_estimator"."""
+        tags = super().__sklearn_tags__()
+        tags.estimator_type = "density_ratio_estimator"
+        tags.target_tags.required = False
+        return tags
 
     def _check_params(self):
         """Hyper-parameter checks (none here); ValueError naming the parameter."""

@@ -68,7 +68,8 @@ class LogisticRatio(WeightEstimator):
 
     def _fit(self, X_tr, X_te):
         if len(X_te) < 2 or len(X_tr) < 2:
-            raise ValueError("LogisticRatio needs at least 2 training and 2 test points.")
+            raise ValueError(f"LogisticRatio needs at least 2 training and 2 test points; got "
+                             f"n_samples = {len(X_tr)} and {len(X_te)}.")
         X = np.vstack([X_tr, X_te])
         label = np.concatenate([np.ones(len(X_tr)), np.zeros(len(X_te))])
         steps = [StandardScaler()]

@@ -37,7 +37,7 @@ class _FrankWolfeKliep(KliepFamily):
 
     def __init__(self, sigma="auto", n_centers=None, line_search="exact", tol=1e-4,
                  max_iter=10000, refresh_every=50, armijo_c=0.5, armijo_shrink=0.5,
-                 sigma_grid=None, cv=5, random_state=0):
+                 sigma_grid=None, cv=5, random_state=0, keep_history=True):
         self.sigma = sigma
         self.n_centers = n_centers
         self.line_search = line_search
@@ -49,8 +49,10 @@ class _FrankWolfeKliep(KliepFamily):
         self.sigma_grid = sigma_grid
         self.cv = cv
         self.random_state = random_state
+        self.keep_history = keep_history
 
     def _check_params(self):
+        check_choice(self.keep_history, "keep_history", {True, False})
         check_choice(self.line_search, "line_search", {"exact", "armijo"})
         check_positive(self.tol, "tol")
         check_int(self.max_iter, "max_iter", minimum=0)
@@ -81,6 +83,8 @@ class _FrankWolfeKliep(KliepFamily):
                 ConvergenceWarning,
                 stacklevel=5,
             )
+        if not self.keep_history:
+            self.history_ = None  # a fitted estimator of a few KB instead of the iterates of every step
         return active_set.mu
 
     def _step(self, rules, active_set, grad, active, l_fw, gap, mu_grad, objective):  # pragma: no cover
@@ -115,11 +119,14 @@ class FWCS(_FrankWolfeKliep):
         Grid and number of test folds for sigma="auto".
     random_state : int
         Seeds the centre subset and the cross-validation folds.
+    keep_history : bool, default True
+        Keep ``history_`` (every iteration's row and iterate, for plots and the replay: most of
+        a fitted estimator's size); False sets ``history_ = None``.
 
     Attributes
     ----------
     weights_, alpha_, mu_, centers_, center_index_, objective_, duality_gap_,
-    n_iter_, converged_, sigma_, history_ (:class:`FrankWolfeHistory`)
+    n_iter_, converged_, sigma_, history_ (:class:`FrankWolfeHistory`, or None)
     """
 
     _compiled_rule = "towards"
@@ -188,11 +195,11 @@ class FCFWCS(_FrankWolfeKliep):
 
     def __init__(self, sigma="auto", n_centers=None, line_search="exact", tol=1e-4,
                  max_iter=10000, refresh_every=50, armijo_c=0.5, armijo_shrink=0.5,
-                 sigma_grid=None, cv=5, random_state=0, max_inner=50, max_face=150):
+                 sigma_grid=None, cv=5, random_state=0, max_inner=50, max_face=150, keep_history=True):
         super().__init__(sigma=sigma, n_centers=n_centers, line_search=line_search, tol=tol,
                          max_iter=max_iter, refresh_every=refresh_every, armijo_c=armijo_c,
                          armijo_shrink=armijo_shrink, sigma_grid=sigma_grid, cv=cv,
-                         random_state=random_state)
+                         random_state=random_state, keep_history=keep_history)
         self.max_inner = max_inner
         self.max_face = max_face
 

@@ -294,10 +294,10 @@ def test_bad_hyper_parameters(params, message):
 
 
 @pytest.mark.parametrize("args,message", [
-    ((np.zeros((5, 1)), np.zeros((4, 1))), "same number of samples"),
+    ((np.zeros((5, 1)), np.zeros((4, 1))), r"y: .*inconsistent numbers of samples: \[5, 4\]"),  # scikit-learn's words
     ((np.full((5, 1), np.nan), np.zeros((5, 1))), "NaN"),
     ((np.zeros((5, 1)), np.zeros(5), -np.ones(5)), "non-negative"),
-    ((np.zeros((5, 1)), np.zeros(5), np.full(5, np.inf)), "NaN or infinite"),
+    ((np.zeros((5, 1)), np.zeros(5), np.full(5, np.inf)), "sample_weight contains infinity"),
 ])
 @pytest.mark.parametrize("cls", [TwinGP, GPR])
 def test_bad_data(cls, args, message):

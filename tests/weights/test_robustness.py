@@ -75,13 +75,14 @@ GOOD = np.zeros((5, 2))
 
 
 @pytest.mark.parametrize("X_tr,X_te,message", [
-    (np.array([[np.nan, 1.0]] * 5), GOOD, "NaN or infinite"),
-    (GOOD, np.array([[np.inf, 1.0]] * 5), "NaN or infinite"),
-    (np.zeros((0, 2)), GOOD, "at least 1 sample"),
-    (GOOD, np.zeros((0, 2)), "at least 1 sample"),
+    # scikit-learn's words (validate_data), prefixed with the argument's name
+    (np.array([[np.nan, 1.0]] * 5), GOOD, "X_tr .*contains NaN"),
+    (GOOD, np.array([[np.inf, 1.0]] * 5), "X_te .*contains infinity"),
+    (np.zeros((0, 2)), GOOD, r"X_tr .*0 sample\(s\) .*minimum of 1"),
+    (GOOD, np.zeros((0, 2)), r"X_te .*0 sample\(s\) .*minimum of 1"),
     (GOOD, np.zeros((5, 3)), "same number of features"),
-    (np.zeros((2, 2, 2)), GOOD, "2-D array"),
-    ([["a", "b"]], GOOD, "numbers only"),
+    (np.zeros((2, 2, 2)), GOOD, "X_tr .*dim 3"),
+    ([["a", "b"]], GOOD, "X_tr .*could not convert string to float"),
 ])
 @pytest.mark.parametrize("cls", ALL)
 def test_bad_input_is_a_plain_value_error(cls, X_tr, X_te, message):
@@ -105,7 +106,7 @@ def test_predict_weights_checks_features_and_fit():
     with pytest.raises(NotFittedError):
         FWCS().predict_weights(GOOD)
     est = FCFWCS(sigma=1.0).fit(np.random.default_rng(0).normal(size=(10, 2)), GOOD + 0.1)
-    with pytest.raises(ValueError, match="fitted with 2"):
+    with pytest.raises(ValueError, match="X has 3 features, but FCFWCS is expecting 2"):
         est.predict_weights(np.zeros((3, 3)))
 
 
