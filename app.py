@@ -4,6 +4,7 @@ import streamlit as st
 
 from teaching import ui
 
+ui.start()  # once per server process: step cache, one BLAS thread per computation, fit workers, warm-up
 st.set_page_config(page_title="covshift: covariate shift, step by step", page_icon=":material/balance:", layout="wide")
 ui.init()
 page = st.navigation(ui.pages())

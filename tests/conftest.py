@@ -1,3 +1,5 @@
+import os
+
 import numpy as np
 import pytest
 
@@ -14,3 +16,8 @@ def paper_data():
 def small_2d():
     rng = np.random.default_rng(1)
     return rng.normal(0.3, 1.0, (60, 2)), rng.normal(0.0, 0.6, (50, 2))
+
+
+# A test run of the app (AppTest) starts the server's fit workers (teaching.ui.start) but does not warm
+# every lesson in the background: that would compete with the tests for the machine's cores.
+os.environ.setdefault("COVSHIFT_WARM", "0")

@@ -5,12 +5,12 @@
 - :mod:`.guard`: failures as one readable message;
 - :mod:`.cache`: the view pipeline's cache (st.cache_data at one place) and the figure cache;
 - :mod:`.data`: this session's data, weights and predictions through :mod:`teaching.views`;
-- :mod:`.navigation`: lessons, claims, the sidebar; :mod:`.pages`: the list of pages.
+- :mod:`.navigation`: lessons, claims, the sidebar; :mod:`.pages`: the list of pages;
+- :mod:`.startup`: :func:`start`, what a server installs once (app.py calls it; importing changes nothing).
 
 Settings and their domains live in :mod:`teaching.settings`; the computations in :mod:`teaching.views`.
 """
 
-from teaching.ui import cache as _cache  # noqa: F401  first: one BLAS thread per computation (see there)
 from teaching.ui.state import (DEFAULTS, apply, get, init, link_notice, put, reset, sync_url,  # noqa: F401
                                through_app)
 from teaching.ui.guard import PAGE_FAILED, guard, page_failed, quiet, run_each, show_warnings  # noqa: F401
@@ -22,4 +22,5 @@ from teaching.ui.data import (CSV_MISSING, csv_bytes, csv_missing, csv_table, cu
 from teaching.ui.data import (column_shift, cv_errors, inputs_in_units, model_hyper, output_names,  # noqa: F401
                               shift_test, weight_check)
 from teaching.ui.pages import PAGES, pages  # noqa: F401
+from teaching.ui.startup import start  # noqa: F401
 from teaching.ui.navigation import active_lesson, claims, lesson_banner, lesson_query, sidebar  # noqa: F401
