@@ -20,6 +20,7 @@ with a sentence naming the limit. The pool never stays broken.
 """
 
 import concurrent.futures
+import contextlib
 import logging
 import os
 import threading
@@ -36,6 +37,18 @@ THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"
 IDLE_SECONDS = 3600
 
 _LOG = logging.getLogger("covshift.workers")
+_THREAD = threading.local()  # .background: this thread's computations yield to the views'
+
+
+@contextlib.contextmanager
+def background():
+    """Within it, this thread's computations on :class:`ProcessFits` wait until no view's computation is
+    in flight (the server's warm-up: a student's view never queues behind it)."""
+    outer, _THREAD.background = getattr(_THREAD, "background", False), True
+    try:
+        yield
+    finally:
+        _THREAD.background = outer
 
 
 class Refused(ValueError):
@@ -67,7 +80,7 @@ def make_executor(environ=None, threads=1):
         raise ValueError(f"COVSHIFT_WORKERS must be >= 0, got {workers}")
     if workers == 0:
         return None
-    return ProcessFits(workers, limit, threads)
+    return ProcessFits(workers, limit, threads, here_while_starting=True)
 
 
 def _limit(environ):
@@ -104,14 +117,18 @@ class ProcessFits:
     ``submit(function, *args).result()`` is what :mod:`teaching.views` calls; the result waits for
     the computation, tries it once more on a fresh pool when its worker died, and stops it (killing
     the pool's workers, which are replaced at once) when it has run more than ``limit`` seconds.
-    ``prepare``: every worker's first task (default :func:`ready`; None: none).
+    ``prepare``: every worker's first task (default :func:`ready`; None: none). With
+    ``here_while_starting`` (the server's choice), a computation submitted while the workers still
+    load the pipeline (the server's first view) is computed in the calling thread instead of waiting.
     The time counts from when the computation is handed to a worker (loky hands one more than it
     has workers, so it may include one computation's wait), not while it queues or the workers start.
     Stopping a runaway ends the other computations running beside it: they are tried once more.
     """
 
-    def __init__(self, workers, limit=LIMIT_SECONDS, threads=1, prepare=ready):
+    def __init__(self, workers, limit=LIMIT_SECONDS, threads=1, prepare=ready, here_while_starting=False):
         self.workers, self.limit, self._prepare = int(workers), float(limit), prepare
+        self.here_while_starting = here_while_starting
+        self._busy, self._idle = 0, threading.Condition()  # the views' computations in flight
         self._env = {variable: str(int(threads)) for variable in THREAD_VARIABLES}
         self._lock = threading.Lock()
         self._pool = None
@@ -147,7 +164,28 @@ class ProcessFits:
             return pool, pool.submit(function, *args)
 
     def submit(self, function, *args):
-        return _Job(self, function, args)
+        if getattr(_THREAD, "background", False):
+            with self._idle:
+                self._idle.wait_for(lambda: self._busy == 0)
+            return _Job(self, function, args)
+        if self.here_while_starting and not all(f.done() for f in self._starting):
+            return _Here(function, args)
+        with self._idle:
+            self._busy += 1
+        try:
+            return _Job(self, function, args, on_done=self._done)
+        except BaseException:
+            self._done()
+            raise
+
+    def wait_started(self, timeout=None):
+        """Wait until every worker has loaded the pipeline; True if they all have."""
+        return not concurrent.futures.wait(self._starting, timeout).not_done
+
+    def _done(self):
+        with self._idle:
+            self._busy -= 1
+            self._idle.notify_all()
 
     def shutdown(self, wait=True):
         with self._lock:
@@ -174,11 +212,19 @@ class ProcessFits:
 class _Job:
     """A computation submitted to :class:`ProcessFits`; ``result()`` retries it once if its worker died."""
 
-    def __init__(self, fits, function, args):
-        self.fits, self.function, self.args = fits, function, args
+    def __init__(self, fits, function, args, on_done=None):
+        self.fits, self.function, self.args, self.on_done = fits, function, args, on_done
         self.pool, self.future = fits._submit(function, args)
 
     def result(self):
+        try:
+            return self._result()
+        finally:
+            if self.on_done is not None:
+                self.on_done()
+                self.on_done = None
+
+    def _result(self):
         for attempt in (1, 2):
             try:
                 return self.fits._wait(self.pool, self.future)
@@ -192,6 +238,16 @@ class _Job:
                     raise Refused(DIED_TWICE) from None
                 self.pool, self.future = self.fits._submit(self.function, self.args)
         raise AssertionError("unreachable")
+
+
+class _Here:
+    """A computation done in the calling thread when ``result()`` is asked (the workers are not up yet)."""
+
+    def __init__(self, function, args):
+        self.function, self.args = function, args
+
+    def result(self):
+        return self.function(*self.args)
 
 
 def _lost_worker(exc):

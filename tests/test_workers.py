@@ -85,7 +85,7 @@ def test_a_process_pool_gives_the_same_view(fresh_cache):
     spec, sigma = _view(seed=6)
     pool = workers.make_executor({"COVSHIFT_WORKERS": "1"})
     try:
-        assert isinstance(pool, workers.ProcessFits)
+        assert isinstance(pool, workers.ProcessFits) and pool.wait_started(timeout=600)  # not computed here then
         _same_on(pool, spec, sigma)
     finally:
         pool.shutdown()
@@ -196,6 +196,31 @@ def test_views_running_beside_a_stopped_runaway_are_tried_again():
             runaway.result()
         slow.join(timeout=300)
         assert "beside" in results  # None: time.sleep's result, computed (again) on the fresh pool
+    finally:
+        fits.shutdown(wait=False)
+
+
+def _sleep_then_clock(seconds):
+    time.sleep(seconds)
+    return time.time()
+
+
+def test_the_warm_up_waits_for_the_views_in_flight():
+    fits = workers.ProcessFits(2, limit=600, prepare=None)
+    try:
+        fits.submit(os.getpid).result()
+        clocks = {}
+
+        def warm_up():
+            with workers.background():
+                clocks["warm"] = fits.submit(_sleep_then_clock, 0).result()
+
+        view = fits.submit(_sleep_then_clock, 1.0)  # a student's view in flight; a worker is free
+        thread = threading.Thread(target=warm_up)
+        thread.start()
+        clocks["view"] = view.result()
+        thread.join(timeout=300)
+        assert clocks["warm"] >= clocks["view"]  # it waited, although the second worker was idle
     finally:
         fits.shutdown(wait=False)
 

@@ -70,18 +70,19 @@ def _summary(executor, threads, warming):
             + ("; warming the lessons in the background" if warming else ""))
 
 
-def warm(delay=1.0):
+def warm(delay=2.0):
     """Compute every lesson's claims once (their fits are the lessons' views), lesson after lesson.
 
-    Runs in a background thread of the server: one computation at a time, so that at most one
-    worker is busy with it and a student's view always finds a free one. Failures are logged,
-    never raised. Returns the seconds it took.
+    Runs in a background thread of the server, one computation at a time and only while no view's
+    computation is in flight (:func:`teaching.workers.background`): a student's view never waits
+    for it. Failures are logged, never raised. Returns the seconds it took.
     """
     time.sleep(delay)  # the first page view, which started the server's work, goes first
     began = time.perf_counter()
     for lesson in lessons.LESSONS.values():
         try:
-            lessons.check(lesson)
+            with workers.background():
+                lessons.check(lesson)
         except Exception as exc:  # a lesson that cannot be warmed is computed when it is opened
             _LOG.warning("the lesson %r could not be warmed: %s: %s", lesson.title, type(exc).__name__, exc)
     seconds = time.perf_counter() - began
