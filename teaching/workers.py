@@ -80,7 +80,7 @@ def make_executor(environ=None, threads=1):
         raise ValueError(f"COVSHIFT_WORKERS must be >= 0, got {workers}")
     if workers == 0:
         return None
-    return ProcessFits(workers, limit, threads, here_while_starting=True)
+    return ProcessFits(workers, limit, threads)
 
 
 def _limit(environ):
@@ -117,17 +117,14 @@ class ProcessFits:
     ``submit(function, *args).result()`` is what :mod:`teaching.views` calls; the result waits for
     the computation, tries it once more on a fresh pool when its worker died, and stops it (killing
     the pool's workers, which are replaced at once) when it has run more than ``limit`` seconds.
-    ``prepare``: every worker's first task (default :func:`ready`; None: none). With
-    ``here_while_starting`` (the server's choice), a computation submitted while the workers still
-    load the pipeline (the server's first view) is computed in the calling thread instead of waiting.
+    ``prepare``: every worker's first task (default :func:`ready`; None: none).
     The time counts from when the computation is handed to a worker (loky hands one more than it
     has workers, so it may include one computation's wait), not while it queues or the workers start.
     Stopping a runaway ends the other computations running beside it: they are tried once more.
     """
 
-    def __init__(self, workers, limit=LIMIT_SECONDS, threads=1, prepare=ready, here_while_starting=False):
+    def __init__(self, workers, limit=LIMIT_SECONDS, threads=1, prepare=ready):
         self.workers, self.limit, self._prepare = int(workers), float(limit), prepare
-        self.here_while_starting = here_while_starting
         self._busy, self._idle = 0, threading.Condition()  # the views' computations in flight
         self._env = {variable: str(int(threads)) for variable in THREAD_VARIABLES}
         self._lock = threading.Lock()
@@ -168,8 +165,6 @@ class ProcessFits:
             with self._idle:
                 self._idle.wait_for(lambda: self._busy == 0)
             return _Job(self, function, args)
-        if self.here_while_starting and not all(f.done() for f in self._starting):
-            return _Here(function, args)
         with self._idle:
             self._busy += 1
         try:
@@ -238,16 +233,6 @@ class _Job:
                     raise Refused(DIED_TWICE) from None
                 self.pool, self.future = self.fits._submit(self.function, self.args)
         raise AssertionError("unreachable")
-
-
-class _Here:
-    """A computation done in the calling thread when ``result()`` is asked (the workers are not up yet)."""
-
-    def __init__(self, function, args):
-        self.function, self.args = function, args
-
-    def result(self):
-        return self.function(*self.args)
 
 
 def _lost_worker(exc):
