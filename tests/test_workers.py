@@ -254,3 +254,24 @@ def test_importing_the_app_starts_nothing_and_changes_no_setting_until_start():
     seen = json.loads(out.stdout.strip().splitlines()[-1])
     assert seen == {"changed": {}, "removed": [], "children": [], "blas_same": True, "new_threads": [],
                     "executor": "None", "start": {"same": True, "executor": "None", "threads": 1, "blas": [1]}}
+
+
+def _die_once(marker, value):
+    """Kills its worker process the first time (``marker`` does not exist yet), then returns ``value``."""
+    if not os.path.exists(marker):
+        open(marker, "w").close()
+        os.kill(os.getpid(), signal.SIGKILL)
+    return value
+
+
+def test_a_lost_dask_worker_means_a_retry_not_an_error(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=40) as cluster:
+        fits = workers.make_executor({"COVSHIFT_DASK_SCHEDULER": cluster.scheduler_address})
+        try:
+            assert fits.submit(_die_once, str(tmp_path / "died"), 7).result() == 7  # its worker died under it
+            assert (tmp_path / "died").exists()
+            assert fits.submit(sum, [1, 2]).result() == 3  # the next views succeed
+        finally:
+            fits.close()
