@@ -156,7 +156,9 @@ class ProcessFits:
         pool = self._pool
         try:
             return pool, pool.submit(function, *args)
-        except (concurrent.futures.BrokenExecutor, RuntimeError):  # broken, or shut down by another view
+        except (concurrent.futures.BrokenExecutor, RuntimeError) as exc:  # broken, or shut down by another view
+            if isinstance(exc, concurrent.futures.BrokenExecutor):
+                _LOG.warning("a worker process had stopped (%s); the workers were replaced", type(exc).__name__)
             pool = self._replace(pool)
             return pool, pool.submit(function, *args)
 
