@@ -2,9 +2,12 @@
 
 import streamlit as st
 
-from teaching import ui
+from teaching import serve
 
-ui.start()  # once per server process: step cache, one BLAS thread per computation, fit workers, warm-up
+serve.start()  # once per server, first: fit workers (loading while this process loads the app), step cache, warm-up
+
+from teaching import ui  # noqa: E402
+
 st.set_page_config(page_title="covshift: covariate shift, step by step", page_icon=":material/balance:", layout="wide")
 ui.init()
 page = st.navigation(ui.pages())

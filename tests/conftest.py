@@ -19,7 +19,7 @@ def small_2d():
     return rng.normal(0.3, 1.0, (60, 2)), rng.normal(0.0, 0.6, (50, 2))
 
 
-# A test run of the app (AppTest) starts the server's fit workers (teaching.ui.start) but does not warm
+# A test run of the app (AppTest) starts the server's fit workers (teaching.serve.start) but does not warm
 # every lesson in the background: that would compete with the tests for the machine's cores.
 os.environ.setdefault("COVSHIFT_WARM", "0")
 

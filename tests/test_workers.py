@@ -231,15 +231,15 @@ import json, os, threading
 import numpy, scipy, sklearn, streamlit, plotly, threadpoolctl  # the libraries' own import-time settings
 before, blas = dict(os.environ), threadpoolctl.threadpool_info()
 threads = {t.name for t in threading.enumerate()}
-import teaching, teaching.ui, teaching.ui.cache, teaching.views, teaching.workers
-from teaching import ui, views
+import teaching.ui, teaching.ui.cache, teaching.views, teaching.workers, teaching.serve
+from teaching import serve, views
 children = [c for task in os.listdir("/proc/self/task") for c in open(f"/proc/self/task/{task}/children").read().split()]
 seen = {"changed": {k: v for k, v in os.environ.items() if before.get(k) != v},
         "removed": sorted(set(before) - set(os.environ)), "children": children,
         "blas_same": threadpoolctl.threadpool_info() == blas,
         "new_threads": sorted({t.name for t in threading.enumerate()} - threads),
         "executor": repr(views.use_executor(None))}
-first, second = ui.start(), ui.start()  # outside a Streamlit runtime: no workers
+first, second = serve.start(), serve.start()  # outside a Streamlit runtime: no workers
 seen["start"] = {"same": first is second, "executor": repr(first["executor"]), "threads": first["threads"],
                  "blas": sorted({i["num_threads"] for i in threadpoolctl.threadpool_info()})}
 print(json.dumps(seen))

@@ -5,8 +5,9 @@
 - :mod:`.guard`: failures as one readable message;
 - :mod:`.cache`: the view pipeline's cache (st.cache_data at one place) and the figure cache;
 - :mod:`.data`: this session's data, weights and predictions through :mod:`teaching.views`;
-- :mod:`.navigation`: lessons, claims, the sidebar; :mod:`.pages`: the list of pages;
-- :mod:`.startup`: :func:`start`, what a server installs once (app.py calls it; importing changes nothing).
+- :mod:`.navigation`: lessons, claims, the sidebar; :mod:`.pages`: the list of pages.
+
+What a server installs once (the step cache, the fit workers): :func:`teaching.serve.start`, called by app.py.
 
 Settings and their domains live in :mod:`teaching.settings`; the computations in :mod:`teaching.views`.
 """
@@ -22,5 +23,4 @@ from teaching.ui.data import (CSV_MISSING, csv_bytes, csv_missing, csv_table, cu
 from teaching.ui.data import (column_shift, cv_errors, inputs_in_units, model_hyper, output_names,  # noqa: F401
                               shift_test, weight_check)
 from teaching.ui.pages import PAGES, pages  # noqa: F401
-from teaching.ui.startup import start  # noqa: F401
 from teaching.ui.navigation import active_lesson, claims, lesson_banner, lesson_query, sidebar  # noqa: F401

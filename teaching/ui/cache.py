@@ -1,6 +1,6 @@
 """Caching at one place: the view pipeline's steps in st.cache_data (:func:`step_cache`), figures by the content of their data.
 
-Importing it changes nothing: :func:`teaching.ui.startup.start` installs :func:`step_cache` once per server.
+Importing it changes nothing: :func:`teaching.serve.start` installs :func:`step_cache` once per server.
 """
 
 import hashlib

@@ -1,7 +1,9 @@
-"""The one start-up of a server process (:func:`start`, called by app.py): step cache, thread limit, fit workers, warm-up.
+"""The one start-up of a server process (:func:`start`, called first by app.py): fit workers, step cache, thread limit, warm-up.
 
 Importing :mod:`teaching` changes nothing in the process (no environment variable, no thread
-limit, no cache, no child process); a server gets all of it from one call, once.
+limit, no cache, no child process); a server gets all of it from one call, once. This module
+imports little, so that app.py can start the workers before it loads the app: the workers then
+load the pipeline while the server does.
 """
 
 import logging
@@ -10,11 +12,7 @@ import sys
 import threading
 import time
 
-import streamlit as st
-import threadpoolctl
-
-from teaching import lessons, views, workers
-from teaching.ui import cache
+from teaching import workers
 
 _LOG = logging.getLogger("covshift")
 _LOCK = threading.Lock()
@@ -42,11 +40,19 @@ def start(environ=None):
     with _LOCK:
         if _STARTED:
             return _STARTED
+        import streamlit as st
+
         _quiet_logs()
         threads = int(environ.get("COVSHIFT_BLAS_THREADS", "1"))
-        threadpoolctl.threadpool_limits(threads)
-        views.use_cache(cache.step_cache)
+        # first the workers, which load the pipeline in their processes while this one does (below)
         executor = workers.make_executor(environ, threads=threads) if st.runtime.exists() else None
+        import threadpoolctl
+
+        from teaching import views
+        from teaching.ui import cache
+
+        threadpoolctl.threadpool_limits(threads)  # the libraries the imports above loaded
+        views.use_cache(cache.step_cache)
         views.use_executor(executor)
         warming = None
         if executor is not None and environ.get("COVSHIFT_WARM", "1").strip() != "0":
@@ -75,18 +81,23 @@ def warm(delay=2.0):
 
     Runs in a background thread of the server, one computation at a time and only while no view's
     computation is in flight (:func:`teaching.workers.background`): a student's view never waits
-    for it. Failures are logged, never raised. Returns the seconds it took.
+    for it. Failures are logged, never raised. Returns the seconds it took (None if the server stopped first).
     """
+    from teaching import lessons
+
     time.sleep(delay)  # the first page view, which started the server's work, goes first
-    began = time.perf_counter()
+    began, warmed = time.perf_counter(), 0
     for lesson in lessons.LESSONS.values():
         try:
             with workers.background():
                 lessons.check(lesson)
+            warmed += 1
         except Exception as exc:  # a lesson that cannot be warmed is computed when it is opened
+            if sys.is_finalizing() or "shutdown" in str(exc):  # the server stops: so does the warm-up
+                return None
             _LOG.warning("the lesson %r could not be warmed: %s: %s", lesson.title, type(exc).__name__, exc)
     seconds = time.perf_counter() - began
-    _LOG.info("the %d lessons are warmed (%.1f s)", len(lessons.LESSONS), seconds)
+    _LOG.info("%d of the %d lessons are warmed (%.1f s)", warmed, len(lessons.LESSONS), seconds)
     return seconds
 
 
