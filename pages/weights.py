@@ -205,7 +205,7 @@ if histories:
     replay = ui.guard("Replay", ui.replay, ui.data_spec(), name, ui.sigma_setting(), ui.get("presentation"))
     if replay is not None:
         document, height, meta = replay
-        st.iframe(document, height=height)  # the replay document and its script (st.components.v1.html's successor)
+        st.iframe(document, height="content")  # sized to the replay (st.components.v1.html's successor)
         where = ("The grey stems stand at their centres' x with height alpha_l (right axis); the pink curve "
                  "is w_t(x) after the step, the faint one w_(t-1)(x) before it, the dashed line the true "
                  "ratio.") if meta["one_d"] else \

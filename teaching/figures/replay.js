@@ -278,7 +278,7 @@ function mount(root, meta, arrays) {
     <span class="t"></span><span class="of">of ${run.T}</span><span class="kind"></span></div>
     <div class="say" aria-live="polite"></div><div class="nums"></div><div class="main"></div><div class="row"><div class="gap"></div><div class="size"></div></div>`;
   const $ = (s) => root.querySelector(s), slider = $("input");
-  const half = Math.floor((root.clientWidth - 8) / 2);
+  const half = root.clientWidth < 640 ? root.clientWidth : Math.floor((root.clientWidth - 8) / 2); // narrow: stacked
   const gaps = Float64Array.from(run.a.gap, (_, t) => run.relativeGap(t));
   const marks = [];
   for (let s = 0; s < run.T; s++) if (run.kind(s) === "drop" || run.kind(s) === "swap") marks.push([s + 1, run.kind(s) === "drop" ? AWAY : MOVED]);
@@ -311,8 +311,11 @@ function mount(root, meta, arrays) {
     $("[data-go='-1']").disabled = t === 0;
     $("[data-go='1']").disabled = t === run.T;
   };
-  reserve($(".say"), sentenceSamples(run));
-  reserve($(".nums"), [numbers(Math.min(1, run.T), { rhoMax: 0.5 }, "1.23e-10")]); // the widest numbers line
+  const reserveAll = () => {
+    reserve($(".say"), sentenceSamples(run));
+    reserve($(".nums"), [numbers(Math.min(1, run.T), { rhoMax: 0.5 }, "1.23e-10")]); // the widest numbers line
+  };
+  reserveAll();
   const stop = () => { clearInterval(timer); timer = null; $("[data-play]").textContent = "Play"; };
   root.addEventListener("click", (e) => {
     const b = e.target.closest("button");
@@ -326,6 +329,7 @@ function mount(root, meta, arrays) {
     }
   });
   slider.addEventListener("input", () => { stop(); show(Number(slider.value)); });
+  addEventListener("resize", () => { reserveAll(); show(t); }); // a new width re-wraps the texts: measure again
   show(0);
   return { run, show };
 }

@@ -128,7 +128,8 @@ def replay_html(payload, presentation=False):
 
 
 def replay_height(presentation=False):
-    """Pixels the component needs (its iframe does not grow by itself)."""
+    """Pixels the replay needs at the app's width, for an embedding with a fixed height (the page's
+    ``st.iframe(..., height="content")`` sizes itself to the replay, also on a phone)."""
     return 740 if presentation else 610
 
 
@@ -142,5 +143,5 @@ input[type=range]{flex:1;min-width:160px}
 .kind.drop{background:#fde0d0;color:#a33c00} .kind.swap{background:#e4d8f5;color:#5a2d91}
 .say{margin:2px 0;min-height:2.6em} .nums{color:#555;margin-bottom:2px;font-variant-numeric:tabular-nums}
 .kind{display:inline-block;min-width:6.5em;text-align:center}
-svg text{font-family:inherit} .row{display:flex;gap:8px}
+svg text{font-family:inherit} .row{display:flex;flex-wrap:wrap;gap:8px}
 """
