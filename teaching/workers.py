@@ -157,6 +157,8 @@ class ProcessFits:
         try:
             return pool, pool.submit(function, *args)
         except (concurrent.futures.BrokenExecutor, RuntimeError) as exc:  # broken, or shut down by another view
+            if "interpreter shutdown" in str(exc):  # the server stops: no new workers
+                raise
             if isinstance(exc, concurrent.futures.BrokenExecutor):
                 _LOG.warning("a worker process had stopped (%s); the workers were replaced", type(exc).__name__)
             pool = self._replace(pool)
