@@ -264,7 +264,7 @@ def _die_once(marker, value):
     return value
 
 
-def test_a_lost_dask_worker_means_a_retry_not_an_error(tmp_path):
+def test_a_lost_dask_worker_means_a_retry_and_a_runaway_a_refusal(tmp_path):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
                                   silence_logs=40) as cluster:
@@ -273,5 +273,9 @@ def test_a_lost_dask_worker_means_a_retry_not_an_error(tmp_path):
             assert fits.submit(_die_once, str(tmp_path / "died"), 7).result() == 7  # its worker died under it
             assert (tmp_path / "died").exists()
             assert fits.submit(sum, [1, 2]).result() == 3  # the next views succeed
+            fits.limit = 2.0
+            with pytest.raises(workers.Refused, match=r"more than 2 s.*stopped"):  # a runaway: its worker restarted
+                fits.submit(time.sleep, 600).result()
+            assert fits.submit(sum, [3, 4]).result() == 7  # its one thread was not left sleeping: restarted
         finally:
             fits.close()
