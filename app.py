@@ -2,7 +2,11 @@
 
 import streamlit as st
 
-from teaching import ui
+from teaching import serve
+
+serve.start()  # once per server, first: fit workers (loading while this process loads the app), step cache, warm-up
+
+from teaching import ui  # noqa: E402
 
 st.set_page_config(page_title="covshift: covariate shift, step by step", page_icon=":material/balance:", layout="wide")
 ui.init()

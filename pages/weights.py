@@ -2,7 +2,6 @@ import io
 
 import numpy as np
 import streamlit as st
-import streamlit.components.v1 as components
 
 from teaching import ui
 from teaching.readings import metrics
@@ -206,7 +205,7 @@ if histories:
     replay = ui.guard("Replay", ui.replay, ui.view(), name, ui.get("presentation"))
     if replay is not None:
         document, height, meta = replay
-        components.html(document, height=height)
+        st.iframe(document, height="content")  # sized to the replay (st.components.v1.html's successor)
         where = ("The grey stems stand at their centres' x with height alpha_l (right axis); the pink curve "
                  "is w_t(x) after the step, the faint one w_(t-1)(x) before it, the dashed line the true "
                  "ratio.") if meta["one_d"] else \

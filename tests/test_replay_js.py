@@ -98,3 +98,39 @@ def test_replay_document_is_self_contained_and_small(data):
     assert payload["meta"]["jumps"] == ("drop", "swap") and payload["meta"]["steps"] == len(est.history_) - 1
     assert len(document) < 100_000  # every step of 2000 iterations, the script included
     assert figures.replay_height(True) > figures.replay_height(False)
+
+
+def test_the_gap_axis_is_bounded_by_the_gaps_it_shows_and_a_zero_sits_at_its_floor(tmp_path):
+    """Issue 29, item 4: the log axis ran down to 1e-300 when a gap was exactly 0; it spans the whole
+    decades of the positive gaps, and a zero is drawn at the floor (its tooltip says so)."""
+    driver = tmp_path / "axis.js"
+    driver.write_text("""
+const {logRange} = require(process.argv[2]);
+console.log(JSON.stringify([logRange([0, 3e-7, 0.02, 0.9]), logRange([0, 0]), logRange([2.5e-3]), logRange([5, 50])]));
+""")
+    out = subprocess.run([NODE, str(driver), str(SCRIPT)], capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(out.stdout) == [[-7, 0], [-1, 0], [-3, -2], [0, 2]]
+    script = SCRIPT.read_text()
+    assert "1e-300" not in script.split("function smallChart", 1)[1].split("function gapWords", 1)[0]
+    assert "drawn at the axis floor" in script
+
+
+def test_the_sentence_box_keeps_the_height_of_the_longest_sentence(tmp_path):
+    """Issue 29, item 4: the drawing does not jump as the sentence re-wraps between steps: the box is
+    measured on every sentence the run can say, with its widest numbers, and keeps the tallest height."""
+    driver = tmp_path / "samples.js"
+    driver.write_text("""
+const {sentenceSamples} = require(process.argv[2]);
+const meta = JSON.parse(require("fs").readFileSync(0, "utf8")).meta;
+console.log(JSON.stringify(sentenceSamples({meta, n: meta.atoms})));
+""")
+    data = sinc_shift(n_tr=100, n_te=80, random_state=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est = PFWCS(sigma=0.3, max_iter=50).fit(data.X_tr, data.X_te)
+    payload = figures.replay_payload(est, data.X_tr, data.X_te)
+    out = subprocess.run([NODE, str(driver), str(SCRIPT)], input=json.dumps(payload), capture_output=True, text=True,
+                         timeout=60, check=True)
+    samples = json.loads(out.stdout)
+    assert len(samples) == len(payload["meta"]["sentences"])
+    assert all("{" not in text and str(payload["meta"]["atoms"] - 1) in text for text in samples)

@@ -1,12 +1,23 @@
-"""The view pipeline's fits on another executor: a local process pool and a Dask cluster give the same views."""
+"""The view pipeline's fits on another executor: a local process pool and a Dask cluster give the same views,
+survive a worker that dies and stop a runaway; importing the app starts nothing (issues 28 and 30)."""
 
 import concurrent.futures
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
 
 import numpy as np
 import pytest
+import threadpoolctl
 
 from teaching import lessons, settings, views, workers
 from teaching.view import View
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _view(seed=5):
@@ -22,10 +33,12 @@ def fresh_cache():
     views.use_cache()
 
 
-def _same_on(executor, seed):
-    """The FCFWCS weights and a GPR prediction computed in-process, then on ``executor``: identical."""
-    here = _view(seed).weights("FCFWCS").model.weights_
-    predicted_here = _view(seed).prediction("IW-GPR").model["mean"]
+def _same_on(executor, seed, threads=1):
+    """The FCFWCS weights and a GPR prediction computed in-process, then on ``executor``: identical
+    (here with the BLAS threads of the executor's workers: the sums then run in one order)."""
+    with threadpoolctl.threadpool_limits(threads):
+        here = _view(seed).weights("FCFWCS").model.weights_
+        predicted_here = _view(seed).prediction("IW-GPR").model["mean"]
     views.use_cache()  # empty: the next calls are misses, sent to the executor
     views.use_executor(executor)
     there = _view(seed).weights("FCFWCS").model.weights_
@@ -69,6 +82,7 @@ def test_a_budget_refusal_reaches_the_caller_from_the_executor(fresh_cache):
 def test_a_process_pool_gives_the_same_view(fresh_cache):
     pool = workers.make_executor({"COVSHIFT_WORKERS": "1"})
     try:
+        assert isinstance(pool, workers.ProcessFits) and pool.wait_started(timeout=600)  # not computed here then
         _same_on(pool, 6)
     finally:
         pool.shutdown()
@@ -80,8 +94,8 @@ def test_a_dask_cluster_gives_the_same_view(fresh_cache):
                                   dashboard_address=None) as cluster:
         client = workers.make_executor({"COVSHIFT_DASK_SCHEDULER": cluster.scheduler_address})
         try:
-            assert isinstance(client, distributed.Client)
-            _same_on(client, 7)
+            assert isinstance(client, workers.DaskFits) and isinstance(client.client, distributed.Client)
+            _same_on(client, 7, threads=None)  # its worker is a thread of this process
         finally:
             client.close()
 
@@ -92,5 +106,172 @@ def test_a_bad_worker_count_names_the_variable(text):
         workers.make_executor({"COVSHIFT_WORKERS": text})
 
 
-def test_no_workers_computes_in_process():
-    assert workers.make_executor({"COVSHIFT_WORKERS": "0"}) is None
+@pytest.mark.parametrize("text", ["soon", "0", "-3"])
+def test_a_bad_time_limit_names_the_variable(text):
+    with pytest.raises(ValueError, match="COVSHIFT_FIT_LIMIT"):
+        workers.make_executor({"COVSHIFT_WORKERS": "1", "COVSHIFT_FIT_LIMIT": text})
+
+
+# ------------------------------------------------------------------ faults survived (issue 30, item 3)
+def _die():
+    """A computation whose worker is killed as it runs (what the out-of-memory killer does)."""
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+class KillsItsWorker:
+    """Hands the first computation to ``fits``, then kills the worker process that holds it (kill -9)."""
+
+    def __init__(self, fits, pid):
+        self.fits, self.pid, self.killed = fits, pid, False
+
+    def submit(self, function, *args):
+        job = self.fits.submit(function, *args)
+        if not self.killed:
+            os.kill(self.pid, signal.SIGKILL)
+            self.killed = True
+        return job
+
+
+@pytest.fixture
+def one_worker():
+    fits = workers.ProcessFits(1, limit=600)
+    yield fits
+    fits.shutdown(wait=False)
+
+
+def test_a_worker_killed_during_a_view_costs_nothing_and_the_next_views_succeed(fresh_cache, one_worker):
+    expected = _view(seed=8).weights("FCFWCS").model.weights_  # in this process
+    other = _view(seed=9).weights("FCFWCS").model.weights_
+    views.use_cache()
+    pid = one_worker.submit(os.getpid).result()
+    views.use_executor(KillsItsWorker(one_worker, pid))
+    got = _view(seed=8).weights("FCFWCS").model.weights_  # its worker died under it: tried once more
+    np.testing.assert_array_equal(got, expected)
+    assert one_worker.replaced == 1 and one_worker.submit(os.getpid).result() != pid
+    np.testing.assert_array_equal(_view(seed=9).weights("FCFWCS").model.weights_, other)
+    assert one_worker.replaced == 1  # the pool was not broken again
+
+
+def test_a_computation_that_kills_its_worker_twice_is_refused_and_the_pool_lives_on():
+    fits = workers.ProcessFits(1, limit=600, prepare=None)
+    try:
+        with pytest.raises(workers.Refused, match="stopped twice"):
+            fits.submit(_die).result()
+        assert fits.replaced == 2
+        assert fits.submit(sum, [1, 2, 3]).result() == 6
+    finally:
+        fits.shutdown(wait=False)
+
+
+def test_a_runaway_computation_is_stopped_at_the_limit_and_refused():
+    fits = workers.ProcessFits(1, limit=600, prepare=None)
+    try:
+        fits.submit(os.getpid).result()  # the worker is up (its start-up is not the computation's time)
+        fits.limit = 1.0
+        began = time.monotonic()
+        with pytest.raises(workers.Refused, match=r"more than 1 s.*stopped"):
+            fits.submit(time.sleep, 600).result()
+        assert time.monotonic() - began < 120  # stopped at the limit (plus a busy machine's delays), not after 600 s
+        assert fits.replaced == 1
+        assert fits.submit(sum, [1, 2]).result() == 3  # a fresh worker takes the next view
+    finally:
+        fits.shutdown(wait=False)
+
+
+def test_views_running_beside_a_stopped_runaway_are_tried_again():
+    fits = workers.ProcessFits(2, limit=600, prepare=None)
+    try:
+        fits.submit(os.getpid).result()
+        fits.limit = 3.0
+        results = {}
+        slow = threading.Thread(target=lambda: results.update(beside=fits.submit(time.sleep, 2.5).result()))
+        with pytest.raises(workers.Refused):
+            runaway = fits.submit(time.sleep, 600)
+            slow.start()
+            runaway.result()
+        slow.join(timeout=300)
+        assert "beside" in results  # None: time.sleep's result, computed (again) on the fresh pool
+    finally:
+        fits.shutdown(wait=False)
+
+
+def _sleep_then_clock(seconds):
+    time.sleep(seconds)
+    return time.time()
+
+
+def test_the_warm_up_waits_for_the_views_in_flight():
+    fits = workers.ProcessFits(2, limit=600, prepare=None)
+    try:
+        fits.submit(os.getpid).result()
+        clocks = {}
+
+        def warm_up():
+            with workers.background():
+                clocks["warm"] = fits.submit(_sleep_then_clock, 0).result()
+
+        view = fits.submit(_sleep_then_clock, 1.0)  # a student's view in flight; a worker is free
+        thread = threading.Thread(target=warm_up)
+        thread.start()
+        clocks["view"] = view.result()
+        thread.join(timeout=300)
+        assert clocks["warm"] >= clocks["view"]  # it waited, although the second worker was idle
+    finally:
+        fits.shutdown(wait=False)
+
+
+# ------------------------------------------------------------------ no work at import (issue 28, item 4)
+_IMPORT_THEN_START = """
+import json, os, threading
+import numpy, scipy, sklearn, streamlit, plotly, threadpoolctl  # the libraries' own import-time settings
+before, blas = dict(os.environ), threadpoolctl.threadpool_info()
+threads = {t.name for t in threading.enumerate()}
+import teaching.ui, teaching.ui.cache, teaching.views, teaching.workers, teaching.serve
+from teaching import serve, views
+children = [c for task in os.listdir("/proc/self/task") for c in open(f"/proc/self/task/{task}/children").read().split()]
+seen = {"changed": {k: v for k, v in os.environ.items() if before.get(k) != v},
+        "removed": sorted(set(before) - set(os.environ)), "children": children,
+        "blas_same": threadpoolctl.threadpool_info() == blas,
+        "new_threads": sorted({t.name for t in threading.enumerate()} - threads),
+        "executor": repr(views.use_executor(None))}
+first, second = serve.start(), serve.start()  # outside a Streamlit runtime: no workers
+seen["start"] = {"same": first is second, "executor": repr(first["executor"]), "threads": first["threads"],
+                 "blas": sorted({i["num_threads"] for i in threadpoolctl.threadpool_info()})}
+print(json.dumps(seen))
+"""
+
+
+def test_importing_the_app_starts_nothing_and_changes_no_setting_until_start():
+    environ = {k: v for k, v in os.environ.items() if k not in workers.THREAD_VARIABLES}
+    environ["PYTHONPATH"] = ROOT
+    out = subprocess.run([sys.executable, "-c", _IMPORT_THEN_START], capture_output=True, text=True, cwd=ROOT,
+                         env=environ, timeout=600, check=True)
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen == {"changed": {}, "removed": [], "children": [], "blas_same": True, "new_threads": [],
+                    "executor": "None", "start": {"same": True, "executor": "None", "threads": 1, "blas": [1]}}
+
+
+def _die_once(marker, value):
+    """Kills its worker process the first time (``marker`` does not exist yet), then returns ``value``."""
+    if not os.path.exists(marker):
+        open(marker, "w").close()
+        os.kill(os.getpid(), signal.SIGKILL)
+    return value
+
+
+def test_a_lost_dask_worker_means_a_retry_and_a_runaway_a_refusal(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=40) as cluster:
+        fits = workers.make_executor({"COVSHIFT_DASK_SCHEDULER": cluster.scheduler_address})
+        try:
+            assert fits.submit(_die_once, str(tmp_path / "died"), 7).result() == 7  # its worker died under it
+            assert (tmp_path / "died").exists()
+            assert fits.submit(sum, [1, 2]).result() == 3  # the next views succeed
+            fits.limit = 2.0
+            with pytest.raises(workers.Refused, match=r"more than 2 s.*stopped"):  # a runaway: its worker restarted
+                fits.submit(time.sleep, 600).result()
+            fits.limit = 120.0  # a restarted worker may take a while to come back on a busy machine
+            assert fits.submit(sum, [3, 4]).result() == 7  # its one thread was not left sleeping: restarted
+        finally:
+            fits.close()

@@ -66,6 +66,14 @@ class Run {
   relativeGap(t) { return this.a.gap[t] / Math.max(Math.abs(this.a.objective[t]), 1e-300); }
 }
 
+function sentenceSamples(run) { // every sentence template filled with the widest numbers the run has
+  const wide = String(run.n - 1), number = "0.000123", list = [];
+  for (const text of Object.values(run.meta.sentences))
+    list.push(text.replace(/\{(toward|away|inner|n)\}/g, wide).replace(/\{(rho|rho_max)\}/g, number)
+      .replace("{left}", [wide, wide].join(", ")) + run.meta.sentences["pruned|"].replace("{left}", wide));
+  return list;
+}
+
 function nextStep(run, t, which) { // the first iterate after t reached by a step of this kind (or direction)
   for (let s = t; s < run.T; s++)
     if (run.kind(s) === which || run.direction(s) === which) return s + 1;
@@ -200,24 +208,61 @@ function legendRows(oneD, left, right, k) {
   return { svg, height: y + 10 * k };
 }
 
+function logRange(values) { // [lo, hi] in log10, whole decades bounding the positive values; zeros sit at lo
+  let lo = Infinity, hi = -Infinity;
+  for (const v of values) if (v > 0 && Number.isFinite(v)) { lo = Math.min(lo, Math.log10(v)); hi = Math.max(hi, Math.log10(v)); }
+  if (!Number.isFinite(lo)) return [-1, 0]; // no positive value: one decade below 1
+  lo = Math.floor(lo); hi = Math.ceil(hi);
+  return [lo, hi > lo ? hi : lo + 1];
+}
+
 function smallChart(run, width, values, logY, title, marks) { // a static curve; the cursor is added per t
   const k = run.scale, H = Math.round(150 * k), box = [62 * k, 22 * k, width - 24 * k, H - 36 * k], T = run.T; // room for the last tick label
-  const tr = (v) => (logY ? Math.log10(Math.max(v, 1e-300)) : v);
-  let lo = Infinity, hi = -Infinity;
-  for (const v of values) { lo = Math.min(lo, tr(v)); hi = Math.max(hi, tr(v)); }
-  if (logY) { lo = Math.floor(lo); hi = Math.ceil(hi); } else { lo = 0; hi = Math.max(hi * 1.1, 1); }
+  let lo = 0, hi = 0;
+  if (logY) [lo, hi] = logRange(values); // bounded by the values shown: a zero is drawn at the floor 10^lo
+  else { for (const v of values) hi = Math.max(hi, v); hi = Math.max(hi * 1.1, 1); }
+  const tr = (v) => (logY ? Math.log10(Math.max(v, 10 ** lo)) : v);
   const x = (v) => box[0] + (v / (T || 1)) * (box[2] - box[0]);
   const y = (v) => box[3] - ((tr(v) - lo) / (hi - lo || 1)) * (box[3] - box[1]);
   const yt = logY ? ticks(lo, hi, 4).filter(Number.isInteger).map((e) => [10 ** e, `1e${e}`]) : ticks(lo, hi, 4).map((v) => [v, fmt(v)]);
   let body = axes(box, x, y, ticks(0, T, 5), yt, "iteration t", "", "");
-  body += `<text x="${box[0]}" y="14" font-size="1em" font-weight="700">${esc(title)}</text>`;
+  body += `<text x="${box[0]}" y="${14 * k}" font-size="1em" font-weight="700">${esc(title)}</text>`;
   const ts = Array.from(values, (_, i) => i);
   body += `<path d="${path(ts, values, x, y)}" fill="none" stroke="${run.meta.color}" stroke-width="2"/>`;
   for (const [t, colour] of marks) body += `<line x1="${x(t)}" x2="${x(t)}" y1="${box[1]}" y2="${box[1] + 7}" stroke="${colour}" stroke-width="2"/>`;
-  return { html: SVG(width, H, body + `<g class="cursor"></g>`), x, y, box };
+  return { html: SVG(width, H, body + `<g class="cursor"></g>`), x, y, box, floor: logY ? 10 ** lo : null };
+}
+
+function gapWords(value, floor) { // the relative gap as the tooltip and the numbers line say it
+  return value > 0 ? fmt(value) : `0 (exactly zero: drawn at the axis floor ${fmt(floor)})`;
+}
+
+function reserve(element, texts) { // the height of the tallest text, kept: the drawing below never jumps
+  element.style.minHeight = "";
+  let tallest = 0;
+  for (const text of texts) { element.textContent = text; tallest = Math.max(tallest, element.getBoundingClientRect().height); }
+  element.style.minHeight = `${Math.ceil(tallest)}px`;
+}
+
+function useAppFont(doc) { // the app's own font (Streamlit's "Source Sans"), taken from the page around the replay
+  try {
+    const host = window.parent.document;
+    if (host === doc) return;
+    let css = "";
+    for (const sheet of host.styleSheets) {
+      let rules;
+      try { rules = sheet.cssRules; } catch (e) { continue; } // another origin's sheet
+      for (const rule of rules) if (rule.constructor.name === "CSSFontFaceRule")
+        css += rule.cssText.replace(/url\((["']?)([^"')]+)\1\)/g, (m, q, u) => `url("${new URL(u, sheet.href || host.baseURI).href}")`);
+    }
+    const style = doc.createElement("style");
+    style.textContent = `${css}body{font-family:${getComputedStyle(host.body).fontFamily}}`;
+    doc.head.appendChild(style);
+  } catch (e) { /* not the app's origin: the CSS fallback font stays */ }
 }
 
 function mount(root, meta, arrays) {
+  useAppFont(document);
   const run = new Run(meta, arrays);
   TRUTH_DASH = meta.truth_color;
   const xs = meta.one_d ? arrays.grid : arrays.position; // the x range of the main chart, fixed for the run
@@ -233,13 +278,19 @@ function mount(root, meta, arrays) {
     <span class="t"></span><span class="of">of ${run.T}</span><span class="kind"></span></div>
     <div class="say" aria-live="polite"></div><div class="nums"></div><div class="main"></div><div class="row"><div class="gap"></div><div class="size"></div></div>`;
   const $ = (s) => root.querySelector(s), slider = $("input");
-  const half = Math.floor((root.clientWidth - 8) / 2);
+  const half = root.clientWidth < 640 ? root.clientWidth : Math.floor((root.clientWidth - 8) / 2); // narrow: stacked
   const gaps = Float64Array.from(run.a.gap, (_, t) => run.relativeGap(t));
   const marks = [];
   for (let s = 0; s < run.T; s++) if (run.kind(s) === "drop" || run.kind(s) === "swap") marks.push([s + 1, run.kind(s) === "drop" ? AWAY : MOVED]);
   const small = [[".gap", smallChart(run, half, gaps, true, "relative duality gap (log)", [])],
                  [".size", smallChart(run, half, run.size, false, "active-set size |S_t| (ticks: drop, swap)", marks)]];
   for (const [sel, chart] of small) $(sel).innerHTML = chart.html;
+  const floor = small[0][1].floor;
+  $(".t").style.minWidth = `${14 + String(run.T).length}ch`; // "iteration t = " and the most digits
+  const numbers = (t, step, wide) => (t > 0 ? `step size ρ = ${wide || fmt(run.a.rho[t - 1])}` +
+      (isNaN(step.rhoMax) ? "" : `, bound ρ_max = ${wide || fmt(step.rhoMax)}`) + " · " : "") +
+    `duality gap at t: ${wide || fmt(run.a.gap[t])} (relative ${wide ? gapWords(0, floor) : gapWords(gaps[t], floor)}) · ` +
+    `F = ${wide ? (-1.23456e-5).toPrecision(6) : run.a.objective[t].toPrecision(6)} · active atoms |S_t| = ${wide ? run.n : run.size[t]}`;
   let t = 0, timer = null;
   const show = (next) => {
     t = Math.max(0, Math.min(run.T, next));
@@ -249,17 +300,22 @@ function mount(root, meta, arrays) {
     $(".kind").textContent = step.kind === "start" ? "start" : `${step.kind} step`;
     $(".kind").className = `kind ${step.kind}`;
     $(".say").textContent = step.text;
-    $(".nums").textContent = (t > 0 ? `step size ρ = ${fmt(run.a.rho[t - 1])}` + (isNaN(step.rhoMax) ? "" : `, bound ρ_max = ${fmt(step.rhoMax)}`) + " · " : "") +
-      `duality gap at t: ${fmt(run.a.gap[t])} (relative ${fmt(gaps[t])}) · F = ${run.a.objective[t].toPrecision(6)} · active atoms |S_t| = ${run.size[t]}`;
+    $(".nums").textContent = numbers(t, step);
     $(".main").innerHTML = mainChart(run, t, root.clientWidth, before, after, step);
     for (const [sel, chart] of small) {
       const v = sel === ".gap" ? gaps[t] : run.size[t];
-      root.querySelector(`${sel} .cursor`).innerHTML = `<line x1="${chart.x(t)}" x2="${chart.x(t)}" y1="${chart.box[1]}" y2="${chart.box[3]}" stroke="#262730" stroke-width="1.5"/><circle cx="${chart.x(t)}" cy="${chart.y(v)}" r="5" fill="#262730"/>`;
+      const tip = sel === ".gap" ? `iteration ${t}: relative duality gap ${gapWords(v, floor)}` : `iteration ${t}: ${v} active atoms`;
+      root.querySelector(`${sel} .cursor`).innerHTML = `<title>${esc(tip)}</title><line x1="${chart.x(t)}" x2="${chart.x(t)}" y1="${chart.box[1]}" y2="${chart.box[3]}" stroke="#262730" stroke-width="1.5"/><circle cx="${chart.x(t)}" cy="${chart.y(v)}" r="5" fill="#262730"><title>${esc(tip)}</title></circle>`;
     }
     root.querySelectorAll("[data-next]").forEach((b) => (b.disabled = nextStep(run, t, b.dataset.next) < 0));
     $("[data-go='-1']").disabled = t === 0;
     $("[data-go='1']").disabled = t === run.T;
   };
+  const reserveAll = () => {
+    reserve($(".say"), sentenceSamples(run));
+    reserve($(".nums"), [numbers(Math.min(1, run.T), { rhoMax: 0.5 }, "1.23e-10")]); // the widest numbers line
+  };
+  reserveAll();
   const stop = () => { clearInterval(timer); timer = null; $("[data-play]").textContent = "Play"; };
   root.addEventListener("click", (e) => {
     const b = e.target.closest("button");
@@ -273,6 +329,7 @@ function mount(root, meta, arrays) {
     }
   });
   slider.addEventListener("input", () => { stop(); show(Number(slider.value)); });
+  addEventListener("resize", () => { reserveAll(); show(t); }); // a new width re-wraps the texts: measure again
   show(0);
   return { run, show };
 }
@@ -282,5 +339,5 @@ async function load(doc) {
   return { meta, arrays: unpack(await inflate(blob), meta.manifest) };
 }
 
-if (typeof module !== "undefined") module.exports = { inflate, unpack, Run, nextStep, describe, load };
+if (typeof module !== "undefined") module.exports = { inflate, unpack, Run, nextStep, describe, load, logRange, sentenceSamples };
 else load(document).then(({ meta, arrays }) => { window.replay = mount(document.getElementById("replay"), meta, arrays); });

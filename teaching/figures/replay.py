@@ -117,7 +117,7 @@ def replay_payload(estimator, X_tr, X_te, density_ratio=None, n_grid=150):
 
 
 def replay_html(payload, presentation=False):
-    """The replay as one self-contained HTML document (for ``st.components.v1.html``): the payload
+    """The replay as one self-contained HTML document (for ``st.iframe``): the payload
     inlined as JSON and replay.js inlined once; nothing is fetched at run time."""
     data = json.dumps(payload, separators=(",", ":")).replace("</", "<\\/")
     scale = 1.3 if presentation else 1.0
@@ -128,18 +128,20 @@ def replay_html(payload, presentation=False):
 
 
 def replay_height(presentation=False):
-    """Pixels the component needs (its iframe does not grow by itself)."""
+    """Pixels the replay needs at the app's width, for an embedding with a fixed height (the page's
+    ``st.iframe(..., height="content")`` sizes itself to the replay, also on a phone)."""
     return 740 if presentation else 610
 
 
 _CSS = """
-body{margin:0;font-family:"Source Sans Pro",sans-serif;font-size:calc(15px*var(--scale));color:#262730}
+body{margin:0;font-family:"Source Sans","Source Sans Pro",sans-serif;font-size:calc(15px*var(--scale));color:#262730}
 .bar{display:flex;flex-wrap:wrap;gap:6px;align-items:center;margin:2px 0 6px}
 button{font:inherit;padding:3px 10px;border:1px solid #bbb;border-radius:6px;background:#fff;cursor:pointer}
 button:hover{border-color:#ff4b4b;color:#ff4b4b} button:disabled{color:#aaa;border-color:#ddd;cursor:default}
 input[type=range]{flex:1;min-width:160px}
-.t{font-weight:700;font-size:1.1em} .kind{font-weight:700;padding:1px 8px;border-radius:6px;background:#eee}
+.t{font-weight:700;font-size:1.1em;display:inline-block;font-variant-numeric:tabular-nums} .kind{font-weight:700;padding:1px 8px;border-radius:6px;background:#eee}
 .kind.drop{background:#fde0d0;color:#a33c00} .kind.swap{background:#e4d8f5;color:#5a2d91}
-.say{margin:2px 0;min-height:2.6em} .nums{color:#555;margin-bottom:2px}
-svg text{font-family:inherit} .row{display:flex;gap:8px}
+.say{margin:2px 0;min-height:2.6em} .nums{color:#555;margin-bottom:2px;font-variant-numeric:tabular-nums}
+.kind{display:inline-block;min-width:6.5em;text-align:center}
+svg text{font-family:inherit} .row{display:flex;flex-wrap:wrap;gap:8px}
 """

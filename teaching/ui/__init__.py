@@ -7,10 +7,11 @@
 - :mod:`.data`: this session's :class:`teaching.view.View` (``ui.view()``), whose methods compute what a page shows;
 - :mod:`.navigation`: lessons, claims, the sidebar; :mod:`.pages`: the list of pages.
 
+What a server installs once (the step cache, the fit workers): :func:`teaching.serve.start`, called by app.py.
+
 Settings and their domains live in :mod:`teaching.settings`; the computations in :mod:`teaching.view`.
 """
 
-from teaching.ui import cache as _cache  # noqa: F401  first: one BLAS thread per computation (see there)
 from teaching.ui.state import (DEFAULTS, apply, get, init, link_notice, put, reset, sync_url,  # noqa: F401
                                through_app)
 from teaching.ui.guard import PAGE_FAILED, guard, page_failed, quiet, run_each, show_warnings  # noqa: F401

@@ -1,54 +1,24 @@
-"""Caching at one place: the view pipeline's steps in st.cache_data, figures by the content of their data.
+"""Caching at one place: the view pipeline's steps in st.cache_data (:func:`step_cache`), figures by the content of their data.
 
-Imported first by :mod:`teaching.ui`, it also gives every computation of the server one BLAS and
-OpenMP thread (:func:`one_thread_per_computation`) before the numerical libraries load.
+Importing it changes nothing: :func:`teaching.serve.start` installs :func:`step_cache` once per server.
 """
 
-import os
+import hashlib
+import pickle
 
-#: Threads of BLAS (OpenBLAS) and OpenMP per computation in the app server (see one_thread_per_computation);
-#: the environment variable COVSHIFT_BLAS_THREADS changes it (e.g. one instructor alone on a large machine).
-SERVER_THREADS = os.environ.get("COVSHIFT_BLAS_THREADS", "1")
-for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_variable, SERVER_THREADS)  # read when the libraries load (also by worker processes)
+import numpy as np
+import streamlit as st
 
-import hashlib  # noqa: E402
-import pickle  # noqa: E402
-
-import numpy as np  # noqa: E402
-import streamlit as st  # noqa: E402
-import threadpoolctl  # noqa: E402
-
-from teaching import figures, views, workers
+from teaching import figures
 from teaching.ui.guard import guard
 from teaching.ui.state import get
 
 
-def one_thread_per_computation():
-    """One BLAS/OpenMP thread per computation, for the libraries already loaded too (threadpoolctl).
-
-    A server runs many sessions at once: their views are the parallel work, and the kernel
-    matrices of the lessons (a few hundred points) are too small to split. Multithreaded
-    OpenBLAS on a busy 2-core machine spins its threads: a 500 x 500 Cholesky factorisation
-    then costs 0.1 CPU-seconds instead of 0.001 (bench/results/view_cost.md).
-    """
-    threadpoolctl.threadpool_limits(int(SERVER_THREADS))
-
-
-one_thread_per_computation()
-
-
-def _streamlit_cache(function, max_entries):
+def step_cache(function, max_entries):
+    """``function`` (a step of :mod:`teaching.views`) cached by st.cache_data, shared by every session:
+    the ``make_cache`` the app gives :func:`teaching.views.use_cache`."""
     return st.cache_data(function, show_spinner=False, max_entries=max_entries)
 
-
-views.use_cache(_streamlit_cache)
-
-
-# Any Streamlit runtime (a server, and AppTest too) sends the fits of a cold view to worker processes
-# (COVSHIFT_WORKERS, default one per core; 0: compute in this process, as plain imports do).
-if st.runtime.exists():
-    views.use_executor(workers.make_executor())
 
 def content_key(*values):
     """A digest of ``values`` by content: numpy arrays by dtype, shape and every byte;

@@ -56,9 +56,20 @@ def test_step_and_jump_through_every_iteration_without_a_rerun(server, page):
         before = dict(traffic)
         assert before["received"] > 0  # the watcher sees the page's own messages
 
+        # the app's font (Streamlit's Source Sans, loaded in the replay's frame too)
+        font = frame.evaluate("getComputedStyle(document.body).fontFamily")
+        assert "Source Sans" in font.split(",")[0], font
+        assert frame.evaluate("document.fonts.ready.then(() => document.fonts.check('16px ' + "
+                              "getComputedStyle(document.body).fontFamily.split(',')[0]))")
+
+        def chart_top():  # where the drawing starts: it must not move as the sentence re-wraps
+            return frame.locator(".main").evaluate("node => node.getBoundingClientRect().top")
+
+        tops = {chart_top()}
         step = frame.get_by_role("button", name="Step", exact=True)
         for _ in range(25):
             step.click()
+            tops.add(chart_top())
         frame.get_by_text("iteration t = 25", exact=True).wait_for(timeout=5000)
         assert frame.locator("text=/^iteration t = \\d+$/").count() == 1  # one such value on screen
 
@@ -69,7 +80,10 @@ def test_step_and_jump_through_every_iteration_without_a_rerun(server, page):
         assert "left the active set" in frame.locator(".say").text_content()
         _shot(page, frame, "drop")
 
+        tops.add(chart_top())
         frame.get_by_role("button", name="Next swap step", exact=True).click()
+        tops.add(chart_top())
+        assert len(tops) == 1, tops  # no jump between steps
         swap_t = int(re.search(r"\d+$", t_now.text_content()).group())
         assert swap_t > drop_t and frame.locator(".kind").text_content() == "swap step"
         assert frame.locator(".say").text_content().startswith("swap step:")

@@ -1,0 +1,119 @@
+"""The one start-up of a server process (:func:`start`, called first by app.py): fit workers, step cache, thread limit, warm-up.
+
+Importing :mod:`teaching` changes nothing in the process (no environment variable, no thread
+limit, no cache, no child process); a server gets all of it from one call, once. This module
+imports little, so that app.py can start the workers before it loads the app: the workers then
+load the pipeline while the server does.
+"""
+
+import logging
+import os
+import sys
+import threading
+import time
+
+from teaching import workers
+
+_LOG = logging.getLogger("covshift")
+_LOCK = threading.Lock()
+_STARTED = {}
+
+
+def start(environ=None):
+    """Install, once per process, what a server needs; later calls return what the first installed.
+
+    - the view pipeline's steps cached in ``st.cache_data``, shared by every session
+      (:func:`teaching.ui.cache.step_cache`);
+    - one BLAS / OpenMP thread per computation (``COVSHIFT_BLAS_THREADS`` changes it): a server
+      runs many sessions at once, their views are the parallel work, and the lessons' kernel
+      matrices (a few hundred points) are too small to split; multithreaded OpenBLAS on a busy
+      2-core machine spins its threads (a 500 x 500 Cholesky factorisation then costs 0.1 CPU-s
+      instead of 0.001, bench/results/view_cost.md);
+    - in a Streamlit runtime, the fit workers of :func:`teaching.workers.make_executor`
+      (``COVSHIFT_WORKERS``, default one per core; 0: compute in this process);
+    - with workers, and unless ``COVSHIFT_WARM=0``, a background thread that computes every lesson's
+      views once (:func:`warm`), one computation at a time, so that a class's first views are cached.
+
+    Returns {"executor": the installed executor or None, "threads": BLAS threads, "warming": thread or None}.
+    """
+    environ = os.environ if environ is None else environ
+    with _LOCK:
+        if _STARTED:
+            return _STARTED
+        import streamlit as st
+
+        _quiet_logs()
+        threads = int(environ.get("COVSHIFT_BLAS_THREADS", "1"))
+        # first the workers, which load the pipeline in their processes while this one does (below)
+        executor = workers.make_executor(environ, threads=threads) if st.runtime.exists() else None
+        import threadpoolctl
+
+        from teaching import views
+        from teaching.ui import cache
+
+        threadpoolctl.threadpool_limits(threads)  # the libraries the imports above loaded
+        views.use_cache(cache.step_cache)
+        views.use_executor(executor)
+        warming = None
+        if executor is not None and environ.get("COVSHIFT_WARM", "1").strip() != "0":
+            warming = threading.Thread(target=warm, name="covshift-warm-up", daemon=True)
+        _LOG.info(_summary(executor, threads, warming is not None))
+        _STARTED.update(executor=executor, threads=threads, warming=warming)
+        if warming is not None:
+            warming.start()
+        return _STARTED
+
+
+def _summary(executor, threads, warming):
+    if executor is None:
+        where = "fits computed in the server process (COVSHIFT_WORKERS=0)"
+    elif isinstance(executor, workers.DaskFits):
+        where = f"fits on the Dask cluster {executor.client.scheduler.address}"
+    else:
+        where = f"{executor.workers} fit worker process(es) (COVSHIFT_WORKERS)"
+    limit = f", a computation stopped after {executor.limit:g} s" if executor is not None else ""
+    return (f"{where}, {threads} BLAS thread(s) each{limit}"
+            + ("; warming the lessons in the background" if warming else ""))
+
+
+def warm(delay=2.0):
+    """Compute every lesson's claims once (their fits are the lessons' views), lesson after lesson.
+
+    Runs in a background thread of the server, one computation at a time and only while no view's
+    computation is in flight (:func:`teaching.workers.background`): a student's view never waits
+    for it. Failures are logged, never raised. Returns the seconds it took (None if the server stopped first).
+    """
+    from teaching import lessons
+
+    time.sleep(delay)  # the first page view, which started the server's work, goes first
+    began, warmed = time.perf_counter(), 0
+    for lesson in lessons.LESSONS.values():
+        try:
+            with workers.background():
+                lessons.check(lesson)
+            warmed += 1
+        except Exception as exc:  # a lesson that cannot be warmed is computed when it is opened
+            if sys.is_finalizing() or "shutdown" in str(exc):  # the server stops: so does the warm-up
+                return None
+            _LOG.warning("the lesson %r could not be warmed: %s: %s", lesson.title, type(exc).__name__, exc)
+    seconds = time.perf_counter() - began
+    _LOG.info("%d of the %d lessons are warmed (%.1f s)", warmed, len(lessons.LESSONS), seconds)
+    return seconds
+
+
+class _DropThreadWarnings(logging.Filter):
+    """Streamlit's "missing ScriptRunContext" warning, said for every cached step the warm-up thread calls."""
+
+    def filter(self, record):
+        return "missing ScriptRunContext" not in record.getMessage()
+
+
+def _quiet_logs():
+    """The operator's terminal: covshift's own lines (workers, faults, warm-up), none of the warm-up's noise."""
+    if not _LOG.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("covshift: %(message)s"))
+        _LOG.addHandler(handler)
+        _LOG.setLevel(logging.INFO)
+        _LOG.propagate = False
+    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(_DropThreadWarnings())
