@@ -231,6 +231,16 @@ def presentation(fig):
     return fig
 
 
+def fit_height(fig, height):
+    """``fig`` at most ``height`` px tall: a copy whose plot area gives up what is too much (margins, titles
+    and legend keep their room), or ``fig`` itself if it fits."""
+    if fig.layout.height is None or fig.layout.height <= height:
+        return fig
+    fig = copy.deepcopy(fig)
+    fig.layout.height = height
+    return fig
+
+
 def coinciding(curves, tolerance=1e-3, log=False):
     """Groups of curve names whose curves coincide on screen (max difference below
     ``tolerance`` times the plotted range), so a caption can say so. ``log``: compare the
