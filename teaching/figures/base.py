@@ -238,6 +238,10 @@ def fit_height(fig, height):
         return fig
     fig = copy.deepcopy(fig)
     fig.layout.height = height
+    if fig.layout.title.text:  # one line at the top (plotly places a wrapped title's lines above a short figure's top)
+        fig.update_layout(title=dict(text=fig.layout.title.text.replace("<br>", " "), yref="container", y=1,
+                                     yanchor="top", pad=dict(t=10)),
+                          margin=dict(t=min(fig.layout.margin.t or 70, 70)))
     return fig
 
 

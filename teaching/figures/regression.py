@@ -47,6 +47,13 @@ def regression_fits(x, y_true, fits, output=0, labelled=None, heading="Predictio
     if labelled is not None:
         fig.add_scatter(x=labelled[0], y=labelled[1][:, output], mode="markers", name="labelled target points",
                         marker=dict(color="#000000", size=14, symbol="circle-open", line=dict(width=3)))
+    if train is not None:  # the y range of the test outputs and predictions: far-off training outputs are cut
+        shown = np.concatenate([y_true[:, output], *(f["mean"][:, output] for f in fits.values())])
+        shown = shown[np.isfinite(shown)]
+        if shown.size:
+            low, high = float(shown.min()), float(shown.max())
+            pad = 0.1 * (high - low or 1.0)
+            fig.update_yaxes(range=[low - pad, high + pad])
     return finish(fig, legend_rows=1 + len(fits) // 3)
 
 
