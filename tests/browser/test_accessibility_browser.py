@@ -36,3 +36,18 @@ def test_axe_finds_no_violation_on_any_page(server, page, axe_script, presentati
         if violations:
             found[title] = violations
     assert not found, found
+
+
+def test_keyboard_focus_on_a_sidebar_link_is_drawn(server, page):
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(f"{server}/scaling")
+    wait_for_page(page, "Scaling")
+    for _ in range(60):  # Tab until a sidebar link has the focus (the keyboard's way there)
+        page.keyboard.press("Tab")
+        outline = page.evaluate("""() => { const e = document.activeElement;
+            if (!e || e.tagName !== 'A' || !e.closest("[data-testid='stSidebar']")) return null;
+            const s = getComputedStyle(e); return [s.outlineStyle, parseFloat(s.outlineWidth)]; }""")
+        if outline is not None:
+            break
+    assert outline is not None, "Tab never reached a sidebar link"
+    assert outline[0] != "none" and outline[1] >= 2, outline
