@@ -242,6 +242,8 @@ def fit_height(fig, height):
         fig.update_layout(title=dict(text=fig.layout.title.text.replace("<br>", " "), yref="container", y=1,
                                      yanchor="top", pad=dict(t=10)),
                           margin=dict(t=min(fig.layout.margin.t or 70, 70)))
+    for colorbar in _colorbars(fig):  # a shorter bar: fewer tick labels, which do not run into each other
+        colorbar.nticks = 4
     return fig
 
 
