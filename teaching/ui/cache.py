@@ -85,9 +85,13 @@ def _feed(digest, value):
         digest.update(pickle.dumps(value, protocol=5))
 
 
+#: Width (px) a stage figure's legend has in presentation mode (3/5 of the main area at 1280 px, less margins).
+STAGE_LEGEND_WIDTH = 600
+
+
 def _laid_out(figure, presentation, height):
     figure = figures.presentation(figure) if presentation else figure
-    return figures.fit_height(figure, height) if height else figure
+    return figures.fit_height(figure, height, STAGE_LEGEND_WIDTH if presentation else None) if height else figure
 
 
 @st.cache_resource(show_spinner=False, max_entries=128)
