@@ -11,7 +11,7 @@ from teaching import ui  # noqa: E402
 st.set_page_config(page_title="covshift: covariate shift, step by step", page_icon=":material/balance:", layout="wide")
 ui.init()
 page = st.navigation(ui.pages())
-ui.sidebar()
+ui.sidebar(page)
 ui.link_notice()
 try:
     page.run()

@@ -63,7 +63,7 @@ if shift is not None:
     first = names[shift.ranking[0]]
     st.markdown(f"Most shifted input: **{first}** (Kolmogorov-Smirnov statistic {shift.statistic[shift.ranking[0]]:.2f}: "
                 "the largest gap between the training and test cumulative distributions, 0 = identical, 1 = disjoint).")
-    left, right = st.columns([3, 1])
+    left, right = st.columns([2, 1])
     ui.chart("shifted inputs", figures.shifted_inputs, X_tr, X_te, names, top, shift.statistic,
              key="check.inputs", where=left)
     rows = report.ranking_rows(names, shift)
@@ -72,7 +72,7 @@ if shift is not None:
                       formats={"KS": ".3f"}, help={"KS": "Kolmogorov-Smirnov statistic of this input: higher = "
                                                          "more shifted.",
                                                    "p-value": "KS test of this input alone (not corrected for "
-                                                              "testing several inputs)."})
+                                                              "testing several inputs)."}, wrap=True)
     st.caption("Each input is compared alone; a shift of how inputs combine, with every input's own distribution "
                "unchanged, is seen by the test above but not here.")
     sections.append(("Which inputs moved?", [

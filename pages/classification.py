@@ -6,7 +6,7 @@ from teaching import classification_views, figures
 ui.through_app()
 st.title("Classification under shift")
 ui.lesson_banner("pages/classification.py")
-st.markdown(
+INTRO = (
     "When the training sample is selected from one region, a classifier fitted to it is tuned to that "
     "region: where the test points are, its **decision boundary** can be wrong. Re-weighting the training "
     "points by w(x) = p_te(x) / p_tr(x) moves the fit towards the test region. **Two-stage** methods "
@@ -15,11 +15,19 @@ st.markdown(
 
 
 low, high = classification_views.CLASSIFICATION_LIMITS["n"]
-figure_column, settings_column = st.columns([3, 1])
+# The stage (first screen): the map, beside it the selection's steepness (the control of the lesson) and the
+# claims about the test AUCs; the other settings, the table and the real tasks below.
+figure_column, settings_column = st.container(key="stage").columns([3, 2])
 with settings_column:
-    n = ui.widget(st.slider, "Points in the pool", "clf.n", low, high, step=50)
     steepness = ui.widget(st.slider, "Selection steepness", "clf.steepness", 0.0, 4.0, step=0.25,
                           help="P(train | x) = 1 / (1 + exp(steepness x1)); 0 means no shift.")
+    claims_place = st.container()
+map_caption = st.container()
+ui.lesson_summary("pages/classification.py")
+st.markdown(INTRO)
+with st.expander("More settings: pool, label noise, kernel, priors, point size",
+                 expanded=ui.active_lesson("pages/classification.py") is None):
+    n = ui.widget(st.slider, "Points in the pool", "clf.n", low, high, step=50)
     label_noise = ui.widget(st.slider, "Label noise", "clf.label_noise", 0.05, 1.0, step=0.05)
     weights_name = ui.widget(st.selectbox, "Two-stage weights", "clf.weights", classification_views.SHIFT_CLASSIFIER_WEIGHTS)
     kernel = ui.widget(st.radio, "Kernel", "clf.kernel", ["linear", "rbf"], horizontal=True)
@@ -43,21 +51,21 @@ for name, texts in messages.items():
 
 names = classification_views.shift_classifier_names(weights_name)
 weight_source = names[2] if sized_by == "integrated" else names[1]
-with figure_column:
-    st.plotly_chart(ui.figure(figures.classification_map, data.X_tr, data.Y_tr, data.X_te, data.Y_te, xs, ys, scores,
-                              p_test, weights.get(weight_source), weight_source,
-                              true_boundary=classification_views.classification_true_boundary(xs)),
-                    width="stretch")
-    st.caption(
-        "Dots: training points (area ∝ weight), crosses: test points, colour = class. Green background: the "
-        "integrated selector's p(test | x). Lines: where each classifier switches class (dotted iid, dashed "
-        "two-stage, solid integrated; thin black: the true boundary). The true boundary rises on the left, where "
-        "most training points are, and falls on the right, where most test points are: the iid line follows the "
-        "left, the weighted fits turn towards the right.")
+ui.chart("classification map", figures.classification_map, data.X_tr, data.Y_tr, data.X_te, data.Y_te, xs, ys,
+         scores, p_test, weights.get(weight_source), weight_source,
+         true_boundary=classification_views.classification_true_boundary(xs), where=figure_column,
+         height=ui.stage_height(), key="classification.map")
+map_caption.caption(
+    "Dots: training points (area ∝ weight), crosses: test points, colour = class. Green background: the "
+    "integrated selector's p(test | x). Lines: where each classifier switches class (dotted iid, dashed "
+    "two-stage, solid integrated; thin black: the true boundary). The true boundary rises on the left, where "
+    "most training points are, and falls on the right, where most test points are: the iid line follows the "
+    "left, the weighted fits turn towards the right.")
 
 st.subheader("On the test points")
 table = ui.show_table(rows, "classifier", formats=dict.fromkeys(("accuracy", "AUC", "log-loss", "seconds"), ".3f"))
-ui.claims("classification.table")
+with claims_place:
+    ui.claims("classification.table")
 st.caption("Accuracy and AUC: higher is better; log-loss (the average negative log-probability of the true class) "
            "also punishes over-confident mistakes: lower is better. The labels of the test points are used only here.")
 
@@ -66,7 +74,7 @@ results = classification_views.classification_fig3_results()
 if results is None:
     st.info("No stored results yet: run `python bench/classification.py` to create assets/classification_fig3.json.")
 else:
-    st.plotly_chart(ui.figure(figures.fig3_curves, results), width="stretch")
+    ui.chart("Fig. 3 curves", figures.fig3_curves, results, key="classification.fig3")
     st.caption(
         f"Each method sees a training set chosen by selection bias and a growing number of unlabelled test "
         f"inputs; the curve is the share of the iid classifier's 1-AUC risk it removes (above 0: better than iid), "

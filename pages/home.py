@@ -8,10 +8,9 @@ ui.through_app()
 st.title("Covariate shift, step by step")
 ui.lesson_banner("pages/home.py")
 FIRST = next(iter(lessons.LESSONS))
-with st.container(border=True):
+if ui.active_lesson("pages/home.py") is None:  # the default view is lesson 1 (its banner says so)
     intro, link = st.columns([3, 2], vertical_alignment="center")
-    intro.markdown(f"**Start here:** lesson 1, *{FIRST}*, is the picture below; the lessons in the sidebar "
-                   "follow it in order, each setting up its page.")
+    intro.markdown("**Start here:** the lessons in the sidebar, in order, each set up their page.")
     link.page_link(lessons.LESSONS[FIRST].page, label=f"Lesson 1: {FIRST}", query_params=ui.lesson_query(FIRST),
                    icon=":material/school:")
 
@@ -20,14 +19,11 @@ data = ui.guard("Data", ui.view("sinc").data)
 if data is None:
     st.stop()
 weight_name = ui.view("sinc").weights_for_models
-chart, words = st.columns([3, 2])
-words.markdown(
-    "Training inputs come from $p_{tr}(x)$, test inputs from another density $p_{te}(x)$; $p(y \\mid x)$ stays the "
-    "same. Weighting each training point by its **importance** $w(x) = p_{te}(x) / p_{tr}(x)$ makes the "
-    "training loss an estimate of the test loss.")
+# The stage: the figure, and beside it the control the lesson is about and the claims about the figure.
+chart, words = st.container(key="stage").columns([3, 2])
 width = ui.widget(words.slider, "Model width rho_x: small = flexible, large = smooth (misspecified)", "home_width",
                   0.1, 3.0, step=0.05,
-                  help="Input width of the Gaussian-process model fitted below. At 2 the model is too smooth "
+                  help="Input width of the Gaussian-process model fitted beside. At 2 the model is too smooth "
                        "for the sinc curve (misspecified); at 0.3 it can follow the curve everywhere.")
 lo, hi = float(min(data.X_tr.min(), data.X_te.min())), float(max(data.X_tr.max(), data.X_te.max()))
 effect = ui.guard("Fits", ui.view("sinc").weighting_effect, float(width), float(ui.get("lambda_x")),
@@ -38,16 +34,23 @@ grid = np.linspace(lo, hi, 300)[:, None]
 ui.chart("shift overview", figures.shift_overview, data.X_tr, data.Y_tr, data.X_te, data.Y_te, grid,
          {label: pred for label, (_, pred) in effect.items()},
          heading=f"A GP of width {width:g}, fitted with and without weights",
-         focus=(float(data.X_te.min()) - 0.05, float(data.X_te.max()) + 0.05), key="home.shift_overview", where=chart)
+         focus=(float(data.X_te.min()) - 0.05, float(data.X_te.max()) + 0.05), key="home.shift_overview", where=chart,
+         height=ui.stage_height())
 maes = {label: value for label, (value, _) in effect.items()}
-words.caption(
+with words:
+    ui.claims("home.fit")
+words.caption("Test MAE: " + ", ".join(f"{label} {value:.3f}" for label, value in maes.items()) + ".")
+
+ui.lesson_summary("pages/home.py")
+st.markdown(
+    "Training inputs come from $p_{tr}(x)$, test inputs from another density $p_{te}(x)$; $p(y \\mid x)$ stays the "
+    "same. Weighting each training point by its **importance** $w(x) = p_{te}(x) / p_{tr}(x)$ makes the "
+    "training loss an estimate of the test loss.")
+st.caption(
     "The picture shows the test region only. Top: training density (blue), test density (orange, dashed). "
     f"Middle: the data and three fits of the same model: unweighted, weighted by the true ratio, by {weight_name}'s "
     "estimate. Bottom: each fit's mean absolute error on the test points, in 8 bins along x: where the grey "
-    "line (no weights) rises above the others, the unweighted fit fails. Test MAE: "
-    + ", ".join(f"{label} {value:.3f}" for label, value in maes.items()) + ".")
-with words:
-    ui.claims("home.fit")
+    "line (no weights) rises above the others, the unweighted fit fails.")
 
 st.subheader("When do weights matter?")
 table = ui.guard("Widths", ui.view("sinc").weighting_by_width, WIDTHS, float(ui.get("lambda_x")))

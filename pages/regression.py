@@ -33,7 +33,7 @@ def _close_lines(preds, top, under):
 ui.through_app()
 st.title("Structured regression")
 ui.lesson_banner("pages/regression.py")
-st.markdown(
+INTRO = (
     "**Gaussian process regression (GPR)** predicts each output separately. **Twin GPs** predict all outputs "
     "together: they choose the output whose similarities to the training outputs best match the input's "
     "similarities to the training inputs (KL divergence: KLTGP; the SMTGP paper's eq. 7 \"inverse KL\", which is "
@@ -45,6 +45,14 @@ data = ui.current_data()
 if data is None:
     st.stop()
 
+# The stage (first screen): the lesson's figure, beside it the control it is about (rho_x; the labels of the
+# few-labels lesson) and its claims; the models, the table, the other figures and the maths below.
+FEW_STAGE = ui.stage_lesson("pages/regression.py") is lessons.FEW_LABELS and bool(ui.get("few_labels"))
+stage_figure, stage_side = st.container(key="stage").columns([3, 2])
+side_control = stage_side.container()
+ui.lesson_summary("pages/regression.py")
+with st.expander("What the models do", expanded=ui.active_lesson("pages/regression.py") is None):
+    st.markdown(INTRO)
 c1, c2 = st.columns([3, 2])
 with c1:
     models = ui.widget(st.multiselect, "Models", "models", list(catalog.REGRESSORS),
@@ -75,7 +83,7 @@ with st.expander("Hyper-parameters (kernels exp(-||a-b||^2 / (2 rho^2)) with lam
               "lambda_x": ("lambda_x (input regulariser)", "%.2e",
                            "Noise variance added to the input kernel (GPR and Twin GPs)."),
               "lambda_y": ("lambda_y (output regulariser)", "%.2e", "Regulariser of the Twin GPs' output kernel.")}
-    for column, names in [(h2, ["rho_x", "rho_y"]), (h3, ["lambda_x", "lambda_y"])]:
+    for column, names in [(h2, ["rho_y"]), (h3, ["lambda_x", "lambda_y"])]:
         with column:
             for name in names:
                 label, number_format, tip = fields[name]
@@ -90,6 +98,12 @@ with st.expander("Hyper-parameters (kernels exp(-||a-b||^2 / (2 rho^2)) with lam
                            "ridge": "kernel ridge"}.get,
               help="The Twin-GP costs have several local minima at every test point; the prediction is "
                    "the one reached from this start.")
+with side_control:  # the input width, the setting the IW-SMTGP lesson is about, on the stage
+    label, number_format, tip = fields["rho_x"]
+    if auto:
+        st.markdown(f"{label}: **{used[0]['rho_x']:.3g}**", help=tip + " Chosen from the data.")
+    else:
+        ui.widget(st.number_input, label, "rho_x", format=number_format, help=tip)
 if not models:
     st.info("Choose at least one model.")
     st.stop()
@@ -148,21 +162,25 @@ if negative:
 few = report.small_sample_warning(len(data.X_tr))
 if few:
     st.warning(few, icon=":material/warning:")
-ui.claims("regression.table")
+with st.container() if FEW_STAGE else stage_side:
+    ui.claims("regression.table")
 
 fits = {n: o.model for n, o in results.items()}
 if data.X_te.shape[1] == 1:
     output = 0
     if Y.shape[1] > 1:
-        output = ui.widget(st.selectbox, "Output to plot", "plot_output", list(range(Y.shape[1])),
-                           format_func=lambda k: f"y{k}")
-    ui.chart("regression fits", figures.regression_fits, data.X_te[:, 0], Y, fits, output, key="regression.regression_fits")
+        output = ui.widget(st.selectbox if FEW_STAGE else side_control.selectbox, "Output to plot", "plot_output",
+                           list(range(Y.shape[1])), format_func=lambda k: f"y{k}")
+    ui.chart("regression fits", figures.regression_fits, data.X_te[:, 0], Y, fits, output,
+             train=(data.X_tr[:, 0], data.Y_tr[:, output]), key="regression.regression_fits",
+             where=None if FEW_STAGE else stage_figure, height=None if FEW_STAGE else ui.stage_height())
     same = figures.coinciding({n: f["mean"][:, output] for n, f in fits.items()})
-    st.caption("Grey dots: the true test outputs. Lines: GPR-type predictions (grey band: 2 standard deviations); "
+    st.caption("Small blue dots: the training data; grey dots: the true test outputs. Lines: GPR-type predictions (grey band: 2 standard deviations); "
                "markers: Twin GP predictions, coloured by their certainty phi (colour scale spans the observed "
                "range). Where the truth has several branches, see which branch each model follows."
                + "".join(f" The predictions of {' and '.join(g)} coincide." for g in same))
-    ui.claims("regression.fits")
+    with st.container() if FEW_STAGE else stage_side:
+        ui.claims("regression.fits")
 elif Y.shape[1] <= 2:
     input_names, _, X_te_units = ui.view().inputs_in_units()
     along = ui.widget(st.selectbox, "Input along which to plot", "plot_input", list(range(data.X_te.shape[1])),
@@ -248,7 +266,7 @@ with st.expander("The maths"):
 
 st.subheader("A few target labels")
 if ui.widget(st.toggle, "Compare no adaptation, importance weighting and delta adaptation", "few_labels"):
-    n_labels = ui.widget(st.slider, "labelled test points", "n_labels",
+    n_labels = ui.widget(side_control.slider if FEW_STAGE else st.slider, "labelled test points", "n_labels",
                          help="How many test points reveal their label to the delta adaptation.")
     outcome = ui.guard("Few labels", ui.view().few_labels, n_labels)
     if outcome is not None:
@@ -260,9 +278,12 @@ if ui.widget(st.toggle, "Compare no adaptation, importance weighting and delta a
             labelled = ui.view().labelled_points(n_labels)
             ui.chart("regression fits", figures.regression_fits, X_eval[:, 0], Y_eval, {n: {"mean": p} for n, p in preds.items()},
                                            labelled=(data.X_te[labelled, 0], data.Y_te[labelled]),
-                                           heading="A few target labels: three GPs", key="regression.regression_fits.2")
+                                           heading="A few target labels: three GPs", key="regression.regression_fits.2",
+                                           where=stage_figure if FEW_STAGE else None,
+                                           height=ui.stage_height() if FEW_STAGE else None)
             st.caption("No adaptation fits the training data as they are; importance weighting re-weights them "
                        "(no target labels needed); delta adaptation adds a correction fitted to the labelled "
                        "test points (black rings). Errors are measured on the other test points."
                        + _close_lines(preds, "delta adaptation", "importance weighting"))
-        ui.claims("regression.few_labels")
+        with stage_side if FEW_STAGE else st.container():
+            ui.claims("regression.few_labels")

@@ -38,10 +38,11 @@ def ours(metrics):
 def figure(row):
     title = f"{row['where']}: ours over {len(row['full']['seeds'])} seeds"
     if row["figure"] == "curve":
-        return ui.figure(figures.reproduction_curve, row["full"]["metrics"], title)
+        return ui.figure(figures.reproduction_curve, row["full"]["metrics"], title, presentation=ui.get("presentation"))
     if row["figure"] == "gaps" and row.get("trace"):
-        return ui.figure(figures.reproduction_gaps, row["trace"])
-    return ui.figure(figures.reproduction_bars, row["full"]["metrics"], row["paper_values"], title)
+        return ui.figure(figures.reproduction_gaps, row["trace"], presentation=ui.get("presentation"))
+    return ui.figure(figures.reproduction_bars, row["full"]["metrics"], row["paper_values"], title,
+                     presentation=ui.get("presentation"))
 
 
 def rerun(row):
@@ -83,11 +84,11 @@ for paper, title in reproduction.PAPERS.items():
         "where": r["where"], "claim": r["claim"],
         "paper": "; ".join(f"{k}: {v}" for k, v in r["paper_values"].items()) or "sign / figure only",
         "ours (mean ± sd)": ours(r["full"]["metrics"]), "verdict": verdict_text(r["verdict"]),
-        "reason": r["reason"]} for r in rows])
+        "reason": r["reason"]} for r in rows], wrap=True)
     for r in rows:
         st.subheader(f"{figures.VERDICT_MARKS[r['verdict']][0]} {r['where']}: {r['key']}")
         left, right = st.columns([3, 2])
-        left.plotly_chart(figure(r), width="stretch", key=f"fig.{r['key']}")
+        left.plotly_chart(figure(r), width="stretch", key=f"fig.{r['key']}", theme=None)
         right.markdown(f"**Claim.** {r['claim']}")
         right.markdown(f"**Verdict: {verdict_text(r['verdict'])}.** {r['reason']}.")
         right.markdown(f"**Setting.** {r['sizes']['full']}; seeds {', '.join(map(str, r['full']['seeds']))}. "

@@ -10,7 +10,7 @@ from teaching import catalog, lessons, figures, readings
 ui.through_app()
 st.title("Importance weights")
 ui.lesson_banner("pages/weights.py")
-st.markdown(
+INTRO = (
     "Each estimator learns $w(x) = p_{te}(x) / p_{tr}(x)$ from the inputs alone. **KLIEP** maximises the "
     "test log-likelihood of $p_{te} = w\\,p_{tr}$; its **Frank-Wolfe** solvers add one Gaussian bump (an *atom*) "
     "per step, so few coefficients are non-zero, and the **duality gap** bounds how far they are from the optimum. "
@@ -20,6 +20,13 @@ data = ui.current_data()
 if data is None:
     st.stop()
 
+# The stage (first screen): a lesson's figure with its control and claims beside it. The KLIEP lesson's figure is
+# the solvers' duality gaps, with the replay's solver beside it and the replay under it; otherwise the weights
+# against the true ratio. The estimators and sigma come under the stage, the table and the other figures below.
+REPLAY_STAGE = ui.stage_lesson("pages/weights.py") is lessons.KLIEP_SOLVERS
+stage_figure, stage_side = st.container(key="stage").columns([3, 2])
+side_control = stage_side.container()
+under_stage = st.container()
 c1, c2, c3 = st.columns([3, 1, 1])
 with c1:
     chosen = ui.widget(st.multiselect, "Estimators", "estimators", catalog.WEIGHT_ESTIMATORS, wrap=True)
@@ -66,6 +73,9 @@ for name, outcome in outcomes.items():
                 "objective": getattr(est, "objective_", None), "ESS": ui.quiet(metrics.effective_sample_size, w),
                 "max w": ui.quiet(metrics.max_weight, w)})
     rows.append(row)
+ui.lesson_summary("pages/weights.py")
+st.markdown(INTRO)
+st.subheader("The estimators side by side")
 ui.show_table(rows, "estimator",
               formats={"fit (s)": ".2f", "objective": ".6g", "iter.": ".0f",
                        "atoms at end": ".0f", **{_AT_GAP[level]: ".0f" for level in lessons.EQUAL_GAPS}, "ESS": ".0f",
@@ -95,7 +105,10 @@ st.caption("One row per estimator; hover over a column header for its meaning. T
            "of the sparsity plot). A dash (–) means no value: "
            "the column does not apply (e.g. iterations of a closed-form estimator), or the solver did not "
            "reach that duality gap within its budget. The gap of a Frank-Wolfe iterate can rise again after "
-           "a step, so a solver can first reach a gap and end above it."
+           "a step, so a solver can first reach a gap and end above it. NMSE compares the weights with the true ratio, "
+           "which no solver sees: KLIEP maximises the test log-likelihood (the *objective*), so an unconverged "
+           "solver can stop nearer the true ratio by chance while a certified optimum of the objective sits "
+           "farther from it; compare solvers by objective and gap, estimators by NMSE."
            + (f" sigma = {shared.sigma:.3g} chosen by {shared.rule_label} for all KLIEP-family solvers"
               + (f" (once, {shared.seconds:.2f} s)." if shared.rule != "manual" else ".") if shared else ""))
 if shared:
@@ -113,9 +126,10 @@ if data.X_tr.shape[1] == 1:
             on_points[name] = outcome.model.weights_
     true_curve = data.density_ratio(grid[:, None]) if data.density_ratio is not None else None
     if curves:
-        ui.chart("weights vs truth", figures.weights_vs_truth, grid, curves, true_curve, key="weights.weights_vs_truth")
+        ui.chart("weights vs truth", figures.weights_vs_truth, grid, curves, true_curve, key="weights.weights_vs_truth",
+                 where=None if REPLAY_STAGE else stage_figure, height=None if REPLAY_STAGE else ui.stage_height())
         same = figures.coinciding(curves)
-        st.caption("Each estimator's w(x) on a grid of x" + (", the dotted black line the true ratio" if
+        (st if REPLAY_STAGE else under_stage).caption("Each estimator's w(x) on a grid of x" + (", the dotted black line the true ratio" if
                    true_curve is not None else "") + ". Where w(x) > 1 the test density is the larger one."
                    + "".join(f" The curves of {' and '.join(g)} coincide: only the last one drawn is visible."
                              for g in same))
@@ -126,7 +140,8 @@ if data.X_tr.shape[1] == 1:
                    + "".join(f" {' and '.join(g)} coincide (the same weight on every training point): the "
                              f"markers of {' and '.join(g[1:])} lie on those of {g[0]}."
                              for g in figures.coinciding(on_points)))
-    ui.claims("weights.curves")
+    with st.container() if REPLAY_STAGE else stage_side:
+        ui.claims("weights.curves")
 else:
     left, right = st.columns(2)
     ui.chart("weight histogram", figures.weight_histogram, {n: o.model.weights_ for n, o in outcomes.items()}, key="weights.weight_histogram", where=left)
@@ -163,16 +178,27 @@ histories = {n: o.model.history_ for n, o in outcomes.items() if n in catalog.FR
              and o.model.history_ is not None}
 if histories:
     st.subheader("Frank-Wolfe: duality gap, active set, steps")
-    axis = ui.widget(st.radio, "x axis", "gap_axis", ["iteration", "seconds"], horizontal=True)
-    left, right = st.columns(2)
-    ui.chart("duality gaps", figures.duality_gaps, histories, axis, key="weights.duality_gaps", where=left)
-    ui.chart("active set sizes", figures.active_set_sizes, histories, key="weights.active_set_sizes", where=right)
+    if REPLAY_STAGE:  # the lesson's stage: the solvers' gaps, beside them the replay's solver and the axis
+        name = ui.widget(side_control.selectbox, "Replay the steps of (the replay is under this figure)", "replay",
+                         list(histories))
+        axis = ui.widget(side_control.radio, "x axis of the gaps", "gap_axis", ["iteration", "seconds"],
+                         horizontal=True)
+        ui.chart("duality gaps", figures.duality_gaps, histories, axis, key="weights.duality_gaps",
+                 where=stage_figure, height=ui.stage_height())
+        ui.chart("active set sizes", figures.active_set_sizes, histories, key="weights.active_set_sizes")
+    else:
+        axis = ui.widget(st.radio, "x axis", "gap_axis", ["iteration", "seconds"], horizontal=True)
+        left, right = st.columns(2)
+        ui.chart("duality gaps", figures.duality_gaps, histories, axis, key="weights.duality_gaps", where=left)
+        ui.chart("active set sizes", figures.active_set_sizes, histories, key="weights.active_set_sizes", where=right)
     same = figures.coinciding({n: readings.relative_gaps(h) for n, h in histories.items()}, log=True)
-    st.caption("Left: the relative duality gap of every iterate (both axes logarithmic, so a 12-step run is as "
+    st.caption(("The lesson's figure (at the top): " if REPLAY_STAGE else "Left: ")
+               + "the relative duality gap of every iterate (both axes logarithmic, so a 12-step run is as "
                "visible as a 2000-step one); open crosses mark drop steps (an atom leaves), open diamonds swap "
-               "steps. Right: how many atoms are active."
+               "steps. " + ("Above: " if REPLAY_STAGE else "Right: ") + "how many atoms are active."
                + "".join(f" The gap curves of {' and '.join(g)} coincide." for g in same))
-    ui.claims("weights.gap")
+    with stage_side if REPLAY_STAGE else st.container():
+        ui.claims("weights.gap")
     if "FCFWCS" in histories:
         ui.chart("inner iterations", figures.inner_iterations, {"FCFWCS": histories["FCFWCS"]}, key="weights.inner_iterations")
         st.caption("FCFWCS re-optimises all active atoms after each new one (corrective Newton steps): "
@@ -200,38 +226,42 @@ if histories:
             "- A *drop* step removes an atom (its weight reaches 0); a *swap* step moves all of one atom's "
             "weight to another.")
 
-    st.subheader("Replay a run step by step")
-    name = ui.widget(st.selectbox, "Solver", "replay", list(histories))
+    replay_place = under_stage if REPLAY_STAGE else st.container()
+    replay_place.subheader(f"Replay {name} step by step" if REPLAY_STAGE else "Replay a run step by step")
+    if not REPLAY_STAGE:
+        name = ui.widget(st.selectbox, "Solver", "replay", list(histories))
     replay = ui.guard("Replay", ui.replay, ui.view(), name, ui.get("presentation"))
     if replay is not None:
         document, height, meta = replay
-        st.iframe(document, height="content")  # sized to the replay (st.components.v1.html's successor)
+        with replay_place:
+            st.iframe(document, height="content")  # sized to the replay (st.components.v1.html's successor)
         where = ("The grey stems stand at their centres' x with height alpha_l (right axis); the pink curve "
                  "is w_t(x) after the step, the faint one w_(t-1)(x) before it, the dashed line the true "
                  "ratio.") if meta["one_d"] else \
             ("The inputs have more than one dimension, so there is no curve to draw: the x axis is the index "
              "j of the test point x_te_j that serves as the atom's centre, and each stem's height is alpha_l.")
-        st.caption(f"Every one of the {meta['steps']} steps of {name}, in your browser (no rerun of the page): "
+        replay_place.caption(f"Every one of the {meta['steps']} steps of {name}, in your browser (no rerun of the page): "
                    "Step and Back move one iteration, the slider any number, Next ... step jumps to the next "
                    f"step of that kind. {where} Blue: the towards vertex l^FW; orange: the away vertex "
                    "l^AFW; a red cross and dashed stem: an atom that left, at its last alpha; a purple arrow: "
                    "weight that moved from one atom to another. Below, the cursor shows iteration t on the "
                    "relative duality gap and on the size of the active set.")
-        st.markdown(
-            "**Glossary** (the paper's names: Frank-Wolfe covariate shift, section III-B):\n"
-            "- **towards step** (direction $d_t^{FW}$): move weight $\\rho \\in [0, 1]$ onto the Frank-Wolfe "
-            "vertex $l_t^{FW}$, the atom with the largest gradient entry; all other weights shrink by $1-\\rho$.\n"
-            "- **away step** ($d_t^{AFW}$, AFWCS): take weight from the away vertex $l_t^{AFW}$, the active atom "
-            "with the smallest gradient entry, and grow the others by $1+\\rho$, up to "
-            "$\\rho_{max} = \\mu_t(l^{AFW}) / (1 - \\mu_t(l^{AFW}))$.\n"
-            "- **pairwise step** (PFWCS): move weight $\\rho \\le \\rho_{max} = \\mu_t(l^{AFW})$ from "
-            "$l_t^{AFW}$ straight to $l_t^{FW}$; only these two atoms change.\n"
-            "- **drop step**: the step size reached its bound $\\rho_{max} < 1$, so the away atom's weight "
-            "became 0 and it left the active set $S_t$ ($|S_{t+1}| = |S_t| - 1$).\n"
-            "- **swap step** (PFWCS): the bound was reached and $l_t^{FW}$ was not active: the away atom "
-            "left and $l_t^{FW}$ entered, $|S_{t+1}| = |S_t|$.\n"
-            "- **good step**: neither a drop nor a swap step (the line search stopped before the bound, or the "
-            "bound was 1). The paper's linear convergence rate counts good steps only (a drop step \"cannot "
-            "guarantee a decrease of the duality gap\", appendix B.2).\n"
-            "- **fully-corrective step** (FCFWCS): after adding $l_t^{FW}$, all active weights are re-optimised "
-            "by Newton steps on the face; atoms that reach 0 leave (a drop).")
+        with st.expander("Glossary: the kinds of Frank-Wolfe step"):
+            st.markdown(
+                "**Glossary** (the paper's names: Frank-Wolfe covariate shift, section III-B):\n"
+                "- **towards step** (direction $d_t^{FW}$): move weight $\\rho \\in [0, 1]$ onto the Frank-Wolfe "
+                "vertex $l_t^{FW}$, the atom with the largest gradient entry; all other weights shrink by $1-\\rho$.\n"
+                "- **away step** ($d_t^{AFW}$, AFWCS): take weight from the away vertex $l_t^{AFW}$, the active atom "
+                "with the smallest gradient entry, and grow the others by $1+\\rho$, up to "
+                "$\\rho_{max} = \\mu_t(l^{AFW}) / (1 - \\mu_t(l^{AFW}))$.\n"
+                "- **pairwise step** (PFWCS): move weight $\\rho \\le \\rho_{max} = \\mu_t(l^{AFW})$ from "
+                "$l_t^{AFW}$ straight to $l_t^{FW}$; only these two atoms change.\n"
+                "- **drop step**: the step size reached its bound $\\rho_{max} < 1$, so the away atom's weight "
+                "became 0 and it left the active set $S_t$ ($|S_{t+1}| = |S_t| - 1$).\n"
+                "- **swap step** (PFWCS): the bound was reached and $l_t^{FW}$ was not active: the away atom "
+                "left and $l_t^{FW}$ entered, $|S_{t+1}| = |S_t|$.\n"
+                "- **good step**: neither a drop nor a swap step (the line search stopped before the bound, or the "
+                "bound was 1). The paper's linear convergence rate counts good steps only (a drop step \"cannot "
+                "guarantee a decrease of the duality gap\", appendix B.2).\n"
+                "- **fully-corrective step** (FCFWCS): after adding $l_t^{FW}$, all active weights are re-optimised "
+                "by Newton steps on the face; atoms that reach 0 leave (a drop).")

@@ -48,7 +48,10 @@ class Claim:
 
 @dataclass(frozen=True)
 class Lesson:
-    """A self-contained lesson: page, every setting, claims."""
+    """A self-contained lesson: page, every setting, claims. ``banner``: one line under the page's title (what to
+    look at, the control to move); ``invites``: settings the student may change and stay in the lesson (its claims
+    re-checked on the changed view); ``compares``: name prefixes of the settings its page reads, which alone decide
+    whether a view is the lesson (empty: all; Home draws the sinc data whatever the other pages' settings)."""
 
     key: str
     title: str
@@ -57,6 +60,9 @@ class Lesson:
     settings: dict
     claims: tuple = field(default_factory=tuple)
     main_figure: str = ""
+    banner: str = ""
+    invites: tuple = ()
+    compares: tuple = ()
 
     @property
     def main_view(self):
@@ -69,13 +75,14 @@ class Lesson:
 
 
 class LessonRun:
-    """A lesson's settings (optionally with another seed) and its :class:`teaching.view.View`, built by
-    the same :meth:`View.from_settings <teaching.view.View.from_settings>` as a page's: a claim's check
-    computes through the View, so it reads the very cache entries the page filled."""
+    """A lesson's settings (optionally with another seed, and ``changes``: values of the settings it
+    invites, as the view has them) and its :class:`teaching.view.View`, built by the same
+    :meth:`View.from_settings <teaching.view.View.from_settings>` as a page's: a claim's check computes
+    through the View, so it reads the very cache entries the page filled."""
 
-    def __init__(self, lesson, seed=None):
+    def __init__(self, lesson, seed=None, changes=None):
         self.lesson = lesson
-        self.settings = dict(lesson.settings)
+        self.settings = {**lesson.settings, **(changes or {})}
         if seed is not None:
             self.settings["seed"] = int(seed)
 
@@ -168,6 +175,10 @@ WHY_WEIGHTS = Lesson(
             "Move the width slider to 0.3: a flexible model barely needs the weights (Shimodaira, 2000).",
     settings={**data_settings("sinc"), **_HYPER, "home_width": 2.0, "sigma_mode": "auto", "sigma": 0.3,
               "weights_for_models": "FCFWCS", "estimators": ["FCFWCS"]},
+    banner="A too-smooth GP misses the test region unless the training points are weighted. "
+           "Move the width slider to 0.3: a flexible model barely needs the weights.",
+    invites=("home_width",),
+    compares=("sinc.", "seed", "home_width", "weights_for_models", "sigma_mode", "sigma", "lambda_x"),
     claims=(
         Claim("home.fit", "The weighted fits have a lower test error than the unweighted one "
                           "(by at least 0.01 in MAE).", _weighted_fit_wins),
@@ -226,7 +237,9 @@ KLIEP_SOLVERS = Lesson(
             "(one problem). FCFWCS certifies the optimum in about a dozen steps; FWCS, AFWCS and PFWCS creep "
             "towards it. Compare the atoms they keep when they reach the same duality gap.",
     settings={**data_settings("sinc"), **_HYPER, "estimators": list(_FW), "sigma_mode": "manual",
-              "sigma": 0.3, "gap_axis": "iteration", "weights_for_models": "FCFWCS"},
+              "sigma": 0.3, "gap_axis": "iteration", "weights_for_models": "FCFWCS", "replay": "FCFWCS"},
+    banner="Replay each solver step by step: FCFWCS certifies the optimum in a dozen steps, the others creep.",
+    invites=("replay", "gap_axis"),
     claims=(
         Claim("weights.table", "FCFWCS certifies the optimum (relative duality gap below its tolerance 1e-5) "
                                "in at most 30 iterations.", _fcfwcs_certifies),
@@ -271,7 +284,9 @@ ESTIMATORS_DISAGREE = Lesson(
             "(the five KMM variants and LogisticRatio) and RuLSIF's own cross-validation. The weight error "
             "(NMSE on the mean-1 scale) ranks them.",
     settings={**data_settings("sinc"), **_HYPER, "estimators": list(_ESTIMATORS), "sigma_mode": "auto",
-              "sigma": 0.3, "weights_for_models": "FCFWCS"},
+              "sigma": 0.3, "weights_for_models": "FCFWCS", "replay": "FCFWCS"},
+    banner="Eight estimators of w(x) against the true ratio (dotted): compare the curves and the weight errors below.",
+    invites=("replay", "gap_axis"),
     claims=(
         Claim("weights.table", "The estimators disagree: the worst weight error is at least 10 times the best.",
               _spread),
@@ -320,6 +335,7 @@ STRUCTURED_OUTPUT = Lesson(
             "(KLTGP, SMTGP with the paper's hyper-parameters) follow one branch.",
     settings={**data_settings("s_shape"), **_TOY_HYPER, "models": ["GPR", "KLTGP", "SMTGP"],
               "weights_for_models": "FCFWCS", "sigma_mode": "auto", "sigma": 0.3, "estimators": ["FCFWCS"]},
+    banner="The S-shape has up to three y for one x: GPR averages the branches, the Twin GPs follow one.",
     claims=(
         Claim("regression.fits", "GPR averages the branches: its test MAE is at least 0.03 above both Twin GPs'.",
               _twins_beat_gpr),
@@ -354,12 +370,18 @@ IW_SMTGP = Lesson(
     key="iw-smtgp", title="IW-SMTGP", page="pages/regression.py", main_figure="regression.fits",
     summary="Circle data (two outputs on the unit circle), training inputs shifted away from the test ones. "
             f"With a too-wide input kernel (rho_x = {_WIDE:g}) the unweighted SMTGP fits the training region "
-            "and misses the test one; the importance-weighted IW-SMTGP does not.",
+            "and misses the test one; the importance-weighted IW-SMTGP does not. A Twin GP minimises its cost at every "
+            "test point with at most 50 quasi-Newton steps: where the cost is flat, a point (1 of 200 on seed 0) can "
+            "stop before its tolerance; it keeps its last iterate and its error counts like the others'.",
     settings={**data_settings("circle"), **_HYPER, "rho_x": _WIDE, "models": ["GPR", "IW-GPR", "SMTGP", "IW-SMTGP"],
               "weights_for_models": "FCFWCS", "sigma_mode": "auto", "sigma": 0.3, "estimators": ["FCFWCS"]},
+    banner=f"With a too-wide input kernel (rho_x = {_WIDE:g}) SMTGP fits the training region (blue dots) and misses "
+           f"the test one; IW-SMTGP does not. Set rho_x to {FLEXIBLE_WIDTH}: the weights barely matter.",
+    invites=("rho_x",),
     claims=(
         Claim("regression.table", f"With rho_x = {_WIDE:g}, IW-SMTGP's error is lower than SMTGP's and the "
-                                  "paired t-test says the difference is no accident (p < 0.01).",
+                                  "paired t-test says the difference is no accident (p < 0.01), counting every "
+                                  "test point, including any that stops at the Twin GP's 50-step limit.",
               _iw_smtgp_helps_when_misspecified),
         Claim("regression.table", f"With a width that fits the data (rho_x = {FLEXIBLE_WIDTH}) the weights change "
                                   f"the MAE by at most 0.01, at least five times less than they gain at rho_x = {_WIDE:g}: "
@@ -389,6 +411,9 @@ FEW_LABELS = Lesson(
     settings={**data_settings("sinc"), **_HYPER, "rho_x": 2.0, "models": ["GPR", "IW-GPR"],
               "weights_for_models": "FCFWCS", "sigma_mode": "auto", "sigma": 0.3, "estimators": ["FCFWCS"],
               "few_labels": True, "n_labels": 10},
+    banner="Ten labelled test points (black rings): compare no adaptation, importance weighting and delta "
+           "adaptation. Move the slider: how many labels does delta adaptation need?",
+    invites=("n_labels",),
     claims=(
         Claim("regression.few_labels", "Both adaptations beat no adaptation: importance weighting by at least "
                                        "0.01 in MAE, delta adaptation by at least 0.005.", _both_adaptations_help),
@@ -423,6 +448,9 @@ BOUNDARY_TURNS = Lesson(
               "weights_for_models": "FCFWCS", "clf.n": 400, "clf.steepness": 2.0, "clf.label_noise": 0.1,
               "clf.kernel": "linear", "clf.sigma": 1.0, "clf.C": 1.0, "clf.C_v": 1.0, "clf.weights": "LogisticRatio",
               "clf.sized_by": "integrated"},
+    banner="The true boundary turns between the training region and the test region: the iid line follows the "
+           "training points, the weighted ones turn. Move the selection steepness (0: no shift).",
+    invites=("clf.steepness",),
     claims=(
         Claim("classification.table", "Both weighted classifiers have a test AUC at least 0.1 higher than the iid "
                                       "classifier's.", _weighted_classifiers_win),

@@ -183,3 +183,15 @@ def test_shift_overview_draws_each_fits_binned_test_error():
     assert np.allclose(errors["error: true weights"].y, 0)
     no = errors["error: no weights"]  # |x^2| on the grid, interpolated: largest in the outer bins
     assert len(no.y) == 8 and no.y[0] > 0.5 > no.y[3] and no.y[-1] > 0.5
+
+
+def test_fit_height_caps_a_stage_figure_and_keeps_its_title_on_one_line_at_the_top():
+    tall = figures.presentation(figures.finish(figures.new_figure("A long title " * 6, "x", "y")
+                                               .add_scatter(x=[0, 1], y=[0, 1]), height=700))
+    assert "<br>" in tall.layout.title.text  # presentation wraps it for half a page
+    fitted = figures.fit_height(tall, 440)
+    assert fitted.layout.height == 440 and tall.layout.height > 440  # a copy; the cached figure is unchanged
+    assert "<br>" not in fitted.layout.title.text
+    assert (fitted.layout.title.yref, fitted.layout.title.y, fitted.layout.title.yanchor) == ("container", 1, "top")
+    short = figures.finish(figures.new_figure("t", "x", "y"), height=300)
+    assert figures.fit_height(short, 440) is short

@@ -231,6 +231,28 @@ def presentation(fig):
     return fig
 
 
+def fit_height(fig, height, legend_width=None):
+    """``fig`` at most ``height`` px tall: a copy whose plot area gives up what is too much (margins, titles
+    and legend keep their room), or ``fig`` itself if it fits. ``legend_width``: the px a legend below the
+    figure (presentation's) has, so that it keeps only the rows it needs there (more plot area)."""
+    if fig.layout.height is None or fig.layout.height <= height:
+        return fig
+    fig = copy.deepcopy(fig)
+    fig.layout.height = height
+    legend = fig.layout.legend
+    if legend_width and legend.yref == "container" and fig.layout.showlegend is not False:
+        font = legend.font.size or BASE_FONT
+        needed = 90 + round(1.6 * font) * _legend_rows(fig, font, legend_width)
+        fig.layout.margin.b = min(fig.layout.margin.b or needed, needed)
+    if fig.layout.title.text:  # one line at the top (plotly places a wrapped title's lines above a short figure's top)
+        fig.update_layout(title=dict(text=fig.layout.title.text.replace("<br>", " "), yref="container", y=1,
+                                     yanchor="top", pad=dict(t=10)),
+                          margin=dict(t=min(fig.layout.margin.t or 70, 70)))
+    for colorbar in _colorbars(fig):  # a shorter bar: fewer tick labels, which do not run into each other
+        colorbar.nticks = 4
+    return fig
+
+
 def coinciding(curves, tolerance=1e-3, log=False):
     """Groups of curve names whose curves coincide on screen (max difference below
     ``tolerance`` times the plotted range), so a caption can say so. ``log``: compare the

@@ -32,7 +32,7 @@ def shifted_inputs(X_tr, X_te, names, columns, scores):
     columns = list(columns)
     fig = make_subplots(rows=1, cols=max(len(columns), 1),
                         subplot_titles=[f"{names[j]}: KS {scores[j]:.2f}" for j in columns],
-                        horizontal_spacing=0.08)
+                        horizontal_spacing=0.1)
     for i, j in enumerate(columns, start=1):
         both = np.concatenate([X_tr[:, j], X_te[:, j]])
         lo, hi = float(both.min()), float(both.max())
@@ -46,5 +46,6 @@ def shifted_inputs(X_tr, X_te, names, columns, scores):
     fig.update_layout(barmode="overlay", title_text="The inputs that moved most (training vs test)")
     fig.update_yaxes(title_text="density", row=1, col=1)
     fig = finish(fig, height=360, legend_rows=1)
+    fig.update_xaxes(nticks=4)  # small multiples: few tick labels, which do not run into each other
     fig.update_annotations(font_size=BASE_FONT)
     return fig

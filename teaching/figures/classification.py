@@ -56,7 +56,7 @@ def classification_map(X_tr, y_tr, X_te, y_te, xs, ys, scores, p_test=None, weig
         fig.add_trace(go.Contour(x=xs, y=ys, z=grid, contours=dict(start=0, end=0, size=1, coloring="none"),
                                  line=dict(color=line_color, dash=dash, width=3), showscale=False,
                                  showlegend=False, legendgroup=name, hoverinfo="skip", name=name))
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=f"boundary: {name}", legendgroup=name,
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=name, legendgroup=name,  # a boundary line (caption)
                                  line=dict(color=line_color, dash=dash, width=3)))
     if true_boundary is not None:
         x_true, y_true = (np.asarray(a, dtype=float) for a in true_boundary)

@@ -3,19 +3,23 @@
 import numpy as np
 from plotly.subplots import make_subplots
 
-from teaching.figures.base import (BASE_FONT, color, finish, line_style, marker_style, new_figure,
+from teaching.figures.base import (BASE_FONT, TRAIN, color, finish, line_style, marker_style, new_figure,
                                    style)
 
 
 def regression_fits(x, y_true, fits, output=0, labelled=None, heading="Predictions on the test inputs",
-                    x_title="x", y_title=None, points=False):
+                    x_title="x", y_title=None, points=False, train=None):
     """Predictions on the test inputs: GPR with a 2-std band, TGPs coloured by certainty phi
     (colour scale stretched over the observed range of phi). ``labelled`` = (x, y) of the
     revealed target labels, drawn as large black rings. ``points``: x is one of several inputs,
     so every prediction is drawn as a marker (a line or band along x would join points that
-    differ in the other inputs)."""
+    differ in the other inputs). ``train`` = (x, y) of the training points (of this output), drawn
+    as small blue markers, so that the shift between the training and the test inputs can be seen."""
     order = np.argsort(x)
     fig = new_figure(heading, x_title, y_title or f"y{output}")
+    if train is not None:
+        fig.add_scatter(x=train[0], y=train[1], mode="markers", name="training data",
+                        marker=dict(color=TRAIN, size=5, opacity=0.6))
     truth = dict(color="#888888", size=7, symbol="circle-open") if points else dict(color="#BBBBBB", size=6)
     fig.add_scatter(x=x, y=y_true[:, output], mode="markers", name="test truth", marker=truth)
     phis = [f["certainty"] for f in fits.values() if f.get("certainty") is not None]
@@ -28,9 +32,9 @@ def regression_fits(x, y_true, fits, output=0, labelled=None, heading="Predictio
             band = np.concatenate([(mean + 2 * std)[order], (mean - 2 * std)[order][::-1]])
             fig.add_scatter(x=np.concatenate([x[order], x[order][::-1]]), y=band, fill="toself",
                             line=dict(width=0), fillcolor="rgba(120,120,120,0.2)", name=f"{name} +-2 std",
-                            hoverinfo="skip")
+                            hoverinfo="skip", showlegend=False, legendgroup=name)  # the caption explains the band
         if fit.get("certainty") is not None:
-            fig.add_scatter(x=x, y=mean, mode="markers", name=f"{name} (colour: certainty phi)",
+            fig.add_scatter(x=x, y=mean, mode="markers", name=f"{name} (colour: phi)", legendgroup=name,
                             marker=dict(color=fit["certainty"], colorscale="Viridis", cmin=lo, cmax=hi if hi > lo else lo + 1e-9,
                                         size=9, symbol=style(name)["symbol"], line=dict(width=1, color=color(name)),
                                         colorbar=dict(title="phi", len=0.7, x=1.02)))
@@ -38,10 +42,18 @@ def regression_fits(x, y_true, fits, output=0, labelled=None, heading="Predictio
             fig.add_scatter(x=x, y=mean, name=name, mode="markers",
                             marker=marker_style(name, 8, opacity=0.8, line=dict(width=1, color="#000000")))
         else:
-            fig.add_scatter(x=x[order], y=mean[order], name=name, mode="lines", line=line_style(name, 4))
+            fig.add_scatter(x=x[order], y=mean[order], name=name, mode="lines", line=line_style(name, 4),
+                            legendgroup=name)
     if labelled is not None:
         fig.add_scatter(x=labelled[0], y=labelled[1][:, output], mode="markers", name="labelled target points",
                         marker=dict(color="#000000", size=14, symbol="circle-open", line=dict(width=3)))
+    if train is not None:  # the y range of the test outputs and predictions: far-off training outputs are cut
+        shown = np.concatenate([y_true[:, output], *(f["mean"][:, output] for f in fits.values())])
+        shown = shown[np.isfinite(shown)]
+        if shown.size:
+            low, high = float(shown.min()), float(shown.max())
+            pad = 0.1 * (high - low or 1.0)
+            fig.update_yaxes(range=[low - pad, high + pad])
     return finish(fig, legend_rows=1 + len(fits) // 3)
 
 

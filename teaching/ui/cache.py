@@ -55,19 +55,28 @@ def _feed(digest, value):
         digest.update(pickle.dumps(value, protocol=5))
 
 
+#: Width (px) a stage figure's legend has in presentation mode (3/5 of the main area at 1280 px, less margins).
+STAGE_LEGEND_WIDTH = 600
+
+
+def _laid_out(figure, presentation, height):
+    figure = figures.presentation(figure) if presentation else figure
+    return figures.fit_height(figure, height, STAGE_LEGEND_WIDTH if presentation else None) if height else figure
+
+
 @st.cache_resource(show_spinner=False, max_entries=128)
-def _cached_figure(function_name, key, presentation, _make_figure, _args, _kwargs):
-    figure = _make_figure(*_args, **_kwargs)
-    return figures.presentation(figure) if presentation else figure
+def _cached_figure(function_name, key, presentation, height, _make_figure, _args, _kwargs):
+    return _laid_out(_make_figure(*_args, **_kwargs), presentation, height)
 
 
-def figure(make_figure, *args, presentation=False, **kwargs):
+def figure(make_figure, *args, presentation=False, height=None, **kwargs):
     """``make_figure(*args, **kwargs)`` (a pure teaching.figures function), built once per content.
 
     Building a plotly figure validates every property (0.02-0.3 s a figure); a rerun that shows
     the same data reuses the figure, cached by the content of the arguments (:func:`content_key`),
     never by names. The figure is shared between reruns and sessions: read it, do not change it.
-    With ``presentation``, the enlarged copy (teaching.figures.presentation).
+    With ``presentation``, the enlarged copy (teaching.figures.presentation); with ``height``, at most that
+    tall (teaching.figures.fit_height: a lesson's stage fits one screen).
     """
     name = f"{make_figure.__module__}.{make_figure.__qualname__}"
     try:
@@ -75,9 +84,8 @@ def figure(make_figure, *args, presentation=False, **kwargs):
             raise TypeError(f"{name} is not a function of the covshift or teaching package")
         key = content_key(args, kwargs)
     except (TypeError, AttributeError, pickle.PicklingError):  # no reliable key: build it every time
-        built = make_figure(*args, **kwargs)
-        return figures.presentation(built) if presentation else built
-    return _cached_figure(name, key, bool(presentation), make_figure, args, kwargs)
+        return _laid_out(make_figure(*args, **kwargs), presentation, height)
+    return _cached_figure(name, key, bool(presentation), height, make_figure, args, kwargs)
 
 
 def _is_named_core_function(function):
@@ -87,11 +95,24 @@ def _is_named_core_function(function):
     return module.startswith(("covshift.", "teaching.")) and "<" not in qualname
 
 
-def chart(title, make_figure, *args, key=None, where=None, **kwargs):
+def chart(title, make_figure, *args, key=None, where=None, height=None, **kwargs):
     """Draw ``make_figure(*args, **kwargs)`` (a teaching.figures function) with a unique key,
     or a message if the figure cannot be drawn from these data. With the sidebar's
-    presentation switch on, fonts, lines and markers are enlarged (teaching.figures.presentation).
-    The figure is built once per content of the arguments (:func:`figure`)."""
-    built = guard(title, figure, make_figure, *args, presentation=get("presentation"), **kwargs)
+    presentation switch on, fonts, lines and markers are enlarged (teaching.figures.presentation). The figure
+    keeps its own (plotly_white) colours in both of Streamlit's themes: Streamlit's theme greys the tick
+    labels to ~3.7:1 contrast, below WCAG's 4.5:1.
+    The figure is built once per content of the arguments (:func:`figure`); ``height``: at most so tall
+    (px), e.g. :func:`stage_height` for the figure of a lesson's first screen."""
+    built = guard(title, figure, make_figure, *args, presentation=get("presentation"), height=height, **kwargs)
     if built is not None:
-        (where or st).plotly_chart(built, width="stretch", key=key)
+        (where or st).plotly_chart(built, width="stretch", key=key, theme=None)
+
+
+#: Heights (px) of a stage's figure, presentation mode off and on: with the title and the one-line lesson
+#: banner above it, the whole figure fits a 1280 x 800 screen (tests/browser/test_stage_browser.py).
+STAGE_HEIGHTS = {False: 500, True: 440}
+
+
+def stage_height():
+    """The height of the figure of a lesson's stage in this mode (:data:`STAGE_HEIGHTS`)."""
+    return STAGE_HEIGHTS[bool(get("presentation"))]

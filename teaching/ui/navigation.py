@@ -4,6 +4,7 @@ import streamlit as st
 
 from teaching import catalog, lessons, settings
 from teaching.ui import presentation
+from teaching.ui.pages import PAGES
 from teaching.ui.state import DEFAULTS, apply, get, reset
 from teaching.ui.widgets import widget
 
@@ -21,6 +22,17 @@ def _view_query(settings_of_view):
 _NOT_THE_VIEW = ("presentation",)
 #: Seeds on which every lesson's claims are checked (tests/test_lessons.py).
 CHECKED_SEEDS = (0, 1, 2)
+#: The page of each figure key's prefix (claims name their figure, e.g. "weights.gap").
+_FIGURE_PAGES = {"home": "pages/home.py", "weights": "pages/weights.py", "regression": "pages/regression.py",
+                 "classification": "pages/classification.py"}
+
+
+def _compared(lesson, name):
+    """Whether setting ``name`` decides if a view is ``lesson`` (not the projector switch, not a setting the
+    lesson invites the student to change, and one its page reads)."""
+    if name in _NOT_THE_VIEW or name in lesson.invites:
+        return False
+    return not lesson.compares or name.startswith(lesson.compares)
 
 
 def _differences(lesson, current):
@@ -28,19 +40,35 @@ def _differences(lesson, current):
     differ from the lesson's (every other setting at its default); a seed in 0-2 is the lesson."""
     wanted = {**DEFAULTS, **lesson.settings}
     return {k: (wanted[k], current.get(k)) for k in wanted
-            if k not in _NOT_THE_VIEW and current.get(k) != wanted[k]
+            if _compared(lesson, k) and current.get(k) != wanted[k]
             and not (k == "seed" and current.get(k) in CHECKED_SEEDS)}
 
 
-def active_lesson():
-    """The lesson whose view the current settings are (every setting equal to the lesson's,
-    the others at their defaults, a seed in 0-2), or None."""
+def changes(lesson, current=None):
+    """{setting: (the lesson's value, the current value)} of the settings the lesson invites the student
+    to change that the view has changed."""
+    current = st.session_state.settings if current is None else current
+    wanted = {**DEFAULTS, **lesson.settings}
+    return {k: (wanted[k], current.get(k)) for k in lesson.invites if current.get(k) != wanted[k]}
+
+
+def active_lesson(page=None):
+    """The lesson whose view the current settings are (every setting it compares equal to the lesson's,
+    the others at their defaults, a seed in 0-2; the settings it invites to change may differ), or None.
+    ``page``: only a lesson of this page (its file) counts; None: the page this run draws (see
+    :func:`current_page`)."""
     get("seed")  # a page run without app.py recovers here (see get)
+    page = page or current_page()
     current = st.session_state.settings
     for lesson in lessons.LESSONS.values():
-        if not _differences(lesson, current):
+        if (page is None or lesson.page == page) and not _differences(lesson, current):
             return lesson
     return None
+
+
+def current_page():
+    """The file of the page this run draws (set by :func:`sidebar` from app.py's navigation), or None."""
+    return st.session_state.get("current_page")
 
 
 def _nearest_lesson(page):
@@ -53,17 +81,35 @@ def _nearest_lesson(page):
     return min(near, key=lambda pair: len(pair[1])) if near else None
 
 
+def stage_lesson(page):
+    """The lesson whose stage ``page`` lays out: the active lesson, else the lesson this view started
+    from (:func:`_nearest_lesson`), else None (the page's own first screen)."""
+    lesson = active_lesson(page)
+    if lesson is None:
+        near = _nearest_lesson(page)
+        lesson = near[0] if near else None
+    return lesson
+
+
 def claims(figure):
-    """Show the active lesson's claims about ``figure`` (each checked by tests/test_lessons.py),
-    then an anchor the browser test scrolls to."""
-    lesson = active_lesson()
+    """Show the active lesson's claims about ``figure`` (each checked by tests/test_lessons.py, and
+    re-checked here on this view's data, also after a change the lesson invites), then an anchor the
+    browser test scrolls to."""
+    lesson = active_lesson(_FIGURE_PAGES.get(figure.split(".")[0]))
     shown = [claim for claim in lesson.claims if claim.figure == figure] if lesson is not None else []
     if shown:
-        run = lessons.LessonRun(lesson, seed=st.session_state.settings["seed"])
+        changed = changes(lesson)
+        run = lessons.LessonRun(lesson, seed=st.session_state.settings["seed"],
+                                changes={k: now for k, (_, now) in changed.items()})
         lines = [f"- {claim.text} {_measured(claim, run)}" for claim in shown]
-        st.success(f"**{lesson.title}** (checked on seeds 0-2):\n" + "\n".join(lines),
-                   icon=":material/check_circle:")
+        where = ("checked on seeds 0-2" if not changed else
+                 f"checked on seeds 0-2 at the lesson's settings; re-checked here with {_listed(changed)}")
+        st.success(f"**{lesson.title}** ({where}):\n" + "\n".join(lines), icon=":material/check_circle:")
     st.markdown(f'<span id="view-{figure.replace(".", "-")}"></span>', unsafe_allow_html=True)
+
+
+def _listed(changed):
+    return "; ".join(f"{name} = {_shown(now)} (lesson: {_shown(was)})" for name, (was, now) in changed.items())
 
 
 def _measured(claim, run):
@@ -79,33 +125,53 @@ def _measured(claim, run):
 
 
 def lesson_banner(page):
-    """Under the title of ``page`` (its file, pages/<name>.py): which lesson the current settings are; or, when they differ from a
-    lesson of this page in a few settings, that the view is no longer that lesson and what changed."""
-    lesson = active_lesson()
+    """Under the title of ``page`` (its file, pages/<name>.py), one line: which lesson the current settings
+    are and the control it invites the student to move (the lesson's whole story: :func:`lesson_summary`);
+    or, when they differ from a lesson of this page in a few settings, that the view is no longer that
+    lesson and what changed."""
+    lesson = active_lesson(page)
     if lesson is not None:
-        st.info(f"**Lesson: {lesson.title}.** {lesson.summary} Its claims are the green boxes beside the figures.",
-                icon=":material/school:")
+        changed = changes(lesson)
+        note = f" *You changed {_listed(changed)}: its claims are re-checked on this view.*" if changed else ""
+        st.info(f"**Lesson: {lesson.title}.** {lesson.banner or lesson.summary}{note}", icon=":material/school:")
         return
     near = _nearest_lesson(page)
     if near is not None:
         lesson, changed = near
         listed = "; ".join(f"{name}: {_shown(now)} (lesson: {_shown(was)})" for name, (was, now) in changed.items())
         st.caption(f"This view started from the lesson *{lesson.title}* and differs from it in {listed}; the "
-                   "lesson's claims are not shown, since they were checked on the lesson's settings. Its button "
+                   "lesson's claims are not shown, since they were checked on the lesson's settings. Its link "
                    "in the sidebar opens the lesson again.")
+
+
+def lesson_summary(page):
+    """The active lesson's whole story (its summary), for the part of the page below the stage."""
+    lesson = active_lesson(page)
+    if lesson is not None:
+        st.markdown(f"**About this lesson.** {lesson.summary}")
 
 
 def _shown(value):
     return ", ".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
 
 
-def sidebar():
-    """Shared sidebar: lessons, data set, seed, presentation switch, reset."""
+def sidebar(page=None):
+    """Shared sidebar: lessons, data set, seed, presentation switch, reset. ``page``: the page this run
+    draws (st.navigation's), so that only a lesson of this page, the one the view is, gets highlighted."""
+    files = {title: path for path, title, _ in PAGES}
+    try:
+        title = page.title
+    except AttributeError:  # a worker process importing app.py outside a Streamlit run
+        title = None
+    st.session_state.current_page = files.get(title)
+    lesson = active_lesson()
+    changed_lesson = lesson is not None and lesson.key != st.session_state.get("shown_lesson")
+    st.session_state.shown_lesson = lesson.key if lesson is not None else None
     if presentation.on():
-        _presentation_bar()
+        _presentation_bar(lesson, close=changed_lesson)
     with st.sidebar:
         st.header("Lessons")
-        _lesson_buttons()
+        _lesson_links(lesson)
         st.header("Data")
         widget(st.radio, "Source", "source", horizontal=True,
                help="Upload a CSV on the Data & shift page.")
@@ -121,21 +187,30 @@ def sidebar():
         st.caption("Every setting is in the page address: copy the link to share exactly this view "
                    "(an uploaded CSV has to be uploaded again).")
     presentation.apply_mode()
+    if changed_lesson:
+        presentation.to_top()
 
 
-def _lesson_buttons(tooltips=True):
+def _lesson_links(active, where="sidebar"):
     """One link per lesson: its page at the lesson's address (:func:`lesson_query`), one browser
-    history entry, the same view as a fresh open of that address."""
+    history entry, the same view as a fresh open of that address. Only the link of ``active`` (the
+    lesson the view is, or None) is highlighted (presentation.apply_mode's style); no tooltips, which
+    would stay over the figure after the click (the lesson's banner says what it is)."""
     for title, lesson in lessons.LESSONS.items():
-        st.page_link(lesson.page, label=title, query_params=lesson_query(title), icon=":material/school:",
-                     help=lesson.summary if tooltips else None)
+        mark = "active" if active is not None and lesson.key == active.key else "other"
+        with st.container(key=f"lesson-{where}-{mark}-{lesson.key}"):
+            st.page_link(lesson.page, label=title, query_params=lesson_query(title), icon=":material/school:")
 
 
-def _presentation_bar():
+def _presentation_bar(active, close):
     """In presentation mode, above the page: the lessons and the way out, so that the folded
-    sidebar need not be opened in front of the class."""
+    sidebar need not be opened in front of the class. The lessons' popover closes when a lesson
+    has been chosen (``close``)."""
+    if close:
+        st.session_state["lessons.popover"] = False
     lessons_column, leave_column, _ = st.columns([1, 1, 2])
-    with lessons_column.popover("Lessons", icon=":material/school:", width="stretch"):
-        _lesson_buttons(tooltips=False)  # no tooltip left over the view
+    with lessons_column.popover("Lessons", icon=":material/school:", width="stretch", key="lessons.popover",
+                                on_change="rerun"):
+        _lesson_links(active, where="bar")
     leave_column.button("Leave presentation mode", key="presentation.leave", icon=":material/close_fullscreen:",
                         width="stretch", on_click=apply, args=({"presentation": False},))

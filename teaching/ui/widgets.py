@@ -43,7 +43,8 @@ def widget(kind, label, name, *args, **kwargs):
     Numbers take min/max/step from :data:`teaching.settings.SETTINGS` (a page may narrow
     them); choices take the registry's options unless the page passes the options available in
     this view. The widget's state is seeded from the setting through its session-state key, so
-    that lessons and resets (button callbacks) can move it, and it is kept inside the domain.
+    that lessons and resets (button callbacks) can move it, and it is kept inside the domain. A change
+    is stored before the run it starts (:func:`_from_widget`).
     """
     spec = settings.SETTINGS[name]
     key = f"w.{name}"
@@ -74,20 +75,29 @@ def widget(kind, label, name, *args, **kwargs):
                 st.session_state[key] = current
     elif key not in st.session_state:
         st.session_state[key] = current
+    kwargs.setdefault("on_change", _from_widget)
+    kwargs.setdefault("args", (name,))
     value = kind(label, *args, key=key, **kwargs)
     if value != get(name):
         put(name, value)
     return value
 
 
-def show_table(rows, index=None, formats=None, help=None):
+def _from_widget(name):
+    """A widget's new value into its setting before the run it starts, so that everything the run draws
+    above the widget (the lesson banner, the sidebar's highlight) reads the value the view shows."""
+    put(name, st.session_state[f"w.{name}"])
+
+
+def show_table(rows, index=None, formats=None, help=None, wrap=False):
     """A table with numbers formatted per column, a tooltip per header and a dash (–) in the
     cells that have no value (Streamlit's table would show "None").
 
     rows: list of dicts (or a DataFrame); index: the column shown as the row labels (None: no row
     labels); formats: {column: format spec}; help: {column: tooltip}. The values stay numbers
     (sortable, readable by tests); only their display is formatted. In presentation mode the table
-    is a DOM table (st.table), whose text follows the mode's font size (a canvas table keeps 14 px).
+    is a DOM table (st.table), whose text follows the mode's font size (a canvas table keeps 14 px);
+    with ``wrap``, in both modes (long texts wrap onto lines instead of being cut at the column's width).
     """
     formats, help = formats or {}, help or {}
     frame = pd.DataFrame(rows)
@@ -95,7 +105,7 @@ def show_table(rows, index=None, formats=None, help=None):
         frame = frame.set_index(index)
     shown = frame.style.format({c: functools.partial(figures.format_number, spec=formats.get(c, ".3g"))
                                 for c in frame.columns}, na_rep="")
-    if get("presentation"):
+    if wrap or get("presentation"):
         st.table(shown.hide(axis="index") if index is None else shown)
     else:
         config = {c: st.column_config.Column(c, help=help.get(c)) for c in frame.columns}

@@ -49,7 +49,7 @@ def test_uploaded_csv_shift_is_found_and_its_column_ranked_first(checked):
     assert not at.error, [e.value for e in at.error]
     verdicts = [w.value for w in at.warning if "inputs differ" in w.value]
     assert verdicts and "MMD p = 0.002" in verdicts[0], [w.value for w in at.warning]
-    ranking = next(d.value for d in at.dataframe if "KS" in d.value.columns)
+    ranking = next(d.value for d in [*at.dataframe, *at.table] if "KS" in d.value.columns)  # a wrapped table
     assert ranking.index[0] == "bmi"
     assert list(ranking["KS"]) == sorted(ranking["KS"], reverse=True)
     assert any("Most shifted input: **bmi**" in m.value for m in at.markdown)

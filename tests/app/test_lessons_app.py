@@ -87,3 +87,29 @@ def test_certainty_bins_and_intervals_beside_the_scatter():
     captions = " ".join(c.value for c in at.caption)
     assert "Spearman rho = " in captions and "(95 % intervals)" in captions
     assert "cut into 5 bins of equal size" in captions
+
+
+def test_home_default_view_is_lesson_one_with_its_claims():
+    at = _fresh()
+    first = lessons.LESSONS[TITLES[0]]
+    assert any(f"Lesson: {first.title}." in i.value for i in at.info)
+    assert first.claims[0].text in " ".join(s.value for s in at.success)
+
+
+def test_an_invited_change_keeps_the_lesson_and_its_claims_say_whether_they_hold():
+    at = _open(_fresh(), "KLIEP and its Frank-Wolfe solvers")
+    at.selectbox(key="w.replay").set_value("PFWCS").run()
+    assert not at.exception
+    assert at.session_state["settings"]["replay"] == "PFWCS"
+    banner = " ".join(i.value for i in at.info)
+    assert "Lesson: KLIEP and its Frank-Wolfe solvers." in banner and "You changed replay = PFWCS" in banner
+    shown = " ".join(s.value for s in at.success)
+    assert "re-checked here with replay = PFWCS (lesson: FCFWCS)" in shown
+    assert all(claim.text in shown for claim in lessons.KLIEP_SOLVERS.claims)
+
+
+def test_a_lesson_is_only_the_lesson_on_its_own_page():
+    at = _open(_fresh(), "Why weights")
+    at.switch_page("pages/weights.py").run()  # the same settings on another page are no lesson there
+    assert not any("Lesson: " in i.value for i in at.info)
+    assert not at.success

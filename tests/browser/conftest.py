@@ -2,6 +2,7 @@
 
 import os
 import pathlib
+import shutil
 import socket
 import subprocess
 import sys
@@ -75,3 +76,24 @@ def wait_for_page(tab, heading):
     tab.get_by_role("heading", name=heading).first.wait_for(timeout=120_000)
     tab.wait_for_function(
         "() => !document.querySelector(\"[data-testid='stStatusWidget']\")", timeout=180_000)
+
+
+#: The axe-core release the accessibility test injects (npm package axe-core; .ci/run installs the same one).
+AXE_VERSION = "4.14.1"
+AXE_DIR = pathlib.Path(os.environ.get("COVSHIFT_AXE_DIR", "/tmp/covshift-axe"))
+
+
+@pytest.fixture(scope="session")
+def axe_script():
+    """The path of axe-core's axe.min.js (to inject with page.add_script_tag): npm's axe-core, installed
+    into COVSHIFT_AXE_DIR (default /tmp/covshift-axe) by .ci/run, or here once if it is missing there."""
+    script = AXE_DIR / "node_modules" / "axe-core" / "axe.min.js"
+    if not script.exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            pytest.skip("npm is not installed (apt-get install npm): axe-core cannot be installed")
+        done = subprocess.run([npm, "install", "--prefix", str(AXE_DIR), "--no-audit", "--no-fund",
+                               f"axe-core@{AXE_VERSION}"], capture_output=True, text=True, timeout=300)
+        if done.returncode != 0 or not script.exists():
+            pytest.skip(f"npm could not install axe-core@{AXE_VERSION}: {done.stderr.strip()[-300:]}")
+    return script
