@@ -45,7 +45,7 @@ class KLIEP(KliepFamily):
         for the whole KLIEP family).
     n_centers : int or None, default 100
         Seeded random subset of test points as Gaussian centres (None: all).
-    max_iter : int, default 20000
+    max_iter : int >= 1, default 20000
         Total number of projected-gradient iterations.
     tol : float, default 1e-4
         Stop when the duality gap is at most tol * |F| (as the Frank-Wolfe solvers).
@@ -82,7 +82,7 @@ class KLIEP(KliepFamily):
         self.random_state = random_state
 
     def _check_params(self):
-        check_int(self.max_iter, "max_iter", minimum=0)
+        check_int(self.max_iter, "max_iter", minimum=1)
         check_positive(self.tol, "tol")
         check_choice(self.projection, "projection", set(_PROJECTIONS))
         check_choice(self.momentum, "momentum", {True, False})

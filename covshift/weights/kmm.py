@@ -135,14 +135,33 @@ class _KMMParams(WeightEstimator):
 class KMM(_KMMParams):
     """Kernel Mean Matching, the centralised CENKMM of sampling-based-kmm.
 
+    Standardise the inputs first (each column centred and divided by its standard deviation,
+    e.g. :class:`sklearn.preprocessing.StandardScaler` fitted on training and test inputs
+    together): one Gaussian width serves every column, so a column in large units would
+    otherwise decide every distance.
+
     Parameters
     ----------
     sigma : float or None
-        Kernel width; None uses the median heuristic (the paper's choice).
+        Kernel width; None uses the median heuristic on all the data (Gretton et al., "Covariate
+        shift by kernel mean matching", 2009, and sampling-based-kmm section IV).
     B : float, default 1000
-        Upper bound of every weight.
+        Upper bound of every weight (Huang et al. 2007 and Gretton et al. 2009 use 1000).
     eps : float or None
-        Tolerance of the sum constraint; None is (sqrt(n_tr) - 1) / sqrt(n_tr) (paper).
+        Tolerance of the sum constraint; None is (sqrt(n_tr) - 1) / sqrt(n_tr) (Gretton et al.
+        2009).
+    ridge : float >= 0, default 0.5
+        lambda of the regularised objective 1/2 b'(K + lambda I) b - kappa'b (Tikhonov
+        regularisation; K has unit diagonal, so lambda is relative to it). With ridge=0 (the
+        papers' QP) the median-width kernel matrix is nearly singular and the solution puts the
+        weight on a few points even without any shift: on random halves of standardised wine,
+        diabetes and breast cancer (20 each) the median ESS / n was 0.37, 0.32 and 0.32; with
+        ridge=0.5 it is 0.85, 0.88 and 0.89 (0.80-0.85 at 0.3). Under selection bias
+        (:func:`covshift.data.selection_bias`, a third of the rows in training, 10 seeds) the
+        weights are also closer to the true ratio: median NMSE 1.0e-3 -> 5.4e-4 (wine),
+        2.0e-4 -> 7.2e-5 (diabetes), 1.4e-4 -> 4.3e-5 (breast cancer). The term adds
+        lambda sum b_i^2 / 2, which grows like n while b'Kb grows like n^2, so its influence
+        fades as the sample grows.
     random_state : None, int, RandomState or Generator (scikit-learn's convention; an instance
         gives one seed per fit, drawn from it)
         Only used to subsample for the median heuristic.
@@ -154,11 +173,16 @@ class KMM(_KMMParams):
     sigma_ : float
     """
 
-    def __init__(self, sigma=None, B=1000.0, eps=None, random_state=0):
+    def __init__(self, sigma=None, B=1000.0, eps=None, ridge=0.5, random_state=0):
         self.sigma = sigma
         self.B = B
         self.eps = eps
+        self.ridge = ridge
         self.random_state = random_state
+
+    def _check_params(self):
+        super()._check_params()
+        check_positive(self.ridge, "ridge (regularisation of the KMM objective)", allow_zero=True)
 
     def _fit(self, X_tr, X_te):
         if len(X_tr) > MAX_KMM_TRAIN:
@@ -169,7 +193,9 @@ class KMM(_KMMParams):
         check_kmm_memory("KMM", len(X_tr), len(X_te), "Use EnsembleKMM(strategy='vf') (VFKMM), "
                          "which solves many small problems on bootstrap samples.")
         self.sigma_ = self._resolve_sigma(X_tr, X_te)
-        self.beta_ = kmm_weights(X_tr, X_te, self.sigma_, self.B, self.eps)
+        K, kappa = _kmm_problem(X_tr, X_te, self.sigma_)
+        K[np.diag_indices_from(K)] += self.ridge  # K + ridge I (see ridge)
+        self.beta_ = solve_kmm_qp(K, kappa, self.B, self.eps)
         return self.beta_
 
 
