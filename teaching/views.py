@@ -138,6 +138,26 @@ def csv_row_limit(settings):
     return catalog.max_csv_rows(selected_methods(settings), sigma_setting(settings))
 
 
+def csv_split(settings):
+    """The train/test choice of an uploaded CSV as :func:`teaching.uploads.csv_dataset` takes it: None for
+    selection bias, a column name, or [date column, first test date] when a date is typed."""
+    split = settings["csv_split"]
+    if split == "selection bias":
+        return None
+    date = settings.get("csv_split_date", "")
+    return [split, date] if date else split
+
+
+def csv_rows(spec, _raw=None):
+    """Sentences on the rows of an uploaded CSV view: rows left out and why, how many have outputs
+    (:func:`teaching.uploads.describe_rows`); [] for built-in data."""
+    if spec[0] != "csv":
+        return []
+    _, file_digest, columns, seed, max_rows = spec
+    inputs = json.loads(columns)[0]
+    return uploads.describe_rows(csv_table(file_digest, seed, max_rows, _raw), inputs, data(spec, _raw))
+
+
 def data_spec(settings, csv_digest=None, dataset=None):
     """The data spec of ``settings`` (see the module docstring).
 
@@ -145,7 +165,7 @@ def data_spec(settings, csv_digest=None, dataset=None):
     source is a CSV; ``dataset`` forces a built-in data set with its current parameters.
     """
     if dataset is None and settings["source"] == "csv":
-        columns = json.dumps([settings["csv_inputs"], settings["csv_outputs"], settings["csv_split"],
+        columns = json.dumps([settings["csv_inputs"], settings["csv_outputs"], csv_split(settings),
                               bool(settings["csv_standardise"])])
         return ("csv", csv_digest, columns, int(settings["seed"]), csv_row_limit(settings))
     name = dataset or settings["dataset"]
@@ -167,8 +187,7 @@ def data(spec, _raw=None):
         _, file_digest, columns, seed, max_rows = spec
         inputs, outputs, split, standardise = json.loads(columns)
         table = csv_table(file_digest, seed, max_rows, _raw)
-        return uploads.csv_dataset(table, inputs, outputs, None if split == "selection bias" else split, seed,
-                                   standardise=standardise)
+        return uploads.csv_dataset(table, inputs, outputs, split, seed, standardise=standardise)
     _, name, params, seed = spec
     return catalog.make_dataset(name, seed=seed, **dict(params))
 
@@ -389,25 +408,31 @@ def weight_check(spec, name, sigma, _raw=None):
     w = np.asarray(weights(spec, name, sigma, _raw).model.weights_, dtype=float)
     w = w / w.mean()
     top = np.argsort(-w, kind="stable")[:TOP_WEIGHTS]
-    return {"weights": w, "summary": diagnostics.weight_summary(w), "top": top}
+    points = data(spec, _raw)
+    return {"weights": w, "summary": diagnostics.weight_summary(w, points.X_tr, points.X_te), "top": top}
 
 
 @_step
 def fitted_cv_errors(spec, model_name, weight_name, sigma, hyper, _raw=None):
     """Unweighted and importance-weighted cross-validation error of ``model_name`` (squared error
     summed over the outputs, :func:`covshift.diagnostics.iw_cv_error` with the weights of
-    ``weight_name`` on the mean-1 scale) and its actual error on the test points, whose outputs a
-    view always has, and the error of predicting the training mean on the training points (the outputs'
-    variance): {"cv": IWCVResult, "test": float, "baseline": float}."""
+    ``weight_name`` on the mean-1 scale) on the training rows with outputs, its actual error on the
+    test rows with outputs (None when no test row has one), and the error of predicting the training
+    mean on the training points (the outputs' variance): {"cv": IWCVResult, "test": float or None,
+    "baseline": float, "n_scored": test rows scored, "n_fitted": training rows cross-validated}."""
     points = data(spec, _raw)
     w = fitted_weights(spec, weight_name, sigma_for(spec, weight_name, sigma, _raw), _raw).model.weights_
     w = np.asarray(w, dtype=float) / np.mean(w)
     values, standardise = model_hyper(spec, hyper, _raw)
     model = catalog.cv_model(model_name, standardise_outputs=standardise, **values)
-    cv = diagnostics.iw_cv_error(model, points.X_tr, points.Y_tr, w, cv=CHECK_FOLDS, random_state=int(spec[3]))
+    labelled, scored = points.labelled_tr, points.labelled_te  # rows without outputs are neither fitted nor scored
+    Y_tr = points.Y_tr[labelled]
+    cv = diagnostics.iw_cv_error(model, points.X_tr[labelled], Y_tr, w[labelled], cv=CHECK_FOLDS,
+                                 random_state=int(spec[3]))
     pred = fitted_prediction(spec, model_name, weight_name, sigma, hyper, _raw).model["mean"]
-    test = float(np.mean(np.sum((points.Y_te - pred) ** 2, axis=1)))
-    return {"cv": cv, "test": test, "baseline": float(np.sum(np.var(points.Y_tr, axis=0)))}
+    test = float(np.mean(np.sum((points.Y_te[scored] - pred[scored]) ** 2, axis=1))) if scored.any() else None
+    return {"cv": cv, "test": test, "baseline": float(np.sum(np.var(Y_tr, axis=0))), "n_scored": int(scored.sum()),
+            "n_fitted": int(labelled.sum())}
 
 
 def cv_errors(spec, model_name, weight_name, sigma, hyper, _raw=None):

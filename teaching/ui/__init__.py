@@ -21,5 +21,6 @@ from teaching.ui.data import (CSV_MISSING, csv_bytes, csv_missing, csv_table, cu
                               shared_sigma, sigma_setting, weighting_by_width, weighting_effect, weights)
 from teaching.ui.data import (column_shift, cv_errors, inputs_in_units, model_hyper, output_names,  # noqa: F401
                               shift_test, weight_check)
+from teaching.ui.data import csv_rows  # noqa: F401
 from teaching.ui.pages import PAGES, pages  # noqa: F401
 from teaching.ui.navigation import active_lesson, claims, lesson_banner, lesson_query, sidebar  # noqa: F401

@@ -183,3 +183,10 @@ def cv_errors(model_name, weight_name):
     spec = data_spec()
     return views.cv_errors(spec, model_name, weight_name, sigma_setting(), views.hyper_items(_settings()),
                            _raw_for(spec))
+
+
+def csv_rows():
+    """Sentences on the rows of the current CSV view: left out and why, how many have outputs
+    (teaching.views.csv_rows); [] for built-in data."""
+    spec = data_spec()
+    return views.csv_rows(spec, _raw_for(spec))
