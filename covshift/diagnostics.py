@@ -25,7 +25,7 @@ from scipy import stats
 
 from .cross_validation import IWCVResult, iw_cv_error
 from .metrics import check_weights, effective_sample_size, max_weight
-from .two_sample import (DEFAULT_PERMUTATIONS, MAX_TEST_POINTS, TwoSampleResult, _checked_samples, _frozen,
+from .two_sample import (DEFAULT_PERMUTATIONS, MAX_TEST_POINTS, TwoSampleResult, check_samples, read_only,
                          two_sample_test)
 
 __all__ = ["TwoSampleResult", "FeatureShiftResult", "WeightSummary", "IWCVResult",
@@ -161,14 +161,14 @@ def feature_shift(X_tr, X_te, correction="holm"):
     """
     if correction not in CORRECTIONS:
         raise ValueError(f"correction must be one of {sorted(CORRECTIONS)}; got {correction!r}.")
-    X_tr, X_te = _checked_samples(X_tr, X_te)
+    X_tr, X_te = check_samples(X_tr, X_te)
     result = stats.ks_2samp(X_tr, X_te, axis=0)
     statistic = np.atleast_1d(np.asarray(result.statistic, dtype=float))
     p_value = np.atleast_1d(np.asarray(result.pvalue, dtype=float))
     ranking = np.argsort(-statistic, kind="stable")
     ranking.setflags(write=False)
-    return FeatureShiftResult(statistic=_frozen(statistic), p_value=_frozen(p_value),
-                              p_value_adjusted=_frozen(adjust_p_values(p_value, correction)), ranking=ranking,
+    return FeatureShiftResult(statistic=read_only(statistic), p_value=read_only(p_value),
+                              p_value_adjusted=read_only(adjust_p_values(p_value, correction)), ranking=ranking,
                               correction=correction)
 
 
@@ -226,7 +226,7 @@ def _mean_balance(w, X_tr, X_te):
     """mean_shift, weighted_mean_shift and ess_bound of :func:`weight_summary`."""
     if X_tr is None or X_te is None:
         raise ValueError("Pass both X_tr and X_te (the training and test inputs), or neither.")
-    X_tr, X_te = _checked_samples(X_tr, X_te)
+    X_tr, X_te = check_samples(X_tr, X_te)
     if len(X_tr) != len(w):
         raise ValueError(f"X_tr has {len(X_tr)} rows but there are {len(w)} weights; one weight per training row.")
     mean_tr = X_tr.mean(axis=0)
@@ -236,4 +236,4 @@ def _mean_balance(w, X_tr, X_te):
     weighted = (X_te.mean(axis=0) - (w @ X_tr) / w.sum()) / sd
     noise = 1.0 / len(X_tr) + 1.0 / len(X_te)
     excess = float(np.max(np.maximum(shift ** 2 - noise, 0.0)))
-    return {"mean_shift": _frozen(shift), "weighted_mean_shift": _frozen(weighted), "ess_bound": 1.0 / (1.0 + excess)}
+    return {"mean_shift": read_only(shift), "weighted_mean_shift": read_only(weighted), "ess_bound": 1.0 / (1.0 + excess)}

@@ -27,7 +27,8 @@ RIDGE_ALPHA = 1.0
 _BLOCK_BYTES = 2**24
 
 
-def _frozen(array):
+def read_only(array):
+    """``array`` as a read-only float array (results are frozen)."""
     array = np.asarray(array, dtype=float)
     array.setflags(write=False)
     return array
@@ -65,7 +66,7 @@ class TwoSampleResult:
 
 
 # ---------------------------------------------------------------------- input checks
-def _checked_samples(X_tr, X_te):
+def check_samples(X_tr, X_te):
     """Two finite numeric 2-D arrays with >= 2 rows each and the same columns, or ValueError
     naming X_tr / X_te."""
     X_tr = as_2d_float(X_tr, "X_tr (training inputs)", min_samples=2)
@@ -152,7 +153,7 @@ def two_sample_test(X_tr, X_te, method="mmd", n_permutations=None, random_state=
     if n_permutations is None:
         n_permutations = DEFAULT_PERMUTATIONS[method]
     n_permutations = check_int(n_permutations, "n_permutations", minimum=1)
-    X_tr, X_te = _checked_samples(X_tr, X_te)
+    X_tr, X_te = check_samples(X_tr, X_te)
     if classifier is not None and method != "classifier":
         raise ValueError(f"classifier is only used by method='classifier'; got method={method!r}.")
     rng = _rng(random_state)
@@ -172,7 +173,7 @@ def two_sample_test(X_tr, X_te, method="mmd", n_permutations=None, random_state=
     tolerance = 1e-12 * max(1.0, abs(observed))  # equal statistics count as "as extreme"
     p_value = (1.0 + np.sum(null >= observed - tolerance)) / (1.0 + n_permutations)
     return TwoSampleResult(statistic=observed, p_value=float(p_value), method=method,
-                           null_distribution=_frozen(null), n_permutations=n_permutations,
+                           null_distribution=read_only(null), n_permutations=n_permutations,
                            n_tr=n, n_te=len(X_te))
 
 
