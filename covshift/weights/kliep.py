@@ -18,6 +18,9 @@ _MIN_STEP_RATIO = 1e-30
 class KLIEP(KliepFamily):
     """Kullback-Leibler Importance Estimation Procedure, the paper's baseline.
 
+    Standardise the inputs first (centre each column and divide it by its standard deviation over
+    training and test inputs together): one kernel width serves every column (:class:`WeightEstimator`).
+
     Maximises F(alpha) = sum_j log(sum_l alpha_l k(x_te_j, c_l)) subject to
     mean_i w(x_tr_i) = 1 and alpha >= 0 (eq. 2 of fw-covariate-shift-iw-smtgp)
     by projected gradient ascent, the method of Sugiyama et al. (2008): step along
