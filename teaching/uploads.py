@@ -30,6 +30,8 @@ class CsvTable:
 #: UTF-8 (a byte-order mark is removed) and Latin-1, which decodes any byte, so a file that is
 #: neither is read with visible mojibake, not refused.
 CSV_ENCODINGS = (("utf-8-sig", "UTF-8"), ("latin-1", "Latin-1"))
+#: Fewest data rows a file must have.
+MIN_ROWS = 10
 #: Separators recognised, with the names used in messages.
 CSV_SEPARATORS = {",": "comma", ";": "semicolon", "\t": "tab", "|": "vertical bar"}
 
@@ -198,6 +200,8 @@ def read_csv(raw, seed=0, max_rows=None):
                          + (f" Refused (would be misread): {'; '.join(refused[:4])}. {csv_numbers.WAY_OUT}"
                             if refused else "")
                          + (f" Mostly non-numeric: {', '.join(ignored[:8])}." if ignored else ""))
+    if len(frame) < MIN_ROWS:
+        raise ValueError(f"The file has only {len(frame)} data rows {how}; at least {MIN_ROWS} are needed.")
     columns = list(numeric)
     values = np.column_stack([numeric[c] for c in columns])
     id_like = _id_like(numeric)
