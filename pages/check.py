@@ -65,7 +65,7 @@ if shift is not None:
     top = list(shift.ranking[:3])
     shift_words = report.shift_sentence(names, shift)
     st.markdown(shift_words)
-    left, right = st.columns([3, 1])
+    left, right = st.columns([5, 2])
     ui.chart("shifted inputs", figures.shifted_inputs, X_tr, X_te, names, top, shift.statistic,
              key="check.inputs", where=left)
     rows = report.ranking_rows(names, shift)

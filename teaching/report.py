@@ -126,21 +126,26 @@ def weights_warning(name, summary, test):
     return None
 
 
+def _short(value, digits=3):
+    """``value`` to ``digits`` significant digits, without an exponent between 1e-4 and 1e6 (2890, not 2.89e+03)."""
+    return f"{float(f'{value:.{digits}g}'):g}"
+
+
 def cv_sentence(model, cv, test, baseline, n_scored=None, n_test=None):
     """Ordinary vs importance-weighted cross-validation error of ``model`` with their standard errors, whether
     they can be told apart, its actual test error on the ``n_scored`` test rows with outputs (``test`` None:
     none has one), and the ``baseline`` (the training outputs' variance: the error of predicting their mean)."""
     ratio = cv.weighted / cv.unweighted if cv.unweighted > 0 else float("nan")
     text = (f"Ordinary {cv.n_folds}-fold cross-validation says {model}'s mean squared error is "
-            f"{cv.unweighted:.3g} ± {cv.unweighted_se:.2g}; importance-weighted cross-validation estimates "
-            f"{cv.weighted:.3g} ± {cv.weighted_se:.2g} on the test inputs ({ratio:.2g} times as much; ± one standard "
-            "error over the folds). ")
+            f"{_short(cv.unweighted)} ± {_short(cv.unweighted_se, 2)}; importance-weighted cross-validation estimates "
+            f"{_short(cv.weighted)} ± {_short(cv.weighted_se, 2)} on the test inputs ({ratio:.2g} times as much; ± one "
+            "standard error over the folds). ")
     if cv.distinguishable:
         text += (f"The two differ by more than twice the standard error of their difference "
-                 f"({cv.difference_se:.2g}): the weights change the estimate. ")
+                 f"({_short(cv.difference_se, 2)}): the weights change the estimate. ")
     else:
         text += (f"They cannot be told apart: they differ by less than twice the standard error of their "
-                 f"difference ({cv.difference_se:.2g}). ")
+                 f"difference ({_short(cv.difference_se, 2)}). ")
     if test is None:
         text += "No test row has outputs, so the actual test error cannot be measured here. "
     elif n_scored is not None and n_test is not None and n_scored < n_test:
