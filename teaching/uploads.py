@@ -1,4 +1,4 @@
-"""Uploaded CSV files: decoding, separators, numeric columns, and a data set with a known split."""
+"""Uploaded CSV files: decoding, separators, numeric and date columns, and a data set split into training and test rows, outputs missing where the file has none."""
 
 import io
 from dataclasses import dataclass, field
@@ -115,10 +115,7 @@ def _columns(frame, notes):
             empty.append(label)
             continue
         values, used, problem = csv_numbers.read_numbers(cells, decimal)
-        if problem:
-            refused.append(f"{label}: {problem}")
-            continue
-        share = float(np.mean(~np.isnan(values)))
+        share = 0.0 if problem else float(np.mean(~np.isnan(values)))
         if share >= csv_numbers.NUMERIC_SHARE:
             column = np.full(len(frame), np.nan)
             column[frame.index.get_indexer(cells.index)] = values
@@ -130,11 +127,13 @@ def _columns(frame, notes):
                 notes.append(f"Column {label}: {bad} cell(s) are not numbers (e.g. '{example}') and are read as "
                              "missing.")
             continue
-        stamps, share = csv_numbers.read_dates(cells)
+        stamps, share = csv_numbers.read_dates(cells)  # "04.03.2021" is a date, not a misplaced thousands dot
         if share >= csv_numbers.NUMERIC_SHARE:
             column = np.full(len(frame), np.datetime64("NaT"), dtype="datetime64[ns]")
             column[frame.index.get_indexer(cells.index)] = stamps
             dates[label] = column
+        elif problem:
+            refused.append(f"{label}: {problem}")
         else:
             ignored.append(label)
     if thousands:
@@ -276,7 +275,7 @@ def date_cutoff(table, column, text=""):
     return np.datetime64(cutoff.to_datetime64(), "ns")
 
 
-def _split_rows(table, split_column, outputs_present, seed):
+def _split_rows(table, split_column, outputs_present):
     """(train mask or None for selection bias, usable mask, description) of a split choice."""
     n = len(table.values)
     if split_column is None or split_column == "selection bias":
@@ -330,7 +329,7 @@ def csv_dataset(table, inputs, outputs, split_column=None, seed=0, standardise=T
         raise ValueError(f"Output column(s) {', '.join(no_output)} have no values at all; choose an output "
                          "that is known on some rows (at least the training rows).")
     outputs_present = np.all(np.isfinite(Y), axis=1)
-    train, usable, _ = _split_rows(table, split_column, outputs_present, seed)
+    train, usable, _ = _split_rows(table, split_column, outputs_present)
     usable &= _complete_inputs(table, inputs)
     _check_columns(X[usable], inputs, "input")
     _check_columns(Y, outputs, "output")
@@ -356,7 +355,7 @@ def csv_dataset(table, inputs, outputs, split_column=None, seed=0, standardise=T
 
 def split_problem(table, inputs, split_column, n_train, n_test, outputs_present):
     """Why a split left too few training or test rows, naming the real cause."""
-    _, usable, how = _split_rows(table, split_column, outputs_present, 0)
+    _, usable, how = _split_rows(table, split_column, outputs_present)
     complete = _complete_inputs(table, inputs)
     text = (f"The split ({how}) leaves {n_train} training and {n_test} test rows; at least {MIN_TRAIN} and "
             f"{MIN_TEST} are needed.")

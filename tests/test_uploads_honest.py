@@ -128,3 +128,13 @@ def test_a_split_that_leaves_too_few_rows_names_the_real_cause():
     frame = pd.DataFrame(empty_output.values, columns=empty_output.columns).assign(y=np.nan)
     table = uploads.read_csv(frame.to_csv(index=False).encode())
     assert "y" not in table.columns and any("empty column(s): y" in note for note in table.notes)
+
+
+def test_day_first_dates_in_a_decimal_comma_file_are_dates_not_refused_numbers():
+    days = pd.date_range("2022-01-01", periods=len(WINE)).strftime("%d.%m.%Y")
+    text = european_wine().decode("latin-1").splitlines()
+    rows = [text[0] + ";Datum"] + [line + ";" + day for line, day in zip(text[1:], days)]
+    table = uploads.read_csv(("\n".join(rows) + "\n").encode("latin-1"))
+    assert "Datum" in table.dates and not any("Refused" in note for note in table.notes)
+    assert str(table.dates["Datum"][31].astype("datetime64[D]")) == "2022-02-01"
+    np.testing.assert_allclose(dict(zip(table.columns, table.values.T))["proline"], WINE["proline"])
