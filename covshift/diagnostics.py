@@ -236,4 +236,5 @@ def _mean_balance(w, X_tr, X_te):
     weighted = (X_te.mean(axis=0) - (w @ X_tr) / w.sum()) / sd
     noise = 1.0 / len(X_tr) + 1.0 / len(X_te)
     excess = float(np.max(np.maximum(shift ** 2 - noise, 0.0)))
-    return {"mean_shift": read_only(shift), "weighted_mean_shift": read_only(weighted), "ess_bound": 1.0 / (1.0 + excess)}
+    return {"mean_shift": read_only(shift), "weighted_mean_shift": read_only(weighted),
+            "ess_bound": 1.0 / (1.0 + excess)}

@@ -181,8 +181,8 @@ facts = [("data", "uploaded CSV" if csv else catalog.DATASETS[ui.get("dataset")]
                                                + (" (chosen from the data)" if auto_widths else ""))]
 if csv:
     dated = ui.get("csv_split") in ui.csv_table(ui.csv_bytes()).dates
-    facts.append(("train/test split", ui.get("csv_split") + (f" (test rows from {ui.get('csv_split_date') or 'the median date'})"
-                                                             if dated else "")))
+    first_test = ui.get("csv_split_date") or "the median date"
+    facts.append(("train/test split", ui.get("csv_split") + (f" (test rows from {first_test})" if dated else "")))
     facts.append(("how the models fit your data", report.scale_sentence(hyper, standardised_outputs, auto_widths)))
 if row_notes:
     sections.insert(0, ("Rows", [("p", sentence) for sentence in row_notes]))

@@ -119,8 +119,9 @@ rows, errors = [], {}
 for name, outcome in results.items():
     pred = outcome.model["mean"][scored]
     errors[name] = metrics.euclidean_errors(Y[scored], pred)
-    rows.append({"model": name, "MAE": metrics.mae(Y[scored], pred), "RMSE": float(np.mean(metrics.rmse(Y[scored], pred))),
-                 "R^2": float(np.mean(metrics.r2(Y[scored], pred))), "mean Euclidean error": float(errors[name].mean()),
+    truth = Y[scored]
+    rows.append({"model": name, "MAE": metrics.mae(truth, pred), "RMSE": float(np.mean(metrics.rmse(truth, pred))),
+                 "R^2": float(np.mean(metrics.r2(truth, pred))), "mean Euclidean error": float(errors[name].mean()),
                  "seconds": outcome.seconds})
 finite = [n for n in errors if np.isfinite(errors[n].mean())]
 best = min(finite, key=lambda n: errors[n].mean()) if finite else None  # None: no model gave finite errors

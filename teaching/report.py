@@ -138,8 +138,8 @@ def cv_sentence(model, cv, test, baseline, n_scored=None, n_test=None):
     ratio = cv.weighted / cv.unweighted if cv.unweighted > 0 else float("nan")
     text = (f"Ordinary {cv.n_folds}-fold cross-validation says {model}'s mean squared error is "
             f"{_short(cv.unweighted)} ± {_short(cv.unweighted_se, 2)}; importance-weighted cross-validation estimates "
-            f"{_short(cv.weighted)} ± {_short(cv.weighted_se, 2)} on the test inputs ({ratio:.2g} times as much; ± one "
-            "standard error over the folds). ")
+            f"{_short(cv.weighted)} ± {_short(cv.weighted_se, 2)} on the test inputs ({ratio:.2g} times as much; "
+            "± one standard error over the folds). ")
     if cv.distinguishable:
         text += (f"The two differ by more than twice the standard error of their difference "
                  f"({_short(cv.difference_se, 2)}): the weights change the estimate. ")

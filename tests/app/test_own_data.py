@@ -65,7 +65,8 @@ def test_decimal_comma_file_with_thousands_dots_is_read_as_meant_on_the_page():
 
 def test_identifier_is_not_offered_and_a_date_splits_the_rows():
     X = load_diabetes(scaled=False).data
-    frame = pd.DataFrame({"id": np.arange(len(X)), "day": pd.date_range("2021-01-01", periods=len(X)).strftime("%d.%m.%Y"),
+    days = pd.date_range("2021-01-01", periods=len(X)).strftime("%d.%m.%Y")
+    frame = pd.DataFrame({"id": np.arange(len(X)), "day": days,
                           "age": X[:, 0], "bmi": X[:, 2], "bp": X[:, 3], "y": load_diabetes().target})
     at = open_link({"source": "csv"})
     at.session_state["csv_bytes"] = frame.to_csv(index=False).encode()
