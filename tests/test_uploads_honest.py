@@ -5,6 +5,8 @@ a file whose test rows have no outputs is read, split and modelled."""
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.datasets import load_diabetes, load_wine
 
 from teaching import catalog, uploads
@@ -138,3 +140,25 @@ def test_day_first_dates_in_a_decimal_comma_file_are_dates_not_refused_numbers()
     assert "Datum" in table.dates and not any("Refused" in note for note in table.notes)
     assert str(table.dates["Datum"][31].astype("datetime64[D]")) == "2022-02-01"
     np.testing.assert_allclose(dict(zip(table.columns, table.values.T))["proline"], WINE["proline"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(-1e7, 1e7, allow_nan=False).map(lambda v: round(v, 2)), min_size=12, max_size=40),
+       st.sampled_from([(";", ",", "."), (",", ".", ","), ("\t", ",", ".")]), st.booleans())
+def test_numbers_written_with_any_mark_and_thousands_separator_read_back(values, marks, whole):
+    """Whatever the locale wrote (decimal mark, thousands separator, whole numbers or two decimals), a column
+    reads back as the numbers, or is refused by name: never silently misread."""
+    sep, decimal, thousands = marks
+    values = [float(round(v)) for v in values] if whole else values
+
+    def written(v):
+        text = f"{v:,.{0 if whole else 2}f}".replace(",", "\0").replace(".", decimal).replace("\0", thousands)
+        return f'"{text}"' if sep in text else text
+
+    lines = [sep.join(["x", "label", "group"])] + [sep.join([written(v), str(i % 2), str(i % 3)])
+                                                   for i, v in enumerate(values)]
+    table = uploads.read_csv(("\n".join(lines) + "\n").encode())
+    if "x" in table.columns:
+        np.testing.assert_allclose(table.values[:, table.columns.index("x")], values, rtol=0, atol=1e-6)
+    else:
+        assert any(note.startswith("Refused") and "x:" in note for note in table.notes)
