@@ -10,6 +10,7 @@ import html
 import numpy as np
 
 from covshift.diagnostics import CORRECTIONS
+from teaching.numbers import format_number
 
 #: The level of the shift test's verdict.
 ALPHA = 0.05
@@ -127,8 +128,8 @@ def weights_warning(name, summary, test):
 
 
 def _short(value, digits=3):
-    """``value`` to ``digits`` significant digits, without an exponent between 1e-4 and 1e6 (2890, not 2.89e+03)."""
-    return f"{float(f'{value:.{digits}g}'):g}"
+    """``value`` to ``digits`` significant digits without an exponent (:func:`teaching.numbers.format_number`)."""
+    return format_number(value, "plain" if digits == 3 else f"plain{digits}", missing="nan")
 
 
 def cv_sentence(model, cv, test, baseline, n_scored=None, n_test=None):
