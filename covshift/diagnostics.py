@@ -1,88 +1,42 @@
-"""Diagnostics of covariate shift: is there a shift, where, and can the weights be trusted?
+"""Diagnostics of covariate shift: is there a shift, where, what do the weights cost, and do they correct it?
 
-- :func:`two_sample_test`: do training and test inputs come from the same distribution?
-  Kernel MMD (Gretton et al. 2012) or a classifier two-sample test (Lopez-Paz and Oquab
-  2017), both with permutation p-values.
-- :func:`feature_shift`: which input columns moved (two-sample Kolmogorov-Smirnov per column).
+- :func:`two_sample_test` (:mod:`covshift.two_sample`): do training and test inputs come from the
+  same distribution? Kernel MMD (Gretton et al. 2012) or a classifier two-sample test (Lopez-Paz
+  and Oquab 2017), both with permutation p-values.
+- :func:`feature_shift`: which input columns moved (two-sample Kolmogorov-Smirnov per column), with
+  p-values corrected for testing every column (Holm 1979, or Benjamini-Hochberg 1995).
 - :func:`effective_sample_size` and :func:`weight_summary`: how many training points the
-  importance weights are worth (Kish 1965) and how concentrated they are.
-- :func:`iw_cv_error`: importance-weighted cross-validation (Sugiyama, Krauledat and
-  Mueller 2007) of a model's test error, beside the ordinary (unweighted) estimate.
+  importance weights are worth (Kish 1965), how concentrated they are, and, given the inputs,
+  whether they move the training means onto the test means and what ESS weights that did so
+  could have at most.
+- :func:`iw_cv_error` (:mod:`covshift.cross_validation`): importance-weighted cross-validation
+  (Sugiyama, Krauledat and Mueller 2007) of a model's test error, beside the ordinary estimate,
+  each with its standard error.
 
 Library code only (numpy, scipy, scikit-learn): no app imports.
 """
 
 import math
-import warnings
 from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 from scipy import stats
-from sklearn.base import clone
-from sklearn.model_selection import KFold
-from sklearn.utils.validation import has_fit_parameter
 
-from ._validation import as_2d_float, check_choice, check_int, check_random_state
-from .kernels import gaussian_kernel, median_heuristic
+from .cross_validation import IWCVResult, iw_cv_error
 from .metrics import check_weights, effective_sample_size, max_weight
+from .two_sample import (DEFAULT_PERMUTATIONS, MAX_TEST_POINTS, TwoSampleResult, check_samples, read_only,
+                         two_sample_test)
 
 __all__ = ["TwoSampleResult", "FeatureShiftResult", "WeightSummary", "IWCVResult",
-           "two_sample_test", "feature_shift", "effective_sample_size", "weight_summary",
-           "iw_cv_error", "MAX_TEST_POINTS", "DEFAULT_PERMUTATIONS"]
+           "two_sample_test", "feature_shift", "adjust_p_values", "effective_sample_size", "weight_summary",
+           "iw_cv_error", "MAX_TEST_POINTS", "DEFAULT_PERMUTATIONS", "CORRECTIONS"]
 
-#: At most this many points of each sample enter :func:`two_sample_test` (a seeded random
-#: subset beyond, with a warning): the pooled kernel matrix is then at most 2000 x 2000
-#: (32 MB) and the test stays well under a second.
-MAX_TEST_POINTS = 1000
-#: Permutations drawn when ``n_permutations`` is None, per method.
-DEFAULT_PERMUTATIONS = {"mmd": 500, "classifier": 200}
-#: Folds of the classifier test (fewer when a sample has fewer points).
-CLASSIFIER_FOLDS = 5
-#: Ridge penalty of the default classifier (on standardised inputs; keeps the solve defined
-#: when a column is constant or duplicated, and hardly shrinks at a few dozen points).
-RIDGE_ALPHA = 1.0
-#: Bytes of one block of permutation work (bounds the memory of the vectorised null).
-_BLOCK_BYTES = 2**24
-
-
-def _frozen(array):
-    array = np.asarray(array, dtype=float)
-    array.setflags(write=False)
-    return array
+#: Corrections of per-column p-values for testing several columns, by name (used in messages).
+CORRECTIONS = {"holm": "Holm", "bh": "Benjamini-Hochberg"}
 
 
 # ---------------------------------------------------------------------- result objects
-@dataclass(frozen=True, eq=False)
-class TwoSampleResult:
-    """Outcome of :func:`two_sample_test`.
-
-    Attributes
-    ----------
-    statistic : float
-        "mmd": the unbiased estimate of MMD^2 (may be slightly negative when there is no
-        shift); "classifier": the mean held-out ROC AUC over the folds (0.5 = the classifier
-        cannot tell the samples apart).
-    p_value : float
-        Permutation p-value (1 + #{null >= statistic}) / (1 + n_permutations), in
-        (0, 1]; never below 1 / (1 + n_permutations).
-    method : str
-        "mmd" or "classifier".
-    null_distribution : ndarray of shape (n_permutations,)
-        The statistic on each permutation (read-only), for a histogram of the null.
-    n_permutations : int
-    n_tr, n_te : int
-        Points of each sample actually used (fewer than given beyond MAX_TEST_POINTS).
-    """
-
-    statistic: float
-    p_value: float
-    method: str
-    null_distribution: np.ndarray
-    n_permutations: int
-    n_tr: int
-    n_te: int
-
-
 @dataclass(frozen=True, eq=False)
 class FeatureShiftResult:
     """Outcome of :func:`feature_shift`: one entry per input column, in column order.
@@ -93,14 +47,28 @@ class FeatureShiftResult:
         Two-sample Kolmogorov-Smirnov statistic sup_t |F_tr(t) - F_te(t)| in [0, 1];
         higher = more shifted.
     p_value : ndarray of shape (d,)
-        Its p-value per column (not corrected for testing d columns).
+        Its p-value per column, each column tested alone (not corrected).
+    p_value_adjusted : ndarray of shape (d,)
+        The p-values corrected for testing d columns (``correction``): a column whose adjusted
+        p-value is below a level a is declared shifted with a family-wise error rate ("holm") or
+        a false discovery rate ("bh") of at most a.
     ranking : ndarray of int, shape (d,)
         Column indices from most to least shifted (ties keep column order).
+    correction : str
+        "holm" or "bh" (:data:`CORRECTIONS` gives the names).
     """
 
     statistic: np.ndarray
     p_value: np.ndarray
+    p_value_adjusted: np.ndarray
     ranking: np.ndarray
+    correction: str = "holm"
+
+    def most_shifted(self, level=0.05):
+        """Index of the most shifted column if its adjusted p-value is below ``level``, else None
+        (then no single column can be named as shifted: the ranking is only a ranking)."""
+        first = int(self.ranking[0])
+        return first if self.p_value_adjusted[first] < level else None
 
 
 @dataclass(frozen=True, eq=False)
@@ -120,6 +88,12 @@ class WeightSummary:
         at least one point); 0.01 or a little more for equal weights.
     n : int
         Number of weights.
+    mean_shift, weighted_mean_shift : ndarray of shape (d,) or None
+        Given the inputs: per column, (test mean - training mean) / training standard deviation,
+        without and with the weights (weights that correct the shift bring the second near 0).
+    ess_bound : float or None
+        Given the inputs: the largest ESS / n that weights moving the training means onto the test
+        means can have (see :func:`weight_summary`); 1 when the means do not differ beyond noise.
     """
 
     ess: float
@@ -127,325 +101,111 @@ class WeightSummary:
     max_weight: float
     top_share: float
     n: int
-
-
-@dataclass(frozen=True, eq=False)
-class IWCVResult:
-    """Outcome of :func:`iw_cv_error`.
-
-    Attributes
-    ----------
-    weighted : float
-        Importance-weighted cross-validation error: the estimate of the test error.
-    unweighted : float
-        Ordinary cross-validation error of the same fold models: the estimate of the error
-        on the training distribution.
-    weighted_folds, unweighted_folds : ndarray of shape (n_folds,)
-        The per-fold values whose means are ``weighted`` and ``unweighted``.
-    n_folds : int
-    """
-
-    weighted: float
-    unweighted: float
-    weighted_folds: np.ndarray
-    unweighted_folds: np.ndarray
-    n_folds: int
-
-
-# ---------------------------------------------------------------------- input checks
-def _checked_samples(X_tr, X_te):
-    """Two finite numeric 2-D arrays with >= 2 rows each and the same columns, or ValueError
-    naming X_tr / X_te."""
-    X_tr = as_2d_float(X_tr, "X_tr (training inputs)", min_samples=2)
-    X_te = as_2d_float(X_te, "X_te (test inputs)", min_samples=2)
-    if X_tr.shape[1] != X_te.shape[1]:
-        raise ValueError(f"X_tr and X_te must have the same number of columns (features); "
-                         f"X_tr has {X_tr.shape[1]}, X_te has {X_te.shape[1]}.")
-    return X_tr, X_te
-
-
-def _rng(random_state):
-    return np.random.default_rng(check_random_state(random_state))
-
-
-def _seed(rng):
-    """An integer seed for scikit-learn drawn from a numpy Generator."""
-    return int(rng.integers(2**31 - 1))
-
-
-# ---------------------------------------------------------------------- two-sample tests
-def two_sample_test(X_tr, X_te, method="mmd", n_permutations=None, random_state=None,
-                    classifier=None):
-    """Permutation test of "training and test inputs have the same distribution".
-
-    Both samples are pooled and standardised with the pooled mean and standard deviation
-    of each column (a constant column is left at 0). The statistic is computed on the
-    observed split and on ``n_permutations`` random re-assignments of the pooled points
-    to two samples of the same sizes; the p-value is
-
-        p = (1 + #{b : T_b >= T_observed}) / (1 + n_permutations),
-
-    which is valid (P(p <= a) <= a for every level a) when there is no shift, whatever
-    the sample sizes: the permuted statistics and the observed one are then exchangeable.
-
-    Methods
-    -------
-    "mmd" (default)
-        The unbiased estimate of the squared maximum mean discrepancy MMD^2_u (Gretton,
-        Borgwardt, Rasch, Schoelkopf and Smola, "A kernel two-sample test", JMLR 13, 2012,
-        eq. 3) with the Gaussian kernel (:func:`covshift.kernels.gaussian_kernel`) whose
-        width is the median heuristic (:func:`covshift.kernels.median_heuristic`) of all
-        pooled, standardised points. Detects any difference of distributions (the Gaussian
-        kernel is characteristic). The pooled kernel matrix is computed once; every
-        permutation only re-labels its rows, and blocks of permutations are evaluated by
-        one matrix product each. Cost with the default 500 permutations, 10 columns, on 2
-        busy cores: 0.05-0.2 s at 500 points per sample, 0.2-0.45 s at 1000 or more (the
-        cap).
-    "classifier"
-        A classifier two-sample test (Lopez-Paz and Oquab, "Revisiting classifier
-        two-sample tests", ICLR 2017): the mean held-out ROC AUC, over stratified
-        ``CLASSIFIER_FOLDS``-fold cross-validation, of a classifier telling training (0)
-        from test (1) points. Under no shift no classifier beats chance on held-out points
-        (AUC near 0.5). The default classifier is linear (ridge regression of the domain
-        label with penalty ``RIDGE_ALPHA``: the direction of Fisher's discriminant), fitted
-        in closed form for all permutations at once (0.1-0.35 s with the default 200
-        permutations at 500 or 1000 points per sample, 10 columns); it detects
-        shifts of the means (not, e.g., of the spread only; "mmd" does). Any scikit-learn
-        classifier may be passed instead (``classifier=``): it is then refitted
-        ``CLASSIFIER_FOLDS x (n_permutations + 1)`` times, so keep ``n_permutations``
-        small (e.g. 50-100) with a slow one. The permutations move the points and keep
-        the labels and folds: each held-out fold keeps both samples in every permutation.
-
-    Parameters
-    ----------
-    X_tr, X_te : array-like of shape (n_tr, d), (n_te, d)
-        At least 2 points each, the same columns, finite numbers. Beyond
-        ``MAX_TEST_POINTS`` (1000) points, a seeded random subset of that many is tested
-        (a UserWarning says so).
-    method : {"mmd", "classifier"}
-    n_permutations : int >= 1 or None
-        Default ``DEFAULT_PERMUTATIONS[method]`` (500 for "mmd", 200 for "classifier").
-        The smallest attainable p-value is 1 / (1 + n_permutations).
-    random_state : None, int >= 0 or numpy Generator
-        Seeds the subsets, the folds and the permutations.
-    classifier : scikit-learn classifier or None
-        Only for method="classifier"; scored by ``decision_function`` (or the second
-        column of ``predict_proba``).
-
-    Returns
-    -------
-    TwoSampleResult
-    """
-    method = check_choice(method, "method", {"mmd", "classifier"})
-    if n_permutations is None:
-        n_permutations = DEFAULT_PERMUTATIONS[method]
-    n_permutations = check_int(n_permutations, "n_permutations", minimum=1)
-    X_tr, X_te = _checked_samples(X_tr, X_te)
-    if classifier is not None and method != "classifier":
-        raise ValueError(f"classifier is only used by method='classifier'; got method={method!r}.")
-    rng = _rng(random_state)
-    X_tr, X_te = _capped(X_tr, "X_tr", rng), _capped(X_te, "X_te", rng)
-    pooled = np.vstack([X_tr, X_te])
-    pooled -= pooled.mean(axis=0)
-    spread = pooled.std(axis=0)
-    pooled /= np.where(spread > 0, spread, 1.0)
-    n = len(X_tr)
-    if method == "mmd":
-        values = _mmd_statistics(pooled, n, n_permutations, rng)
-    elif classifier is None:
-        values = _linear_auc_statistics(pooled, n, n_permutations, rng)
-    else:
-        values = _classifier_auc_statistics(pooled, n, n_permutations, rng, classifier)
-    observed, null = float(values[0]), values[1:]
-    tolerance = 1e-12 * max(1.0, abs(observed))  # equal statistics count as "as extreme"
-    p_value = (1.0 + np.sum(null >= observed - tolerance)) / (1.0 + n_permutations)
-    return TwoSampleResult(statistic=observed, p_value=float(p_value), method=method,
-                           null_distribution=_frozen(null), n_permutations=n_permutations,
-                           n_tr=n, n_te=len(X_te))
-
-
-def _capped(X, name, rng):
-    if len(X) <= MAX_TEST_POINTS:
-        return X
-    warnings.warn(f"{name} has {len(X)} points; the two-sample test uses a random subset of "
-                  f"{MAX_TEST_POINTS} (MAX_TEST_POINTS) to bound its cost.", UserWarning,
-                  stacklevel=3)
-    return X[np.sort(rng.choice(len(X), MAX_TEST_POINTS, replace=False))]
-
-
-def _label_blocks(N, n, n_permutations, rng, block):
-    """Yield (start, Z): 0/1 matrices (N, b) whose column j marks the n points of the first
-    sample in statistic start + j; statistic 0 is the observed split (the first n points)."""
-    total = n_permutations + 1
-    for start in range(0, total, block):
-        width = min(block, total - start)
-        chosen = np.argsort(rng.random((width, N)), axis=1)[:, :n]  # a uniform n-subset each
-        if start == 0:
-            chosen[0] = np.arange(n)
-        Z = np.zeros((N, width))
-        Z[chosen, np.arange(width)[:, None]] = 1.0
-        yield start, Z
-
-
-def _mmd_statistics(pooled, n, n_permutations, rng):
-    """MMD^2_u of the observed split (entry 0) and of each permutation (entries 1..B).
-
-    With z the indicator of the first sample, K the pooled kernel matrix (unit diagonal),
-    r = K 1 and T = 1' K 1: S_xx = z'Kz, S_xy = z'r - S_xx, S_yy = T - S_xx - 2 S_xy, and
-    MMD^2_u = (S_xx - n) / (n(n-1)) + (S_yy - m) / (m(m-1)) - 2 S_xy / (nm).
-    """
-    N = len(pooled)
-    m = N - n
-    sigma = median_heuristic(pooled, max_samples=N)  # all pairs: a function of the pooled set
-    K = gaussian_kernel(pooled, pooled, sigma)
-    np.fill_diagonal(K, 1.0)  # k(x, x) = 1 exactly (the expansion can leave 1 - 1e-16)
-    row_sums = K.sum(axis=1)
-    total = row_sums.sum()
-    values = np.empty(n_permutations + 1)
-    block = max(1, _BLOCK_BYTES // (8 * N))
-    for start, Z in _label_blocks(N, n, n_permutations, rng, block):
-        s_xx = np.einsum("ij,ij->j", K @ Z, Z)
-        s_xy = row_sums @ Z - s_xx
-        s_yy = total - s_xx - 2.0 * s_xy
-        values[start:start + Z.shape[1]] = ((s_xx - n) / (n * (n - 1.0)) + (s_yy - m) / (m * (m - 1.0))
-                                            - 2.0 * s_xy / (n * m))
-    return values
-
-
-def _stratified_folds(n, m, rng):
-    """Fold of each pooled position (first n: training): each sample dealt at random over
-    the folds, so every held-out fold holds points of both samples."""
-    n_folds = min(CLASSIFIER_FOLDS, n, m)
-    folds = np.empty(n + m, dtype=int)
-    for part in (slice(0, n), slice(n, n + m)):
-        size = part.stop - part.start
-        folds[part] = rng.permutation(size) % n_folds
-    return folds, n_folds
-
-
-def _auc(scores, positive):
-    """ROC AUC of each row of ``scores`` (b, n_held) for the boolean labels ``positive``
-    (Mann-Whitney U with average ranks for ties, as sklearn.metrics.roc_auc_score)."""
-    n1 = int(positive.sum())
-    n0 = positive.size - n1
-    ranks = stats.rankdata(scores, axis=1)
-    return (ranks[:, positive].sum(axis=1) - n1 * (n1 + 1) / 2.0) / (n1 * n0)
-
-
-def _permutations(N, n_permutations, rng, block):
-    """Yield (start, P): row permutations (b, N) of the pooled points; statistic 0 (the
-    observed split) is the identity."""
-    total = n_permutations + 1
-    for start in range(0, total, block):
-        width = min(block, total - start)
-        order = np.argsort(rng.random((width, N)), axis=1)
-        if start == 0:
-            order[0] = np.arange(N)
-        yield start, order
-
-
-def _linear_auc_statistics(pooled, n, n_permutations, rng):
-    """Mean held-out AUC of the ridge classifier for the observed split and each permutation.
-
-    Per fold, w = (X_c' X_c + alpha I)^-1 X_c' (y - mean y) on the fitting points (X_c the
-    centred inputs; y - mean y sums to zero, so X' (y - mean y) needs no centring), and the
-    held-out points are ranked by x' w. All permutations of a block are solved by batched
-    matrix products and one batched solve.
-    """
-    N, d = pooled.shape
-    labels = np.arange(N) >= n  # test points are the positives
-    folds, n_folds = _stratified_folds(n, N - n, rng)
-    values = np.zeros(n_permutations + 1)
-    block = max(1, _BLOCK_BYTES // (8 * N * d))
-    for start, order in _permutations(N, n_permutations, rng, block):
-        X = pooled[order]  # (b, N, d): the points moved, labels and folds kept
-        for k in range(n_folds):
-            fit, held = folds != k, folds == k
-            Xf = X[:, fit]
-            centred_y = labels[fit] - labels[fit].mean()
-            mean = Xf.mean(axis=1)
-            gram = np.matmul(Xf.transpose(0, 2, 1), Xf)
-            gram -= Xf.shape[1] * mean[:, :, None] * mean[:, None, :]
-            gram += RIDGE_ALPHA * np.eye(d)
-            w = np.linalg.solve(gram, (centred_y @ Xf)[:, :, None])[:, :, 0]
-            scores = np.einsum("bnd,bd->bn", X[:, held], w)
-            values[start:start + len(order)] += _auc(scores, labels[held])
-    return values / n_folds
-
-
-def _classifier_auc_statistics(pooled, n, n_permutations, rng, classifier):
-    """The same statistic as _linear_auc_statistics with any scikit-learn classifier
-    (refitted per fold and permutation)."""
-    N = len(pooled)
-    labels = (np.arange(N) >= n).astype(int)
-    folds, n_folds = _stratified_folds(n, N - n, rng)
-    values = np.zeros(n_permutations + 1)
-    for start, order in _permutations(N, n_permutations, rng, 64):
-        for j, permutation in enumerate(order):
-            X = pooled[permutation]
-            for k in range(n_folds):
-                fit, held = folds != k, folds == k
-                model = clone(classifier).fit(X[fit], labels[fit])
-                values[start + j] += _auc(_scores(model, X[held])[None, :], labels[held] == 1)[0]
-    return values / n_folds
-
-
-def _scores(model, X):
-    if hasattr(model, "decision_function"):
-        return np.asarray(model.decision_function(X), dtype=float).ravel()
-    return np.asarray(model.predict_proba(X), dtype=float)[:, 1]
+    mean_shift: Optional[np.ndarray] = None
+    weighted_mean_shift: Optional[np.ndarray] = None
+    ess_bound: Optional[float] = None
 
 
 # ---------------------------------------------------------------------- per-feature shift
-def feature_shift(X_tr, X_te):
+def adjust_p_values(p_values, correction="holm"):
+    """p-values corrected for testing them all at once.
+
+    "holm": Holm's step-down correction (Holm, "A simple sequentially rejective multiple test
+    procedure", Scand. J. Statist. 6, 1979): with p_(1) <= ... <= p_(m) the sorted p-values,
+    adjusted p_(i) = max_{j <= i} min(1, (m - j + 1) p_(j)); controls the family-wise error
+    rate (the chance of declaring any unshifted column shifted) for any dependence between
+    the tests. "bh": Benjamini and Hochberg's (JRSS B 57, 1995) false discovery rate
+    (:func:`scipy.stats.false_discovery_control`).
+    """
+    if correction not in CORRECTIONS:
+        raise ValueError(f"correction must be one of {sorted(CORRECTIONS)}; got {correction!r}.")
+    p = np.asarray(p_values, dtype=float).ravel()
+    if p.size == 0:
+        return p
+    if correction == "bh":
+        return np.asarray(stats.false_discovery_control(p, method="bh"), dtype=float)
+    order = np.argsort(p, kind="stable")
+    scaled = np.minimum(1.0, (p.size - np.arange(p.size)) * p[order])
+    adjusted = np.empty_like(p)
+    adjusted[order] = np.maximum.accumulate(scaled)
+    return adjusted
+
+
+def feature_shift(X_tr, X_te, correction="holm"):
     """How much each input column moved: the two-sample Kolmogorov-Smirnov statistic.
 
     For column j, D_j = sup_t |F_tr,j(t) - F_te,j(t)| of the two empirical distribution
-    functions (:func:`scipy.stats.ks_2samp`), with its p-value. D_j is scale-free (any
-    increasing transformation of a column leaves it unchanged) and lies in [0, 1]. Marginal
-    only: a shift of the joint distribution that leaves every column's marginal in place
-    is not seen (:func:`two_sample_test` sees it).
+    functions (:func:`scipy.stats.ks_2samp`), with its p-value, and the p-values corrected
+    for testing all d columns (:func:`adjust_p_values`). D_j is scale-free (any increasing
+    transformation of a column leaves it unchanged) and lies in [0, 1]. Marginal only: a
+    shift of the joint distribution that leaves every column's marginal in place is not seen
+    (:func:`two_sample_test` sees it).
+
+    Without correction, under no shift at all some column has p < 0.05 in 27 % of random
+    halves of scikit-learn's wine data (13 columns) and 51 % of breast cancer (30 columns);
+    with Holm's correction a column is named in 2.3 % and 2.7 % (300 halves each). Name a
+    column as shifted only when its adjusted p-value is below the level
+    (:meth:`FeatureShiftResult.most_shifted`).
 
     Parameters
     ----------
     X_tr, X_te : array-like of shape (n_tr, d), (n_te, d)
         At least 2 points each, the same columns, finite numbers.
+    correction : {"holm", "bh"}, default "holm"
 
     Returns
     -------
     FeatureShiftResult
-        ``statistic`` and ``p_value`` per column (column order), ``ranking`` the columns
-        from most to least shifted.
+        ``statistic``, ``p_value`` and ``p_value_adjusted`` per column (column order),
+        ``ranking`` the columns from most to least shifted.
     """
-    X_tr, X_te = _checked_samples(X_tr, X_te)
+    if correction not in CORRECTIONS:
+        raise ValueError(f"correction must be one of {sorted(CORRECTIONS)}; got {correction!r}.")
+    X_tr, X_te = check_samples(X_tr, X_te)
     result = stats.ks_2samp(X_tr, X_te, axis=0)
     statistic = np.atleast_1d(np.asarray(result.statistic, dtype=float))
     p_value = np.atleast_1d(np.asarray(result.pvalue, dtype=float))
     ranking = np.argsort(-statistic, kind="stable")
     ranking.setflags(write=False)
-    return FeatureShiftResult(statistic=_frozen(statistic), p_value=_frozen(p_value),
-                              ranking=ranking)
+    return FeatureShiftResult(statistic=read_only(statistic), p_value=read_only(p_value),
+                              p_value_adjusted=read_only(adjust_p_values(p_value, correction)), ranking=ranking,
+                              correction=correction)
 
 
 # ---------------------------------------------------------------------- weights
-def weight_summary(w):
-    """How much the importance weights ``w`` cost in sample size, and how concentrated they are.
+def weight_summary(w, X_tr=None, X_te=None):
+    """How much the importance weights ``w`` cost in sample size, how concentrated they are and,
+    given the inputs, whether they move the training means onto the test means.
 
     The effective sample size (Kish, "Survey Sampling", 1965) ESS = (sum w)^2 / sum w^2
     (:func:`effective_sample_size`) is the number of equally weighted points that would
     give a weighted mean the same variance; it is n for equal weights and 1 when one point
     carries all the weight. Scale-free: w and c w give the same summary.
 
+    What ESS does not tell: whether the weights correct the shift. Equal weights have the
+    best ESS and correct nothing. With ``X_tr`` and ``X_te``, the summary adds, per column j,
+    the standardised mean shift Delta_j = (mean_te,j - mean_tr,j) / sd_tr,j, without and with
+    the weights, and the bound ``ess_bound``: weights of mean 1 whose weighted training mean of
+    column j equals the test mean satisfy mean((w - 1)(x_j - mean_tr,j)) = Delta_j sd_tr,j,
+    so by Cauchy-Schwarz var(w) >= Delta_j^2 and ESS / n = 1 / (1 + var(w)) <= 1 / (1 + Delta_j^2).
+    The bound uses the largest Delta_j^2 less its sampling noise 1/n_tr + 1/n_te (the expected
+    Delta_j^2 without shift), so it holds for the true ratio too, up to noise. Weights whose
+    ESS / n is well above ``ess_bound`` leave some mean shift uncorrected (``weighted_mean_shift``
+    says where).
+
     Parameters
     ----------
     w : array-like of shape (n,)
         Non-negative finite weights, not all zero.
+    X_tr, X_te : array-like of shape (n, d), (n_te, d), optional
+        The training inputs (one row per weight) and the test inputs.
 
     Returns
     -------
     WeightSummary
         ``ess``, ``ess_fraction`` = ess / n, ``max_weight`` (max w / mean w), ``top_share``
-        (share of sum w in the ceil(n / 100) largest weights) and ``n``.
+        (share of sum w in the ceil(n / 100) largest weights) and ``n``; with the inputs also
+        ``mean_shift``, ``weighted_mean_shift`` and ``ess_bound``.
     """
     w = check_weights(w, "w (weights)")
     if not np.any(w > 0):
@@ -455,74 +215,26 @@ def weight_summary(w):
     top = max(1, math.ceil(n / 100))
     top_share = float(np.partition(scaled, n - top)[n - top:].sum() / scaled.sum())
     ess = effective_sample_size(w)
+    balance = {}
+    if X_tr is not None or X_te is not None:
+        balance = _mean_balance(scaled, X_tr, X_te)
     return WeightSummary(ess=ess, ess_fraction=ess / n, max_weight=max_weight(w),
-                         top_share=min(top_share, 1.0), n=n)
+                         top_share=min(top_share, 1.0), n=n, **balance)
 
 
-# ---------------------------------------------------------------------- IWCV
-def iw_cv_error(model, X_tr, y_tr, weights, cv=5, random_state=None):
-    """Importance-weighted cross-validation error of a regression model, and the ordinary one.
-
-    The training points are split into ``cv`` folds (shuffled KFold). Each fold Z_k is
-    predicted by a clone of ``model`` fitted on the other folds, with their importance
-    weights when ``model.fit`` accepts ``sample_weight`` (importance-weighted empirical risk
-    minimisation; without weights otherwise). With the squared loss
-    l_i = ||y_i - f(x_i)||^2 (summed over outputs):
-
-        weighted   = mean_k (1 / |Z_k|) sum_{i in Z_k} w_i l_i,
-        unweighted = mean_k (1 / |Z_k|) sum_{i in Z_k} l_i.
-
-    With w = p_te / p_tr the weighted value is an (almost) unbiased estimate of the error
-    on the test distribution under covariate shift (Sugiyama, Krauledat and Mueller,
-    "Covariate shift adaptation by importance weighted cross validation", JMLR 8, 2007);
-    the unweighted one estimates the error on the training distribution, which is what
-    ordinary cross-validation reports and which a shift makes misleading. Both come from
-    the same fold models, so their difference is due to the weights in the validation
-    loss only. Weights all 1 give ``weighted == unweighted``.
-
-    Parameters
-    ----------
-    model : scikit-learn regressor (fit / predict)
-    X_tr : array-like of shape (n, d), n >= 2
-    y_tr : array-like of shape (n,) or (n, p)
-    weights : array-like of shape (n,)
-        Importance weights of the training points (finite, >= 0), e.g. an estimator's
-        ``weights_``; on the scale where they average 1 over the training points.
-    cv : int >= 2, default 5
-        Number of folds (capped at n).
-    random_state : None, int >= 0 or numpy Generator
-        Seeds the shuffling of the folds (an int gives ``KFold(cv, shuffle=True,
-        random_state=random_state)`` exactly).
-
-    Returns
-    -------
-    IWCVResult
-        ``weighted``, ``unweighted``, the per-fold values of each and ``n_folds``.
-    """
-    X = as_2d_float(X_tr, "X_tr (training inputs)", min_samples=2)
-    Y = as_2d_float(y_tr, "y_tr (training outputs)")
-    w = check_weights(weights, "weights")
-    if len(Y) != len(X) or len(w) != len(X):
-        raise ValueError(f"X_tr, y_tr and weights need the same number of samples; got {len(X)}, "
-                         f"{len(Y)}, {len(w)}.")
-    n_folds = min(check_int(cv, "cv (number of folds)", minimum=2), len(X))
-    seed = check_random_state(random_state)
-    if isinstance(seed, np.random.Generator):
-        seed = _seed(seed)
-    splits = list(KFold(n_folds, shuffle=True, random_state=seed).split(X))
-    fit_weighted = has_fit_parameter(model, "sample_weight")
-    target_all = Y[:, 0] if np.ndim(y_tr) == 1 else Y
-    weighted, unweighted = np.empty(n_folds), np.empty(n_folds)
-    for k, (fit_idx, held_idx) in enumerate(splits):
-        fold_model = clone(model)
-        if fit_weighted:
-            fold_model.fit(X[fit_idx], target_all[fit_idx], sample_weight=w[fit_idx])
-        else:
-            fold_model.fit(X[fit_idx], target_all[fit_idx])
-        pred = np.asarray(fold_model.predict(X[held_idx]), dtype=float).reshape(len(held_idx), -1)
-        loss = np.sum((Y[held_idx] - pred) ** 2, axis=1)
-        weighted[k] = np.mean(w[held_idx] * loss)
-        unweighted[k] = np.mean(loss)
-    return IWCVResult(weighted=float(np.mean(weighted)), unweighted=float(np.mean(unweighted)),
-                      weighted_folds=_frozen(weighted), unweighted_folds=_frozen(unweighted),
-                      n_folds=n_folds)
+def _mean_balance(w, X_tr, X_te):
+    """mean_shift, weighted_mean_shift and ess_bound of :func:`weight_summary`."""
+    if X_tr is None or X_te is None:
+        raise ValueError("Pass both X_tr and X_te (the training and test inputs), or neither.")
+    X_tr, X_te = check_samples(X_tr, X_te)
+    if len(X_tr) != len(w):
+        raise ValueError(f"X_tr has {len(X_tr)} rows but there are {len(w)} weights; one weight per training row.")
+    mean_tr = X_tr.mean(axis=0)
+    sd = X_tr.std(axis=0)
+    sd = np.where(sd > 0, sd, 1.0)
+    shift = (X_te.mean(axis=0) - mean_tr) / sd
+    weighted = (X_te.mean(axis=0) - (w @ X_tr) / w.sum()) / sd
+    noise = 1.0 / len(X_tr) + 1.0 / len(X_te)
+    excess = float(np.max(np.maximum(shift ** 2 - noise, 0.0)))
+    return {"mean_shift": read_only(shift), "weighted_mean_shift": read_only(weighted),
+            "ess_bound": 1.0 / (1.0 + excess)}

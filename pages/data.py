@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from teaching import ui
-from teaching import catalog, figures, report
+from teaching import catalog, figures, report, uploads
 
 ui.through_app()
 st.title("Data & shift")
@@ -53,16 +53,32 @@ else:
         st.stop()
     for note in table.notes:
         st.warning(note)
+    offer_ids = bool(table.id_like) and st.checkbox("Offer identifier columns as inputs", key="csv_offer_ids",
+                                                     help="Columns with a different whole number in every row: "
+                                                          + ", ".join(table.id_like))
+    chosen = ui.get("csv_inputs")
+    offered = [c for c in table.columns if offer_ids or c not in table.id_like or c in chosen]
     cols = st.columns(3)
     with cols[0]:
-        inputs = ui.widget(st.multiselect, "Input columns", "csv_inputs", table.columns, wrap=True)
+        inputs = ui.widget(st.multiselect, "Input columns", "csv_inputs", offered, wrap=True)
     with cols[1]:
         outputs = ui.widget(st.multiselect, "Output columns", "csv_outputs",
                             [c for c in table.columns if c not in inputs], wrap=True)
     with cols[2]:
-        ui.widget(st.selectbox, "Train/test split", "csv_split",
-                  ["selection bias"] + [c for c in table.columns if c not in inputs + outputs],
-                  help="A column of 0 (test) / 1 (training), or the selection-bias sampler.")
+        split = ui.widget(st.selectbox, "Train/test split", "csv_split", uploads.split_choices(table, inputs, outputs),
+                          help="The selection-bias sampler; the rows without outputs as the test rows (the usual "
+                               "covariate-shift file: labelled training rows, unlabelled test rows); a column of "
+                               "0 (test) / 1 (training); or a date column (training rows dated before a date).")
+    if split in table.dates:
+        ui.widget(st.text_input, "First test date (empty: the median date)", "csv_split_date",
+                  help="Rows dated before this date are training rows, the others test rows. Write it as 2021-03-04.")
+        if not ui.get("csv_split_date"):
+            st.caption(f"Training rows: dated before {uploads.date_cutoff(table, split).astype('datetime64[D]')} "
+                       "(the median date of the column).")
+    if [c for c in inputs if c in table.id_like]:
+        st.warning(f"Input(s) {', '.join(c for c in inputs if c in table.id_like)} hold a different whole number in "
+                   "every row, like row identifiers: if they follow the order of the file, they alone can make the "
+                   "split look like a shift. Deselect them unless they measure something.", icon=":material/badge:")
     ui.widget(st.toggle, "Standardise the inputs and outputs", "csv_standardise",
               help="Centre every input column and divide it by its standard deviation over all rows (training and "
                    "test), so that kernel widths and models see the inputs on one scale; the regression models are "
@@ -84,6 +100,8 @@ if ui.get("source") == "csv":
     st.caption("Inputs standardised (each column centred and scaled to standard deviation 1 over all rows); the "
                "regression models fit the outputs standardised likewise and predict in your units."
                if ui.get("csv_standardise") else "Inputs and outputs in the file's units (not standardised).")
+for sentence in ui.view().csv_rows():
+    st.info(sentence, icon=":material/table_rows:")
 few = report.small_sample_warning(len(data.X_tr))
 if few:
     st.warning(few, icon=":material/warning:")

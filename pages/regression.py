@@ -118,12 +118,24 @@ if any("did not converge" in message for outcome in results.values() for message
                "but it is not certified as a minimum; their errors are counted like the others.")
 
 Y = data.Y_te
+scored = data.labelled_te  # test rows with outputs (an uploaded file may have none): only they are scored
+if scored.sum() < 2:
+    st.info(f"Only {int(scored.sum())} of {len(scored)} test rows have outputs: the models are fitted on the "
+            "training rows with outputs, but their test errors cannot be measured. **Check your data** says what "
+            "can be said without test outputs: the shift, the weights and cross-validated errors.",
+            icon=":material/table_rows:")
+    st.page_link("pages/check.py", label="Check your data", icon=":material/troubleshoot:")
+    st.stop()
+if not scored.all():
+    st.info(f"Outputs known on {int(scored.sum())} of {len(scored)} test rows: the errors below are over those rows "
+            "only; the others are predicted, not scored.", icon=":material/table_rows:")
 rows, errors = [], {}
 for name, outcome in results.items():
-    pred = outcome.model["mean"]
-    errors[name] = metrics.euclidean_errors(Y, pred)
-    rows.append({"model": name, "MAE": metrics.mae(Y, pred), "RMSE": float(np.mean(metrics.rmse(Y, pred))),
-                 "R^2": float(np.mean(metrics.r2(Y, pred))), "mean Euclidean error": float(errors[name].mean()),
+    pred = outcome.model["mean"][scored]
+    errors[name] = metrics.euclidean_errors(Y[scored], pred)
+    truth = Y[scored]
+    rows.append({"model": name, "MAE": metrics.mae(truth, pred), "RMSE": float(np.mean(metrics.rmse(truth, pred))),
+                 "R^2": float(np.mean(metrics.r2(truth, pred))), "mean Euclidean error": float(errors[name].mean()),
                  "seconds": outcome.seconds})
 finite = [n for n in errors if np.isfinite(errors[n].mean())]
 best = min(finite, key=lambda n: errors[n].mean()) if finite else None  # None: no model gave finite errors
@@ -213,19 +225,20 @@ if with_certainty:
     st.subheader("Certainty and error")
     cols = st.columns(min(len(with_certainty), 3))
     for i, (name, fit) in enumerate(with_certainty.items()):
-        r_p = ui.quiet(metrics.certainty_error_correlation, fit["certainty"], errors[name])
-        ui.chart("error vs certainty", figures.error_vs_certainty, errors[name], fit["certainty"], name, key=f"regression.certainty.{name}", where=cols[i % len(cols)])
+        certainty = fit["certainty"][scored]
+        r_p = ui.quiet(metrics.certainty_error_correlation, certainty, errors[name])
+        ui.chart("error vs certainty", figures.error_vs_certainty, errors[name], certainty, name, key=f"regression.certainty.{name}", where=cols[i % len(cols)])
         if r_p is None:
             cols[i % len(cols)].caption("Pearson r needs at least 3 test points with finite values.")
             continue
         r, p = r_p
         column = cols[i % len(cols)]
-        bins = ui.quiet(metrics.certainty_error_bins, fit["certainty"], errors[name], lessons.CERTAINTY_BINS)
+        bins = ui.quiet(metrics.certainty_error_bins, certainty, errors[name], lessons.CERTAINTY_BINS)
         if bins is not None:
             ui.chart("error per certainty bin", figures.error_by_certainty_bin, bins, name,
                      key=f"regression.certainty_bins.{name}", where=column)
         n = len(errors[name])
-        rho = ui.quiet(lambda c, e: float(stats.spearmanr(c, e).statistic), fit["certainty"], errors[name])
+        rho = ui.quiet(lambda c, e: float(stats.spearmanr(c, e).statistic), certainty, errors[name])
         column.caption(f"Pearson r = {r:.2f} {_interval(r, n)} (p {'= ' if p >= 1e-4 else ''}{figures.format_p(p)})"
                        + (f"; Spearman rho = {rho:.2f} {_interval(rho, n)}" if rho is not None else "")
                        + " (95 % intervals). "

@@ -43,9 +43,13 @@ def shared_kliep_sigma(data, sigma="auto", rule="lcv"):
     scoring a GPR on the training outputs)."""
     if sigma != "auto":
         return SharedSigma(float(sigma), "manual", 0.0)
-    y_tr = data.Y_tr if rule == "iwcv" else None
+    labelled = data.labelled_tr
+    if rule == "iwcv":  # scored on the training rows with outputs
+        X_tr, y_tr = data.X_tr[labelled], data.Y_tr[labelled]
+    else:
+        X_tr, y_tr = data.X_tr, None
     result, seconds, messages = run_with_warnings(
-        lambda: kliep_sigma(data.X_tr, data.X_te, rule=rule, y_tr=y_tr))
+        lambda: kliep_sigma(X_tr, data.X_te, rule=rule, y_tr=y_tr))
     return SharedSigma(result["best_sigma"], rule, seconds, result, messages)
 
 
@@ -84,17 +88,18 @@ def data_hyper(data, standardise_outputs=True):
 
     Returns a dict with these four keys (floats).
     """
-    shift, scale = output_scaling(data.Y_tr) if standardise_outputs else (0.0, 1.0)
-    Y = (np.asarray(data.Y_tr, dtype=float).reshape(len(data.Y_tr), -1) - shift) / scale
+    X_fit, Y_fit = data.X_tr[data.labelled_tr], data.Y_tr[data.labelled_tr]  # the rows the models fit
+    shift, scale = output_scaling(Y_fit) if standardise_outputs else (0.0, 1.0)
+    Y = (np.asarray(Y_fit, dtype=float).reshape(len(Y_fit), -1) - shift) / scale
     spread = float(np.mean(np.var(Y, axis=0))) or 1.0
-    rho_x = median_heuristic(data.X_tr)
-    lambda_x = min((lam * spread for lam in NOISE_GRID), key=lambda lam: leave_one_out_error(data.X_tr, Y, rho_x, lam))
+    rho_x = median_heuristic(X_fit)
+    lambda_x = min((lam * spread for lam in NOISE_GRID), key=lambda lam: leave_one_out_error(X_fit, Y, rho_x, lam))
     return {"rho_x": float(rho_x), "rho_y": float(OUTPUT_WIDTH * np.sqrt(spread)), "lambda_x": float(lambda_x),
             "lambda_y": float(lambda_x)}
 
 
 def fit_predict(data, name, weights=None, start=None, standardise_outputs=False, **hyper):
-    """Fit a regression model (with weights for IW-*) and predict the test set.
+    """Fit a regression model (with weights for IW-*) on the labelled training rows and predict the test set.
 
     ``start``: for an SMTGP with the original start, the :class:`Outcome` of its
     :func:`chain_start` model on the same data, weights and hyper-parameters; the SMTGP
@@ -111,13 +116,16 @@ def fit_predict(data, name, weights=None, start=None, standardise_outputs=False,
     if start is not None and chain_start(name, hyper.get("tgp_start", "linear")) is None:
         raise ValueError(f"start is only used by an SMTGP with tgp_start='linear'; got it for {name!r}.")
 
+    labelled = data.labelled_tr  # training rows without outputs (NaN) count for the weights only
+
     def run():
         model = make_regressor(name, **hyper)
-        shift, scale = output_scaling(data.Y_tr) if standardise_outputs else (0.0, 1.0)
+        Y_fit = data.Y_tr[labelled]
+        shift, scale = output_scaling(Y_fit) if standardise_outputs else (0.0, 1.0)
         if start is not None:
             model.set_params(init=(start.model["mean"] - shift) / scale)
-        w = weights if REGRESSORS.get(name) else None
-        model.fit(data.X_tr, (data.Y_tr - shift) / scale, sample_weight=w)
+        w = np.asarray(weights)[labelled] if REGRESSORS.get(name) and weights is not None else None
+        model.fit(data.X_tr[labelled], (Y_fit - shift) / scale, sample_weight=w)
         result = {"mean": None, "std": None, "certainty": None}
         if isinstance(model, GPR):
             mean, std = model.predict(data.X_te, return_std=True)
@@ -152,6 +160,10 @@ def few_labels_comparison(data, weights, n_labels=10, seed=0, standardise_output
     """
     if len(data.X_te) < 4:
         raise ValueError(f"The few-labels comparison needs at least 4 test points; there are {len(data.X_te)}.")
+    if not (data.labelled_te.all() and data.labelled_tr.all()):
+        raise ValueError(f"The few-labels comparison reveals and scores test outputs; {int((~data.labelled_te).sum())} "
+                         f"of {len(data.X_te)} test rows (and {int((~data.labelled_tr).sum())} training rows) of this "
+                         "data have none. Use data with outputs on every row.")
     labelled = labelled_test_points(len(data.X_te), n_labels, seed)
     X_eval, Y_eval = data.X_te[~labelled], data.Y_te[~labelled]
     def gpr():

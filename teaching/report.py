@@ -7,6 +7,11 @@ two downloads always say the same thing.
 
 import html
 
+import numpy as np
+
+from covshift.diagnostics import CORRECTIONS
+from teaching.numbers import format_number
+
 #: The level of the shift test's verdict.
 ALPHA = 0.05
 #: Fewer training points than this make every estimate on the page shaky (a warning says so).
@@ -48,29 +53,108 @@ def statistic_sentence(result):
 
 
 def ranking_rows(names, shift, top=None):
-    """Table rows (input, KS statistic, p-value) from most to least shifted."""
+    """Table rows (input, KS statistic, p-value, corrected p-value) from most to least shifted."""
     order = list(shift.ranking[:top] if top else shift.ranking)
-    return [[names[j], f"{shift.statistic[j]:.3f}", f"{shift.p_value[j]:.2g}"] for j in order]
+    return [[names[j], f"{shift.statistic[j]:.3f}", f"{shift.p_value[j]:.2g}", f"{shift.p_value_adjusted[j]:.2g}"]
+            for j in order]
+
+
+def correction_name(shift):
+    """The correction of :func:`covshift.diagnostics.feature_shift`'s p-values, by name."""
+    return CORRECTIONS[shift.correction]
+
+
+def shift_sentence(names, shift):
+    """Which input moved most, named only when its corrected p-value is below :data:`ALPHA`; otherwise the
+    ranking is said to be only a ranking."""
+    first = int(shift.ranking[0])
+    d = len(names)
+    corrected = (f"p = {shift.p_value_adjusted[first]:.2g} after {correction_name(shift)}'s correction for testing "
+                 f"{d} input{'s' if d > 1 else ''}")
+    if shift.most_shifted(ALPHA) is not None:
+        return (f"Most shifted input: **{names[first]}** (Kolmogorov-Smirnov statistic {shift.statistic[first]:.2f}: "
+                "the largest gap between the training and test cumulative distributions, 0 = identical, 1 = "
+                f"disjoint; {corrected}).")
+    return (f"No single input can be named as shifted: the largest gap, {names[first]}'s (Kolmogorov-Smirnov "
+            f"statistic {shift.statistic[first]:.2f}), has {corrected}, not below {ALPHA:g}. The table ranks the "
+            "inputs by their statistic; with several inputs one of them is always first, even without any shift.")
+
+
+#: Weights this close to uniform (ESS / n at least this) do not move the training sample noticeably.
+NEAR_UNIFORM = 0.9
+#: ESS / n more than this above the bound implied by the mean shift: the weights do not correct it.
+ESS_SLACK = 0.1
 
 
 def weights_sentence(name, summary):
-    """What the weights of estimator ``name`` cost, from a :class:`covshift.diagnostics.WeightSummary`."""
-    return (f"The {name} weights are worth {summary.ess:.0f} of the {summary.n} training points (effective "
+    """What the weights of estimator ``name`` cost and, given the inputs (``summary.ess_bound``), how that
+    compares with what the shift of the input means implies; from a :class:`covshift.diagnostics.WeightSummary`."""
+    text = (f"The {name} weights are worth {summary.ess:.0f} of the {summary.n} training points (effective "
             f"sample size {summary.ess:.0f}, {100 * summary.ess_fraction:.0f} %): estimates weighted by them are "
             f"about as noisy as unweighted ones from {summary.ess:.0f} points. The largest weight is "
             f"{summary.max_weight:.1f} times the mean; the heaviest 1 % of the points carry "
             f"{100 * summary.top_share:.0f} % of the total weight.")
+    if summary.ess_bound is None:
+        return text + (" What ESS does not tell: whether the weights correct the shift; equal weights have the "
+                       "largest ESS and correct nothing.")
+    return text + (f" What ESS does not tell is whether they correct the shift: weights that move every training "
+                   f"input's mean onto the test mean can keep at most {100 * summary.ess_bound:.0f} % of the points "
+                   "(1 / (1 + Δ²), Δ the largest shift of an input's mean in training standard deviations, less its "
+                   f"sampling noise). The largest mean shift is {_largest(summary.mean_shift)} without the weights "
+                   f"and {_largest(summary.weighted_mean_shift)} with them.")
 
 
-def cv_sentence(model, cv, test, baseline):
-    """Ordinary vs importance-weighted cross-validation error of ``model``, its actual test error, and the
-    ``baseline`` (the training outputs' variance: the error of predicting their mean) for scale."""
+def _largest(shifts):
+    return f"{np.max(np.abs(shifts)):.2f} standard deviations"
+
+
+def weights_warning(name, summary, test):
+    """A warning when the shift test detected a shift but the weights of ``name`` do not correct it (near
+    uniform, or an ESS well above what the mean shift allows while the means stay apart); else None."""
+    if test is None or test.p_value >= ALPHA:
+        return None
+    if summary.ess_fraction >= NEAR_UNIFORM and (summary.ess_bound is None or summary.ess_bound < NEAR_UNIFORM):
+        return (f"The test detects a shift, but the {name} weights are nearly uniform (ESS "
+                f"{100 * summary.ess_fraction:.0f} %): they hardly move the training sample, so they do not correct "
+                "the shift. A high ESS here means the estimator failed, not that weighting is cheap. Try another "
+                "estimator or kernel width.")
+    if summary.ess_bound is not None and summary.ess_fraction > summary.ess_bound + ESS_SLACK \
+            and np.max(np.abs(summary.weighted_mean_shift)) > 0.5 * np.max(np.abs(summary.mean_shift)):
+        return (f"The test detects a shift, and the {name} weights keep {100 * summary.ess_fraction:.0f} % of the "
+                f"points where moving the input means allows at most {100 * summary.ess_bound:.0f} %; they leave "
+                f"the largest mean shift at {_largest(summary.weighted_mean_shift)} (from "
+                f"{_largest(summary.mean_shift)}): they correct the shift only in part.")
+    return None
+
+
+def _short(value, digits=3):
+    """``value`` to ``digits`` significant digits without an exponent (:func:`teaching.numbers.format_number`)."""
+    return format_number(value, "plain" if digits == 3 else f"plain{digits}", missing="nan")
+
+
+def cv_sentence(model, cv, test, baseline, n_scored=None, n_test=None):
+    """Ordinary vs importance-weighted cross-validation error of ``model`` with their standard errors, whether
+    they can be told apart, its actual test error on the ``n_scored`` test rows with outputs (``test`` None:
+    none has one), and the ``baseline`` (the training outputs' variance: the error of predicting their mean)."""
     ratio = cv.weighted / cv.unweighted if cv.unweighted > 0 else float("nan")
     text = (f"Ordinary {cv.n_folds}-fold cross-validation says {model}'s mean squared error is "
-            f"{cv.unweighted:.3g}; importance-weighted cross-validation estimates {cv.weighted:.3g} on the test "
-            f"inputs ({ratio:.2g} times as much). The actual error on the test points, known here because the test "
-            f"rows have outputs, is {test:.3g}. For scale: predicting the mean of the training outputs has error "
-            f"{baseline:.3g} on the training points.")
+            f"{_short(cv.unweighted)} ± {_short(cv.unweighted_se, 2)}; importance-weighted cross-validation estimates "
+            f"{_short(cv.weighted)} ± {_short(cv.weighted_se, 2)} on the test inputs ({ratio:.2g} times as much; "
+            "± one standard error over the folds). ")
+    if cv.distinguishable:
+        text += (f"The two differ by more than twice the standard error of their difference "
+                 f"({_short(cv.difference_se, 2)}): the weights change the estimate. ")
+    else:
+        text += (f"They cannot be told apart: they differ by less than twice the standard error of their "
+                 f"difference ({_short(cv.difference_se, 2)}). ")
+    if test is None:
+        text += "No test row has outputs, so the actual test error cannot be measured here. "
+    elif n_scored is not None and n_test is not None and n_scored < n_test:
+        text += (f"The actual error on the {n_scored} of {n_test} test rows that have outputs is {test:.3g} (the "
+                 "others are predicted, not scored). ")
+    else:
+        text += f"The actual error on the test points, known here because the test rows have outputs, is {test:.3g}. "
+    text += f"For scale: predicting the mean of the training outputs has error {baseline:.3g} on the training points."
     if cv.unweighted > baseline:
         text += (f" {model} does worse than that even where it was trained: its widths do not suit the data "
                  "(try other rho_x and lambda_x on the Structured regression page).")

@@ -186,6 +186,7 @@ SETTINGS = {
     "csv_inputs": Names(()),
     "csv_outputs": Names(()),
     "csv_split": Names("selection bias", single=True),
+    "csv_split_date": Names("", single=True),
     "csv_standardise": Bool(True),
     "csv_hyper": Choice("auto", ("auto", "manual")),
     # Check your data page

@@ -56,6 +56,16 @@ def hyper_items(settings, **overrides):
     return tuple(sorted({**numbers, "tgp_start": settings["tgp_start"], **overrides}.items()))
 
 
+def csv_split(settings):
+    """The train/test choice of an uploaded CSV as :func:`teaching.uploads.csv_dataset` takes it: None for
+    selection bias, a column name, or (date column, first test date) when a date is typed."""
+    split = settings["csv_split"]
+    if split == "selection bias":
+        return None
+    date = settings.get("csv_split_date", "")
+    return (split, date) if date else split
+
+
 def data_spec(settings, file_digest=None, dataset=None):
     """The data spec the settings name; ``file_digest``: the uploaded file's (:func:`teaching.views.add_file`)
     for a CSV source; ``dataset`` forces a built-in data set with its current parameters."""
@@ -63,7 +73,7 @@ def data_spec(settings, file_digest=None, dataset=None):
     if dataset is None and settings["source"] == "csv":
         max_rows = budget.max_csv_rows(selected_methods(settings), sigma_setting(settings))
         return UploadedData(file_digest, tuple(settings["csv_inputs"]), tuple(settings["csv_outputs"]),
-                            settings["csv_split"], bool(settings["csv_standardise"]), seed, max_rows)
+                            csv_split(settings), bool(settings["csv_standardise"]), seed, max_rows)
     name = dataset or settings["dataset"]
     return BuiltInData(name, tuple((p, settings[f"{name}.{p}"]) for p in catalog.DATASETS[name][1]), seed)
 
@@ -101,6 +111,13 @@ class View:
         """The parsed uploaded file (:class:`teaching.uploads.CsvTable`) of a CSV view."""
         spec = self.data_spec
         return views.csv_table(spec.digest, spec.seed, spec.max_rows)
+
+    def csv_rows(self):
+        """Sentences on the rows of an uploaded CSV view: rows left out and why, how many have outputs
+        (:func:`teaching.uploads.describe_rows`); [] for built-in data."""
+        if not isinstance(self.data_spec, UploadedData):
+            return []
+        return uploads.describe_rows(self.csv_table(), list(self.data_spec.inputs), self.data())
 
     @functools.cached_property
     def shared_sigma(self):
@@ -215,7 +232,8 @@ class View:
         w = np.asarray(self.weights(name).model.weights_, dtype=float)
         w = w / w.mean()
         top = np.argsort(-w, kind="stable")[:TOP_WEIGHTS]
-        return {"weights": w, "summary": diagnostics.weight_summary(w), "top": top}
+        points = self.data()
+        return {"weights": w, "summary": diagnostics.weight_summary(w, points.X_tr, points.X_te), "top": top}
 
     def cv_errors(self, model, weights):
         """Ordinary and importance-weighted CV error of ``model`` and its test error

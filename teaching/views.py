@@ -161,13 +161,14 @@ class BuiltInData:
 @dataclass(frozen=True)
 class UploadedData:
     """An uploaded CSV (by the digest of its bytes, :func:`add_file`): its input and output columns, the
-    train/test column ("selection bias": the seeded sampler), whether inputs are standardised, the
+    train/test choice (None: selection bias, the seeded sampler; a column name; or (date column, first
+    test date), :func:`teaching.view.csv_split`), whether inputs are standardised, the
     seed and the rows kept (the time budget of the selected methods)."""
 
     digest: str
     inputs: tuple
     outputs: tuple
-    split: str
+    split: object
     standardise: bool
     seed: int
     max_rows: int
@@ -185,8 +186,8 @@ def data(spec):
     """The data set a spec names (a :class:`covshift.data.ShiftData`)."""
     if isinstance(spec, UploadedData):
         table = csv_table(spec.digest, spec.seed, spec.max_rows)
-        return uploads.csv_dataset(table, list(spec.inputs), list(spec.outputs),
-                                   None if spec.split == "selection bias" else spec.split, spec.seed,
+        split = list(spec.split) if isinstance(spec.split, tuple) else spec.split
+        return uploads.csv_dataset(table, list(spec.inputs), list(spec.outputs), split, spec.seed,
                                    standardise=spec.standardise)
     return catalog.make_dataset(spec.name, seed=spec.seed, **dict(spec.params))
 
@@ -349,19 +350,24 @@ def column_shift(spec):
 def fitted_cv_errors(spec, model_name, weight_name, weight_sigma, hyper):
     """Unweighted and importance-weighted cross-validation error of ``model_name`` (squared error
     summed over the outputs, :func:`covshift.diagnostics.iw_cv_error` with the weights of
-    ``weight_name`` on the mean-1 scale) and its actual error on the test points, whose outputs a
-    view always has, and the error of predicting the training mean on the training points (the outputs'
-    variance): {"cv": IWCVResult, "test": float, "baseline": float}."""
+    ``weight_name`` on the mean-1 scale) on the training rows with outputs, its actual error on the
+    test rows with outputs (None when no test row has one), and the error of predicting the training
+    mean on the training points (the outputs' variance): {"cv": IWCVResult, "test": float or None,
+    "baseline": float, "n_scored": test rows scored, "n_fitted": training rows cross-validated}."""
     points = data(spec)
     w = fitted_weights(spec, weight_name, weight_sigma).model.weights_
     w = np.asarray(w, dtype=float) / np.mean(w)
     values, standardise = model_hyper(spec, hyper)
     model = catalog.cv_model(model_name, standardise_outputs=standardise, **values)
-    cv = diagnostics.iw_cv_error(model, points.X_tr, points.Y_tr, w, cv=CHECK_FOLDS, random_state=spec.seed)
+    labelled, scored = points.labelled_tr, points.labelled_te  # rows without outputs are neither fitted nor scored
+    Y_tr = points.Y_tr[labelled]
+    cv = diagnostics.iw_cv_error(model, points.X_tr[labelled], Y_tr, w[labelled], cv=CHECK_FOLDS,
+                                 random_state=spec.seed)
     weighting = (weight_name, weight_sigma) if catalog.REGRESSORS[model_name] else (None, None)
     pred = fitted_prediction(spec, model_name, *weighting, hyper).model["mean"]
-    test = float(np.mean(np.sum((points.Y_te - pred) ** 2, axis=1)))
-    return {"cv": cv, "test": test, "baseline": float(np.sum(np.var(points.Y_tr, axis=0)))}
+    test = float(np.mean(np.sum((points.Y_te[scored] - pred[scored]) ** 2, axis=1))) if scored.any() else None
+    return {"cv": cv, "test": test, "baseline": float(np.sum(np.var(Y_tr, axis=0))), "n_scored": int(scored.sum()),
+            "n_fitted": int(labelled.sum())}
 
 
 # ------------------------------------------------------------------ the Classification and Domain transfer pages

@@ -62,3 +62,62 @@ def test_standardised_inputs_map_back_to_the_file_units():
     assert np.allclose(scaled.X_tr * scale + mean, raw.X_tr)
     pooled = np.vstack([scaled.X_tr, scaled.X_te])
     assert np.allclose(pooled.mean(axis=0), 0) and np.allclose(pooled.std(axis=0), 1)
+
+
+def _shifted_wine(seed=0):
+    from sklearn.datasets import load_wine
+
+    X = load_wine().data
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    rng = np.random.default_rng(seed)
+    train = rng.random(len(X)) < 1 / (1 + np.exp(2 * X[:, 12]))  # proline selects
+    return X[train], X[~train]
+
+
+def test_a_shifted_input_is_named_only_below_the_corrected_level():
+    from covshift.diagnostics import feature_shift
+
+    names = [f"c{j}" for j in range(13)]
+    X_tr, X_te = _shifted_wine()
+    shifted = feature_shift(X_tr, X_te)
+    assert report.shift_sentence(names, shifted).startswith("Most shifted input: **c12**")
+    assert "Holm's correction for testing 13 inputs" in report.shift_sentence(names, shifted)
+    rng = np.random.default_rng(0)
+    X = np.vstack([X_tr, X_te])
+    order = rng.permutation(len(X))
+    null = feature_shift(X[order[:89]], X[order[89:]])
+    assert null.most_shifted(report.ALPHA) is None  # a random split of this seed
+    text = report.shift_sentence(names, null)
+    assert text.startswith("No single input can be named as shifted") and "ranks the inputs" in text
+    assert len(report.ranking_rows(names, null)[0]) == 4  # input, KS, p-value, corrected p
+
+
+def test_weights_that_do_not_move_a_detected_shift_are_warned_about():
+    X_tr, X_te = _shifted_wine()
+    detected = two_sample_test(X_tr, X_te, n_permutations=99, random_state=0)
+    assert detected.p_value < report.ALPHA
+    uniform = weight_summary(np.ones(len(X_tr)), X_tr, X_te)
+    warning = report.weights_warning("FCFWCS", uniform, detected)
+    assert warning and "nearly uniform" in warning and "failed" in warning
+    assert "at most" in report.weights_sentence("FCFWCS", uniform)
+    rng = np.random.default_rng(1)
+    X = np.vstack([X_tr, X_te])[rng.permutation(len(X_tr) + len(X_te))]
+    same = two_sample_test(X[:89], X[89:], n_permutations=99, random_state=0)
+    assert same.p_value >= report.ALPHA  # a random split of this seed
+    assert report.weights_warning("FCFWCS", weight_summary(np.ones(89), X[:89], X[89:]), same) is None
+    assert "What ESS does not tell" in report.weights_sentence("KMM", weight_summary(np.ones(5)))
+
+
+def test_cv_sentence_gives_standard_errors_and_whether_the_two_differ():
+    from sklearn.linear_model import Ridge
+
+    from covshift.diagnostics import iw_cv_error
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    y = X[:, 0] + 0.1 * rng.normal(size=60)
+    same = iw_cv_error(Ridge(), X, y, np.ones(60), random_state=0)
+    text = report.cv_sentence("GPR", same, None, 1.0)
+    assert "±" in text and "cannot be told apart" in text and "No test row has outputs" in text
+    text = report.cv_sentence("GPR", same, 0.5, 1.0, n_scored=20, n_test=50)
+    assert "on the 20 of 50 test rows that have outputs is 0.5" in text

@@ -13,6 +13,7 @@ the values closest to 1).
 
 import time
 import warnings
+from functools import partial
 
 import numpy as np
 from sklearn.metrics import roc_auc_score
@@ -29,7 +30,10 @@ TWO_STAGE = METHODS[1:4]
 C_GRID = [0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0]
 C_SELECTOR_GRID = [0.01, 0.1, 1.0]
 TUNING_FRACTION = 0.3
-WEIGHT_ESTIMATORS = {"two-stage LogisticRatio": LogisticRatio, "two-stage FCFWCS": FCFWCS, "two-stage KMM": KMM}
+#: KMM as the papers solve it (Huang et al. 2007; Bickel et al.'s two-stage baseline): without the ridge that
+#: KMM's default adds; the stored reproduction results (Fig. 3) were measured with it.
+WEIGHT_ESTIMATORS = {"two-stage LogisticRatio": LogisticRatio, "two-stage FCFWCS": FCFWCS,
+                     "two-stage KMM": partial(KMM, ridge=0.0)}
 
 
 def fit_quietly(model, *args, **kwargs):

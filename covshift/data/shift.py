@@ -44,6 +44,10 @@ class ShiftData:
     ----------
     X_tr, Y_tr : training inputs (n_tr, d) and outputs (n_tr, p)
     X_te, Y_te : test inputs (n_te, d) and outputs (n_te, p)
+        A row of outputs that is not known (an unlabelled point, e.g. the test rows of an
+        uploaded file) is NaN: inputs are always complete, so tests of the shift and weights
+        use every row, while models fit on and are scored at the labelled rows only
+        (:attr:`labelled_tr`, :attr:`labelled_te`).
     density_ratio : callable or None
         x -> p_te(x) / p_tr(x) when the densities are known.
     name : str
@@ -55,6 +59,16 @@ class ShiftData:
     Y_te: np.ndarray
     density_ratio: Optional[Callable[[np.ndarray], np.ndarray]] = None
     name: str = ""
+
+    @property
+    def labelled_tr(self):
+        """Mask of the training rows whose outputs are all known (not NaN)."""
+        return np.all(np.isfinite(np.asarray(self.Y_tr, dtype=float).reshape(len(self.Y_tr), -1)), axis=1)
+
+    @property
+    def labelled_te(self):
+        """Mask of the test rows whose outputs are all known (not NaN)."""
+        return np.all(np.isfinite(np.asarray(self.Y_te, dtype=float).reshape(len(self.Y_te), -1)), axis=1)
 
     @property
     def true_weights(self):

@@ -24,6 +24,10 @@ class WeightEstimator(BaseEstimator):
     The base class validates input and scales everything so that ``weights_`` has mean 1;
     the same scale is applied by :meth:`predict_weights`.
 
+    Standardise the inputs before fitting (each column centred and divided by its standard
+    deviation over training and test inputs together, e.g. ``StandardScaler``): the kernel
+    estimators use one width for every column, so a column in large units decides every distance.
+
     ``random_state`` follows scikit-learn: None, an integer seed, a ``np.random.RandomState``
     (or a ``np.random.Generator``). An instance gives one integer seed per fit, drawn from it
     (:func:`covshift._validation.seed_of`): every random choice of that fit uses the seed, so

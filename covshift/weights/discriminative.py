@@ -19,6 +19,9 @@ _FINITE_GAMMA = (1e-100, 1e100)
 class LogisticRatio(WeightEstimator):
     """Discriminative density ratio (eq. 7 of discriminative-covariate-shift).
 
+    Standardise the inputs first (centre each column and divide it by its standard deviation over
+    training and test inputs together): the RBF features and the penalty treat every column alike.
+
     A logistic regression separates training (sigma = 1) from test (sigma = 0) inputs;
     then w(x) = (n_tr / n_te) p(sigma=0 | x) / p(sigma=1 | x).
 

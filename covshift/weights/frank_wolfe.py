@@ -172,6 +172,9 @@ class PFWCS(_FrankWolfeKliep):
 class FCFWCS(_FrankWolfeKliep):
     """Fully-corrective Frank-Wolfe Covariate Shift.
 
+    Standardise the inputs first (centre each column and divide it by its standard deviation over
+    training and test inputs together): one kernel width serves every column (:class:`WeightEstimator`).
+
     Each outer iteration computes the full gradient and the duality-gap certificate,
     adds the Frank-Wolfe vertex, then re-optimises F exactly over the active face by
     equality-constrained Newton steps (Hessian A_S' diag(1/v^2) A_S, O(n_te |S|^2)),

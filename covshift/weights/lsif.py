@@ -16,6 +16,9 @@ from ._kliep_problem import choose_centers
 class RuLSIF(WeightEstimator):
     """Relative unconstrained least-squares importance fitting.
 
+    Standardise the inputs first (centre each column and divide it by its standard deviation over
+    training and test inputs together): one kernel width serves every column (:class:`WeightEstimator`).
+
     Fits r_a(x) = p_te(x) / (a p_te(x) + (1 - a) p_tr(x)) with r(x) = sum_l theta_l
     k(x, c_l), centres a seeded subset of test points, by minimising
     a/2 E_te[r^2] + (1-a)/2 E_tr[r^2] - E_te[r] + lam/2 ||theta||^2:

@@ -123,4 +123,4 @@ def test_dropped_rows_name_their_column():
     at = open_link({"source": "csv"})
     at.session_state["csv_bytes"] = b"a,b,c\n" + b"1,,3\n" * 8 + b"1,2,3\n" * 30
     at = no_exception(go(at, "pages/data.py"))
-    assert any("Dropped 8 row(s)" in w.value and "column(s) b (8)" in w.value for w in at.warning)
+    assert any("Empty cells in column(s) b (8 of 38)" in w.value for w in at.warning)

@@ -93,8 +93,11 @@ def test_csv_upload_flow():
 
 @pytest.mark.parametrize("content,message", [
     (b"", "empty"), (b"a,b\nx,y\nz,w\n", "two numeric columns"), (b"only\n1\n2\n3\n", "two numeric columns"),
-    (b"a,b\n1,2\n3,4\n", "at least 10"), (b"a,b\n" + b"nan,1\n" * 30 + b"1,2\n" * 3, "Mostly empty or non-numeric: a"),
-    (b"a,b,c\n" + b"1,,3\n" * 8 + b"1,2,3\n" * 30, "Dropped 8 row"),
+    (b"a,b\n1,2\n3,4\n", "at least 10"),
+    # a mostly empty column is kept (an output may be missing on most rows), its empty cells counted
+    (b"a,b\n" + b"nan,1\n" * 30 + b"1,2\n" * 3, "Empty cells in column(s) a (30 of 33)"),
+    (b"a,b\n" + b"x,1\n" * 30 + b"1,2\n" * 3, "non-numeric: a"),
+    (b"a,b,c\n" + b"1,,3\n" * 8 + b"1,2,3\n" * 30, "Empty cells in column(s) b (8 of 38)"),
 ])
 def test_bad_csv_gives_a_message_not_a_traceback(content, message):
     at = _app(source="csv")
