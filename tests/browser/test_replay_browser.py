@@ -5,9 +5,11 @@ Streamlit script (no websocket message in either direction while stepping).
 Skipped when Playwright or /usr/bin/chromium is missing (see conftest.py)."""
 
 import re
+from urllib import parse
 
+from teaching import lessons, settings
 from tests.browser.conftest import SHOTS, wait_for_page
-from tests.browser.test_lessons_browser import _click_lesson
+from tests.browser.test_lessons_browser import _path
 
 LESSON = "KLIEP and its Frank-Wolfe solvers"
 
@@ -44,7 +46,11 @@ def test_step_and_jump_through_every_iteration_without_a_rerun(server, page):
     try:
         page.goto(server)
         wait_for_page(page, "Covariate shift")
-        _click_lesson(page, server, LESSON)
+        lesson = lessons.LESSONS[LESSON]
+        # the lesson's link with PFWCS in the replay (a change the lesson invites: the banner stays)
+        query = settings.to_query({**settings.defaults(), **lesson.settings, "replay": "PFWCS"})
+        page.goto(f"{server}/{_path(lesson)}?{parse.urlencode(query)}")
+        page.get_by_text(f"Lesson: {LESSON}.").first.wait_for(timeout=120_000)
         wait_for_page(page, "Importance weights")
         page.wait_for_timeout(1500)
         wait_for_page(page, "Importance weights")
