@@ -60,14 +60,22 @@ def server():
 
 
 @pytest.fixture(scope="session")
-def page():
+def browser():
+    """One Chromium for the whole session: Playwright's sync API allows one running instance per thread, so
+    every module opens its tabs and contexts in this one."""
     _require_browser()
     with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                    args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-        tab = browser.new_page(viewport={"width": 1400, "height": 1000})
-        yield tab
-        browser.close()
+        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                     args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="session")
+def page(browser):
+    tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+    yield tab
+    tab.close()
 
 
 def wait_for_page(tab, heading):

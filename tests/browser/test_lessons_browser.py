@@ -63,20 +63,6 @@ def _settle(tab, heading):
     assert tab.locator("[data-testid='stException']").count() == 0
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from playwright import sync_api
-
-    from tests.browser.conftest import CHROMIUM, _require_browser
-
-    _require_browser()
-    with sync_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                     args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-        yield chromium
-        chromium.close()
-
-
 @pytest.mark.parametrize("key", [lesson.key for lesson in lessons.LESSONS.values()])
 def test_a_lesson_is_one_screen(server, browser, key):
     lesson = next(lesson for lesson in lessons.LESSONS.values() if lesson.key == key)
