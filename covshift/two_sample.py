@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 from sklearn.base import clone
+from sklearn.model_selection import StratifiedKFold
 
 from ._validation import as_2d_float, check_choice, check_int, check_random_state
 from .kernels import gaussian_kernel, median_heuristic
@@ -226,13 +227,15 @@ def _mmd_statistics(pooled, n, n_permutations, rng):
 
 
 def _stratified_folds(n, m, rng):
-    """Fold of each pooled position (first n: training): each sample dealt at random over
-    the folds, so every held-out fold holds points of both samples."""
+    """Fold of each pooled position (first n: training) by scikit-learn's shuffled
+    :class:`~sklearn.model_selection.StratifiedKFold` on the sample labels, so every held-out fold
+    holds points of both samples in their proportions."""
     n_folds = min(CLASSIFIER_FOLDS, n, m)
+    labels = np.arange(n + m) >= n
+    splitter = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=int(rng.integers(2**31 - 1)))
     folds = np.empty(n + m, dtype=int)
-    for part in (slice(0, n), slice(n, n + m)):
-        size = part.stop - part.start
-        folds[part] = rng.permutation(size) % n_folds
+    for k, (_, held) in enumerate(splitter.split(np.zeros((n + m, 1)), labels)):
+        folds[held] = k
     return folds, n_folds
 
 
