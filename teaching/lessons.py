@@ -283,7 +283,8 @@ ESTIMATORS_DISAGREE = Lesson(
             "(NMSE on the mean-1 scale) ranks them.",
     settings={**data_settings("sinc"), **_HYPER, "estimators": list(_ESTIMATORS), "sigma_mode": "auto",
               "sigma": 0.3, "weights_for_models": "FCFWCS", "replay": "FCFWCS"},
-    banner="Eight estimators of w(x) against the true ratio (dotted): compare the curves and the weight errors below.",
+    banner="Eight estimators of w(x): here the three with a curve, against the true ratio (dotted); below, KMM's five "
+           "at the training points and all eight weight errors.",
     invites=("replay", "gap_axis"),
     claims=(
         Claim("weights.table", "The estimators disagree: the worst weight error is at least twice the best.",
