@@ -61,10 +61,10 @@ def _kmm_problem(X_tr, X_te, sigma):
     return K, (len(X_tr) / len(X_te)) * gaussian_kernel(X_tr, X_te, sigma).sum(axis=1)
 
 
-def solve_kmm_qp(K, kappa, B=1000.0, eps=None):
+def solve_kmm_qp(K, kappa, B=1000.0, eps=None, ridge=0.0):
     """The KMM quadratic program (eq. 1 of sampling-based-kmm) for a given kernel and kappa.
 
-    min 1/2 b'Kb - kappa'b  s.t.  0 <= b_i <= B,  |sum_i b_i - n| <= n eps.
+    min 1/2 b'(K + ridge I)b - kappa'b  s.t.  0 <= b_i <= B,  |sum_i b_i - n| <= n eps.
     A jitter of 1e-8 (x the unit diagonal of the Gaussian kernel) keeps K positive definite
     with duplicate points; ``K`` itself is not modified, so one kernel can serve many bags.
     The 2n + 2 constraint rows are passed to cvxopt as a sparse matrix (4n nonzeros, the
@@ -82,7 +82,8 @@ def solve_kmm_qp(K, kappa, B=1000.0, eps=None):
     ----------
     K : ndarray (n, n), the Gaussian kernel of the training points
     kappa : ndarray (n,), n / n_te times the kernel sums against the test points
-    B, eps : as :class:`KMM`
+    B, eps, ridge : as :class:`KMM` (the ridge is added inside the solve, so the low-rank path
+        still sees the kernel's own low rank)
 
     Returns
     -------
@@ -104,7 +105,7 @@ def solve_kmm_qp(K, kappa, B=1000.0, eps=None):
     q, G, h = matrix(-np.asarray(kappa, dtype=float)), _kmm_constraints(n), matrix(h)
     result = None
     if factor is not None:
-        P, kkt = _low_rank_kkt(factor, n)
+        P, kkt = _low_rank_kkt(factor, n, ridge)
         try:  # two steps of iterative refinement: the Woodbury solve loses digits when D spans many decades
             result = solvers.qp(P, q, G, h, kktsolver=kkt, options={**options, "refinement": LOW_RANK_REFINEMENT})
         except (ValueError, ArithmeticError):
@@ -113,7 +114,7 @@ def solve_kmm_qp(K, kappa, B=1000.0, eps=None):
             result = None  # the dense solve decides
     if result is None:
         P = matrix(K, tc="d")  # a copy, column-major
-        P[::n + 1] += KMM_JITTER
+        P[::n + 1] += ridge + KMM_JITTER
         try:
             result = solvers.qp(P, q, G, h, options=options)
         except (ValueError, ArithmeticError) as exc:
@@ -144,8 +145,8 @@ def low_rank_factor(K):
     return factor
 
 
-def _low_rank_kkt(L, n):
-    """cvxopt's P (as an operator) and KKT solver for P = L'L + KMM_JITTER I and the constraints
+def _low_rank_kkt(L, n, ridge=0.0):
+    """cvxopt's P (as an operator) and KKT solver for P = L'L + (ridge + KMM_JITTER) I and the constraints
     G = [1'; -1'; I; -I] of the KMM QP: each KKT system
     (P + G' W^-2 G) u_x = r is diag(D) + U U' with U = [L', sqrt(c) 1] (the box rows give D, the
     two sum rows c 1 1'), solved by the Woodbury identity through an (r + 2)-square Cholesky:
@@ -153,14 +154,16 @@ def _low_rank_kkt(L, n):
     from cvxopt import matrix
     from scipy.linalg import cho_factor, cho_solve
 
+    diagonal = ridge + KMM_JITTER
+
     def P(u, v, alpha=1.0, beta=0.0):
         u = np.array(u).ravel()
-        v[:] = matrix(alpha * (L.T @ (L @ u) + KMM_JITTER * u) + beta * np.array(v).ravel())
+        v[:] = matrix(alpha * (L.T @ (L @ u) + diagonal * u) + beta * np.array(v).ravel())
 
     def kkt(W):
         di = np.array(W["di"]).ravel()
         w2 = di * di
-        D = KMM_JITTER + w2[2:n + 2] + w2[n + 2:]
+        D = diagonal + w2[2:n + 2] + w2[n + 2:]
         U = np.column_stack([L.T, np.full(n, np.sqrt(w2[0] + w2[1]))])
         scaled = U / D[:, None]
         capacitance = cho_factor(np.eye(U.shape[1]) + U.T @ scaled)
@@ -275,8 +278,7 @@ class KMM(_KMMParams):
                          "which solves many small problems on bootstrap samples.")
         self.sigma_ = self._resolve_sigma(X_tr, X_te)
         K, kappa = _kmm_problem(X_tr, X_te, self.sigma_)
-        K[np.diag_indices_from(K)] += self.ridge  # K + ridge I (see ridge)
-        self.beta_ = solve_kmm_qp(K, kappa, self.B, self.eps)
+        self.beta_ = solve_kmm_qp(K, kappa, self.B, self.eps, ridge=self.ridge)  # K + ridge I (see ridge)
         return self.beta_
 
 
@@ -366,7 +368,7 @@ class EnsembleKMM(_KMMParams):
         check_kmm_memory(f"EnsembleKMM('{self.strategy}') bag", len(largest[0]), len(largest[1]),
                          "Use strategy='vf' (VFKMM) or 'enstr' with a larger n_parts: smaller bags.")
         betas = Parallel(n_jobs=self.n_jobs)(
-            delayed(solve_kmm_qp)(K + self.ridge * np.eye(len(K)), kappa, self.B, self.eps)
+            delayed(solve_kmm_qp)(K, kappa, self.B, self.eps, ridge=self.ridge)
             for K, kappa in self._bag_problems(X_tr, X_te, bags))
         self.n_samples_ = len(bags)
         return self._aggregate(X_tr, bags, betas, len(test_parts))

@@ -308,6 +308,25 @@ def test_kmm_qp_through_the_low_rank_factor_equals_the_dense_solve(monkeypatch):
     assert kmm.low_rank_factor(gaussian_kernel(X, X, 1.0)) is None
 
 
+@pytest.mark.parametrize("ridge", [0.5, 2.0])
+def test_kmm_ridge_is_solved_through_the_kernels_low_rank_factor(monkeypatch, ridge):
+    # K + ridge I has full rank, but the ridge enters the low-rank KKT solve as part of its diagonal: the
+    # weights are those of the dense solve of K + ridge I (as KMM's default ridge=0.5 solved before), and the
+    # low-rank path is taken (a full-rank K + ridge I would have gone dense: 3-4x the CPU per QP)
+    from covshift.weights import kmm
+
+    shift = sinc_shift(n_tr=300, n_te=200, random_state=4)
+    K, kappa = kmm._kmm_problem(shift.X_tr, shift.X_te, 0.5)
+    taken = []
+    real_kkt = kmm._low_rank_kkt
+    monkeypatch.setattr(kmm, "_low_rank_kkt", lambda *args: taken.append(args[2]) or real_kkt(*args))
+    low_rank = kmm.solve_kmm_qp(K, kappa, ridge=ridge)
+    assert taken == [ridge]
+    monkeypatch.setattr(kmm, "LOW_RANK_MAX_FRACTION", -1.0)  # the dense KKT solve
+    dense = kmm.solve_kmm_qp(K + ridge * np.eye(len(K)), kappa)
+    np.testing.assert_allclose(low_rank, dense, rtol=0, atol=1e-5 * dense.max())
+
+
 def test_kmm_qp_low_rank_solve_is_as_optimal_as_the_dense_one_on_an_ill_conditioned_problem(monkeypatch):
     # kappa of 500 points on 250 of them: the interior-point scalings span many decades, where the Woodbury
     # solve loses digits (without refinement it stopped after 100 iterations, status 'unknown'); the
