@@ -149,10 +149,10 @@ def test_a_figure_carries_the_template_defaults_of_the_traces_it_draws_only():
     assert fig.layout.template.layout == white.layout
 
 
-def test_default_template_is_plotly_white_by_name():
-    """Every figure starts from plotly's default template, set once to plotly_white (no re-validation
-    per figure); the figure must be the one that setting template="plotly_white" gives, and other
-    figures must not share later changes."""
+def test_default_template_gives_the_figure_plotly_white_by_name_gives():
+    """Every figure starts from plotly's default template, set once to plotly_white's layout (no
+    re-validation per figure; finish adds the drawn trace types' defaults); the figure must be the one
+    that setting template="plotly_white" gives, and other figures must not share later changes."""
     import json
 
     import plotly.graph_objects as go

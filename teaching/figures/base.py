@@ -44,7 +44,11 @@ LAYOUT = dict(template="plotly_white", font=dict(size=BASE_FONT),
                title=dict(y=0.97, yanchor="top", x=0.01, font=dict(size=TITLE_FONT)),
                legend=dict(orientation="h", yanchor="top", y=-0.2, x=0, font=dict(size=BASE_FONT)))
 HEIGHT = 430
-pio.templates.default = LAYOUT["template"]  # set once: every go.Figure starts from it, unvalidated
+#: plotly_white, whose trace defaults a figure takes for the trace types it draws (:func:`only_used_template`).
+FULL_TEMPLATE = pio.templates[LAYOUT["template"]]
+# Set once: every go.Figure starts from it, unvalidated. Only the layout: building plotly_white's trace
+# defaults for 24 trace types in every new figure, and cutting them off again, cost ~7 ms per figure.
+pio.templates.default = go.layout.Template(layout=FULL_TEMPLATE.layout)
 #: LAYOUT without its template: every new figure gets the template as plotly's default.
 STYLE = {key: value for key, value in LAYOUT.items() if key != "template"}
 
@@ -130,12 +134,11 @@ def only_used_template(fig):
 
     Every figure carries its template to the browser: plotly_white's defaults for 24 trace types
     are 4.3 of its 7.2 KB, sent with every chart of every run; the other types' defaults change
-    nothing on screen.
+    nothing on screen. New figures start from plotly_white's layout alone (plotly's default
+    template, set above); this adds plotly_white's defaults of the trace types drawn.
     """
-    template = fig.layout.template
     used = {trace.type for trace in [*fig.data, *(t for frame in fig.frames for t in frame.data)]}
-    fig.layout.template = go.layout.Template(
-        layout=template.layout, data={kind: template.data[kind] for kind in used if template.data[kind]})
+    fig.layout.template.data = {kind: FULL_TEMPLATE.data[kind] for kind in used if FULL_TEMPLATE.data[kind]}
     return fig
 
 
