@@ -222,7 +222,7 @@ def test_the_warm_up_waits_for_the_views_in_flight():
 
 # ------------------------------------------------------------------ no work at import (issue 28, item 4)
 _IMPORT_THEN_START = """
-import json, os, threading
+import gc, json, os, threading
 import numpy, scipy, sklearn, streamlit, plotly, threadpoolctl  # the libraries' own import-time settings
 before, blas = dict(os.environ), threadpoolctl.threadpool_info()
 threads = {t.name for t in threading.enumerate()}
@@ -233,10 +233,11 @@ seen = {"changed": {k: v for k, v in os.environ.items() if before.get(k) != v},
         "removed": sorted(set(before) - set(os.environ)), "children": children,
         "blas_same": threadpoolctl.threadpool_info() == blas,
         "new_threads": sorted({t.name for t in threading.enumerate()} - threads),
-        "executor": repr(views.use_executor(None))}
+        "executor": repr(views.use_executor(None)), "frozen": gc.get_freeze_count() > 0}
 first, second = serve.start(), serve.start()  # outside a Streamlit runtime: no workers
 seen["start"] = {"same": first is second, "executor": repr(first["executor"]), "threads": first["threads"],
-                 "blas": sorted({i["num_threads"] for i in threadpoolctl.threadpool_info()})}
+                 "blas": sorted({i["num_threads"] for i in threadpoolctl.threadpool_info()}),
+                 "frozen": gc.get_freeze_count() > 0}  # the loaded libraries out of the post-run collections
 print(json.dumps(seen))
 """
 
@@ -248,7 +249,8 @@ def test_importing_the_app_starts_nothing_and_changes_no_setting_until_start():
                          env=environ, timeout=600, check=True)
     seen = json.loads(out.stdout.strip().splitlines()[-1])
     assert seen == {"changed": {}, "removed": [], "children": [], "blas_same": True, "new_threads": [],
-                    "executor": "None", "start": {"same": True, "executor": "None", "threads": 1, "blas": [1]}}
+                    "executor": "None", "frozen": False,
+                    "start": {"same": True, "executor": "None", "threads": 1, "blas": [1], "frozen": True}}
 
 
 def _die_once(marker, value):
