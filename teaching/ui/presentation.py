@@ -13,7 +13,8 @@ MIN_TEXT_PX = 20
 # stage (figure, claim, control) fits a 1280 x 800 screen; captions and widget help in the body's text colour
 # (Streamlit's faded grey is ~3.9:1 on white, below WCAG's 4.5:1) and keyboard focus drawn on links and buttons.
 # Lesson links: Streamlit highlights every link to the current page; only the lesson the view is stays
-# highlighted (its container's key says "active", see navigation._lesson_links).
+# highlighted (its container's key says "active", see navigation._lesson_links). On a phone a figure's title
+# (SVG text, which does not wrap) is set at 14 px, so that the longest (~50 characters) fits its ~360 px.
 _BASE_CSS = """<style>
 [data-testid="stMainBlockContainer"] { padding-top: 3.75rem !important; padding-bottom: 4rem !important; }
 [data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] *,
@@ -26,6 +27,7 @@ _BASE_CSS = """<style>
 [class*="st-key-lesson-"][class*="-active-"] a[data-testid="stPageLink-NavLink"] {
   background-color: rgba(0, 114, 178, 0.14) !important; }
 [class*="st-key-lesson-"][class*="-active-"] a[data-testid="stPageLink-NavLink"] p { font-weight: 700 !important; }
+@media (max-width: 640px) { [data-testid="stMain"] .js-plotly-plot .gtitle { font-size: 14px !important; } }
 </style>"""
 
 # Every element of the main area at least MIN_TEXT_PX (max(1em, ...) keeps headings larger);

@@ -38,6 +38,7 @@ _STAGE = """(control) => {
   const labels = stage ? [...stage.querySelectorAll('[data-testid="stWidgetLabel"]')] : [];
   const label = control ? labels.find(l => l.innerText.trim().startsWith(control)) : null;
   return {figure: box(stage && stage.querySelector('.js-plotly-plot')),
+          title: box(stage && stage.querySelector('.js-plotly-plot .gtitle')),
           claim: box(stage && stage.querySelector('[data-testid="stAlertContentSuccess"]')),
           control: box(label), scrollWidth: document.documentElement.scrollWidth,
           mainScrollWidth: document.querySelector('[data-testid="stMain"]').scrollWidth};
@@ -82,9 +83,10 @@ def test_a_lesson_is_one_screen(server, browser, key):
         figure, claim, control = stage["figure"], stage["claim"], stage["control"]
         assert figure is not None, (mode, "no figure on the stage")
         assert stage["scrollWidth"] <= width and stage["mainScrollWidth"] <= width, (mode, stage)
-        if mode == "phone":  # at least half of the figure on the first screen
+        if mode == "phone":  # at least half of the figure on the first screen, its title not cut at the edge
             visible = min(figure[1], height) - max(figure[0], 0)
             assert visible >= 0.5 * (figure[1] - figure[0]), (mode, figure)
+            assert stage["title"] is None or stage["title"][3] <= min(figure[3], width), (mode, stage["title"])
             continue
         assert 0 <= figure[0] and figure[1] <= height, (mode, "the figure is not whole", figure)
         assert claim is not None and claim[0] <= height - 60, (mode, "no claim box on the first screen", claim)
