@@ -1,9 +1,11 @@
-"""deploy/: the nginx configuration N replicas are served with is valid for Debian's nginx."""
+"""deploy/: the nginx configuration N replicas are served with is valid for Debian's nginx, and a small class
+follows the lessons through nginx and two replicas (deploy/serve.py with bench/classroom.py)."""
 
 import importlib.util
 import pathlib
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -26,11 +28,31 @@ def test_the_config_proxies_the_websocket_to_every_replica_with_sticky_sessions(
     assert "proxy_set_header Connection $connection_upgrade;" in text
 
 
-def test_nginx_accepts_the_config(tmp_path):
+def _require_nginx():
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     if not pathlib.Path(nginx).exists():
         pytest.skip("nginx is not installed (apt-get install nginx)")
+    return nginx
+
+
+def test_nginx_accepts_the_config(tmp_path):
+    nginx = _require_nginx()
     (tmp_path / "nginx.conf").write_text(_serve().nginx_config(tmp_path, "127.0.0.1:18600", [18601, 18602]))
     checked = subprocess.run([nginx, "-t", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")],
                              capture_output=True, text=True)
     assert checked.returncode == 0, checked.stderr
+
+
+def test_a_small_class_follows_the_lessons_through_nginx_and_two_replicas():
+    # README's deployment, end to end: two `streamlit run app.py` replicas behind Debian's nginx (sticky
+    # sessions, the websocket proxied), and three students following the three lessons over Streamlit's own
+    # protocol: every page load and every seed change answered, no error
+    _require_nginx()
+    done = subprocess.run([sys.executable, "deploy/serve.py", "--replicas", "2", "--", sys.executable,
+                           "bench/classroom.py", "--url", "{url}", "--pids", "{pids}", "--sizes", "3",
+                           "--think", "0.5", "1.5", "--step-timeout", "240"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = [line for line in done.stdout.splitlines() if line.startswith("N= 3 ")]
+    assert len(lines) == 1, done.stdout[-3000:]
+    assert " missing 0 errors 0 " in lines[0], lines[0]
