@@ -47,11 +47,49 @@ class Claim:
 
 
 @dataclass(frozen=True)
+class Reveal:
+    """What a lesson's banner invites, as data: its punchline.
+
+    ``changes``: the one or two settings the stage's "Show me" button sets, with their values (each a
+    setting the lesson invites, so the lesson stays); ``sees``: one line, "what you now see" in the
+    figure; ``claims``: the claims that hold on the changed view (checked over seeds 0-2 like every
+    claim, by tests/test_lessons.py)."""
+
+    changes: dict
+    sees: str
+    claims: tuple = ()
+
+
+@dataclass(frozen=True)
+class Question:
+    """A prediction the class is asked before the reveal (issue "Ask the class"): ``text`` and 2-4
+    ``options`` in students' words. The right option is never hard-coded: ``answer(run)`` reads it off
+    the measurement on the revealed view (``run`` is the :class:`LessonRun` of the revealed view) and
+    returns ``(index of the right option, numbers measured)``."""
+
+    text: str
+    options: tuple
+    answer: Callable
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The right option of a lesson's question on one revealed view, and what was measured to decide it."""
+
+    index: int
+    option: str
+    numbers: dict
+
+
+@dataclass(frozen=True)
 class Lesson:
     """A self-contained lesson: page, every setting, claims. ``banner``: one line under the page's title (what to
     look at, the control to move); ``invites``: settings the student may change and stay in the lesson (its claims
     re-checked on the changed view); ``compares``: name prefixes of the settings its page reads, which alone decide
-    whether a view is the lesson (empty: all; Home draws the sinc data whatever the other pages' settings)."""
+    whether a view is the lesson (empty: all; Home draws the sinc data whatever the other pages' settings).
+    ``eye``: what the eye sees in the main figure that proves the claim (without reading the claim box);
+    ``reveal``: the banner's invitation as data (:class:`Reveal`); ``question``: the prediction asked before
+    the reveal (:class:`Question`)."""
 
     key: str
     title: str
@@ -63,6 +101,9 @@ class Lesson:
     banner: str = ""
     invites: tuple = ()
     compares: tuple = ()
+    eye: str = ""
+    reveal: Reveal = None
+    question: Question = None
 
     @property
     def main_view(self):
@@ -160,6 +201,25 @@ def _estimated_as_good_as_true(run):
     return Finding(diff <= 0.005, {"MAE estimated - MAE true, in size": _round(diff)})
 
 
+def _weights_barely_matter_here(run):
+    """On the revealed view (the slider at the flexible width): the weights change the test MAE by at most 0.005."""
+    table = _by_width(run)[float(run.setting("home_width"))]
+    diff = max(abs(table["no weights"] - table["true weights"]),
+               abs(table["no weights"] - table["estimated weights"]))
+    return Finding(diff <= 0.005, {"MAE no weights": _round(table["no weights"]),
+                                   "largest MAE change by weighting": _round(diff)})
+
+
+def _what_weights_do_here(run):
+    """The Why-weights question's answer on the revealed view: 0 the weights lower the test MAE by at least
+    0.01, 1 they change it by at most 0.005 either way, 2 they raise it (or lower it by 0.005-0.01)."""
+    table = _by_width(run)[float(run.setting("home_width"))]
+    gain = table["no weights"] - table["estimated weights"]
+    index = 0 if gain >= 0.01 else 1 if abs(gain) <= 0.005 else 2
+    return index, {"MAE no weights": _round(table["no weights"]),
+                   "MAE estimated weights": _round(table["estimated weights"])}
+
+
 def _flexible_barely_needs_weights(run):
     table = _by_width(run)[FLEXIBLE_WIDTH]
     diff = max(abs(table["no weights"] - table["true weights"]),
@@ -179,6 +239,16 @@ WHY_WEIGHTS = Lesson(
            "Move the width slider to 0.3: a flexible model barely needs the weights.",
     invites=("home_width",),
     compares=("sinc.", "seed", "home_width", "weights_for_models", "sigma_mode", "sigma", "lambda_x"),
+    eye="At width 2 the grey unweighted fit leaves the test points in the test region, the weighted fits pass "
+        "through them; the error panel's grey line stands above the others.",
+    reveal=Reveal({"home_width": FLEXIBLE_WIDTH},
+                  sees="At width 0.3 the three fits lie on top of each other in the test region: a flexible model "
+                       "does not need the weights.",
+                  claims=(Claim("home.fit", "A flexible model (rho_x = 0.3) barely needs the weights: they change "
+                                            "its test MAE by at most 0.005.", _weights_barely_matter_here),)),
+    question=Question("The model becomes flexible (width 0.3). What will the weights do to its test error?",
+                      ("Lower it clearly, as for the smooth model", "Barely change it", "Make it worse"),
+                      _what_weights_do_here),
     claims=(
         Claim("home.fit", "The weighted fits have a lower test error than the unweighted one "
                           "(by at least 0.01 in MAE).", _weighted_fit_wins),
@@ -467,6 +537,23 @@ def check(lesson, seed=None):
     """Evaluate every claim of ``lesson`` on its data (optionally another seed): [(claim, Finding)]."""
     run = LessonRun(lesson, seed)
     return [(claim, claim.check(run)) for claim in lesson.claims]
+
+
+def revealed_run(lesson, seed=None):
+    """The :class:`LessonRun` of ``lesson``'s revealed view: its settings with the reveal's changes."""
+    return LessonRun(lesson, seed, changes=lesson.reveal.changes)
+
+
+def check_revealed(lesson, seed=None):
+    """Evaluate the reveal's claims on the revealed view (optionally another seed): [(claim, Finding)]."""
+    run = revealed_run(lesson, seed)
+    return [(claim, claim.check(run)) for claim in lesson.reveal.claims]
+
+
+def answer(lesson, seed=None):
+    """The right option of ``lesson``'s question, decided on the revealed view of ``seed``: an :class:`Answer`."""
+    index, numbers = lesson.question.answer(revealed_run(lesson, seed))
+    return Answer(int(index), lesson.question.options[index], numbers)
 
 
 #: The app's name of each page a lesson can open.

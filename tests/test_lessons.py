@@ -90,3 +90,27 @@ def test_estimators_disagree_summary_names_the_three_width_rules(seed):
     assert len(shared) == 1
     assert len({shared.pop(), sigma["FCFWCS"], sigma["RuLSIF"]}) == 3
     assert "three rules" in lessons.ESTIMATORS_DISAGREE.summary
+
+
+def _revealed_cases():
+    return [pytest.param(title, marks=[pytest.mark.slow] if title in SLOW else [], id=title)
+            for title, lesson in lessons.LESSONS.items() if lesson.reveal is not None]
+
+
+@pytest.mark.parametrize("title", _revealed_cases())
+def test_every_revealed_claim_holds_over_seeds(title):
+    """The reveal's claims hold on the revealed view, and the question's right option is read off that view."""
+    lesson = lessons.LESSONS[title]
+    assert set(lesson.reveal.changes) <= set(lesson.invites), "a reveal changes only settings the lesson invites"
+    failures = []
+    for seed in SEEDS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            findings = lessons.check_revealed(lesson, seed)
+            answer = lessons.answer(lesson, seed) if lesson.question is not None else None
+        assert len(findings) >= 1
+        failures += [(seed, claim.text, finding.numbers) for claim, finding in findings if not finding.holds]
+        if answer is not None:
+            assert 0 <= answer.index < len(lesson.question.options) and 2 <= len(lesson.question.options) <= 4
+            assert answer.numbers
+    assert not failures, failures
