@@ -26,6 +26,7 @@ for _variable in ["OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"]:
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
+sys.path.insert(1, str(__import__("pathlib").Path(__file__).parents[1]))  # tests.references
 from _table import markdown_table, write_report  # noqa: E402
 
 from covshift.data import sinc_shift  # noqa: E402
@@ -33,7 +34,7 @@ from covshift.kernels import gaussian_kernel  # noqa: E402
 from covshift.metrics import normalized_mse  # noqa: E402
 from covshift.weights import FCFWCS, FWCS, PFWCS  # noqa: E402
 from covshift.weights._kliep_problem import build_kliep_problem  # noqa: E402
-from covshift.weights._reference import kliep_reference_optimum  # noqa: E402
+from tests.references.kliep_cvxopt import kliep_reference_optimum  # noqa: E402
 
 SIGMA = 0.3
 SIZES = [(500, 300), (2000, 2000), (5000, 5000)]

@@ -16,13 +16,14 @@ import warnings
 import numpy as np
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
+sys.path.insert(1, str(__import__("pathlib").Path(__file__).parents[1]))  # tests.references
 from _table import markdown_table, median_time, write_report  # noqa: E402
 
 from covshift import metrics  # noqa: E402
 from covshift.data import digits_center, double_s, s_shape, sinc_shift  # noqa: E402
 from covshift.kernels import median_heuristic  # noqa: E402
 from covshift.regression import GPR, WKNN, TwinGP, rho_from_paper, tuned_gpr  # noqa: E402
-from covshift.regression._reference import predict_per_point  # noqa: E402
+from tests.references.twin_gp_per_point import predict_per_point  # noqa: E402
 from covshift.model_selection import kliep_sigma  # noqa: E402
 from covshift.weights import PFWCS  # noqa: E402
 

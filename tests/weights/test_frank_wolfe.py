@@ -9,7 +9,7 @@ from covshift.exceptions import ConvergenceWarning, NumericalWarning
 from covshift.kernels import gaussian_kernel
 from covshift.weights import AFWCS, FCFWCS, FWCS, KLIEP, PFWCS
 from covshift.weights._kliep_problem import build_kliep_problem, choose_centers
-from covshift.weights._reference import kliep_reference_optimum
+from tests.references.kliep_cvxopt import kliep_reference_optimum
 from covshift.weights.active_set import ActiveSet
 from covshift.weights.fw_loop import StepRules
 

@@ -7,7 +7,7 @@ from covshift.data import sinc_shift
 from covshift.exceptions import ConvergenceWarning
 from covshift.weights import KLIEP
 from covshift.weights._kliep_problem import build_kliep_problem
-from covshift.weights._reference import kliep_reference_optimum
+from tests.references.kliep_cvxopt import kliep_reference_optimum
 
 
 def _reference_objective(est, data):

@@ -12,7 +12,7 @@ def predict_per_point(model, X, Y0=None):
     ``max_iter``; the cost and gradient come from :meth:`TwinGP.cost_and_gradient`
     evaluated for one point at a time.
     """
-    from .._validation import check_features
+    from covshift._validation import check_features
 
     X = check_features(X, model.n_features_in_)
     local = model._local(X)
