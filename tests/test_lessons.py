@@ -1,6 +1,6 @@
 """Every lesson's claims hold on its own data over several seeds, and every lesson is self-contained.
 
-If a claim fails here, change the claim or the lesson (teaching/lessons.py), never this test.
+If a claim fails here, change the claim or the lesson (teaching/lessons/), never this test.
 """
 
 import pathlib

@@ -1,0 +1,175 @@
+"""The lessons of the Structured regression and Classification pages: Structured output, IW-SMTGP,
+A few target labels, The boundary turns (each a :class:`~teaching.lessons.core.Lesson` with its claims,
+reveal and question)."""
+
+import numpy as np
+from scipy import stats
+
+from covshift import metrics
+from teaching import catalog
+from teaching.lessons.core import (FLEXIBLE_WIDTH, HYPER, Claim, Finding, Lesson, Question, Reveal,
+                                   data_settings, errors, mae, rounded)
+
+
+# -------------------------------------------------------------- Structured output
+_TOY_HYPER = catalog.paper_tgp_defaults("s_shape")
+
+
+def _twins_beat_gpr(run):
+    maes = {n: rounded(mae(run.view, n)) for n in ["GPR", "KLTGP", "SMTGP"]}
+    return Finding(maes["GPR"] > max(maes["KLTGP"], maes["SMTGP"]) + 0.03, {"MAE": maes})
+
+
+#: Certainty bins of the Structured-output lesson: fifths of the test points ranked by phi.
+CERTAINTY_BINS = 5
+
+
+def _smtgp_certainty(run):
+    phi, errors = run.view.prediction("SMTGP").model["certainty"], errors(run.view, "SMTGP")
+    bins = metrics.certainty_error_bins(phi, errors, CERTAINTY_BINS)
+    top = bins["members"][-1]
+    rest = np.concatenate(bins["members"][:-1])
+    ratio = errors[top].mean() / errors[rest].mean()
+    p = float(stats.mannwhitneyu(errors[top], errors[rest], alternative="less").pvalue)
+    r, _ = metrics.certainty_error_correlation(phi, errors)
+    rho = float(stats.spearmanr(phi, errors).statistic)
+    return Finding(ratio <= 0.5 and p < 0.01,
+                   {"mean error per fifth, least to most certain": [rounded(v, 3) for v in bins["error"]],
+                    "most certain fifth / the rest": rounded(ratio, 2), "Mann-Whitney p": float(f"{p:.2g}"),
+                    "Pearson r": _with_interval(r, len(phi)), "Spearman rho": _with_interval(rho, len(phi))})
+
+
+def _with_interval(r, n):
+    """A correlation and its 95 % Fisher interval as text: "-0.36 [-0.47, -0.25]"."""
+    low, high = metrics.correlation_interval(r, n)
+    return f"{r:.2f} [{low:.2f}, {high:.2f}]"
+
+
+STRUCTURED_OUTPUT = Lesson(
+    key="structured-output", title="Structured output", page="pages/regression.py",
+    summary="The S-shape: one x can have up to three y. GPR averages the branches; the Twin GPs "
+            "(KLTGP, SMTGP with the paper's hyper-parameters) follow one branch.",
+    settings={**data_settings("s_shape"), **_TOY_HYPER, "models": ["GPR", "KLTGP", "SMTGP"],
+              "weights_for_models": "FCFWCS", "sigma_mode": "auto", "sigma": 0.3, "estimators": ["FCFWCS"]},
+    banner="The S-shape has up to three y for one x: GPR averages the branches, the Twin GPs follow one.",
+    claims=(
+        Claim("regression.fits", "GPR averages the branches: its test MAE is at least 0.03 above both Twin GPs'.",
+              _twins_beat_gpr),
+        Claim("regression.certainty", "SMTGP's certainty phi flags its best predictions: the most certain fifth "
+                                      "of the test points has at most half the mean error of the other four fifths "
+                                      "(one-sided Mann-Whitney p < 0.01).", _smtgp_certainty),
+    ))
+
+
+# --------------------------------------------------------------------- IW-SMTGP
+_WIDE = 2.0
+
+
+def _iw_smtgp_helps_when_misspecified(run):
+    a, b = errors(run.view, "SMTGP"), errors(run.view, "IW-SMTGP")
+    _, p = metrics.paired_ttest(a, b)
+    return Finding(b.mean() < a.mean() and p < 0.01,
+                   {"mean error SMTGP": rounded(a.mean()), "mean error IW-SMTGP": rounded(b.mean()),
+                    "paired t-test p": float(f"{p:.2g}")})
+
+
+def _little_help_when_well_specified(run):
+    flexible = run.view.with_hyper(rho_x=FLEXIBLE_WIDTH)
+    diff = abs(mae(flexible, "IW-SMTGP") - mae(flexible, "SMTGP"))
+    gain = mae(run.view, "SMTGP") - mae(run.view, "IW-SMTGP")
+    return Finding(diff <= 0.01 and gain >= 5 * diff,
+                   {f"size of the MAE change at rho_x = {FLEXIBLE_WIDTH}": rounded(diff),
+                    f"MAE gain at rho_x = {_WIDE:g}": rounded(gain)})
+
+
+IW_SMTGP = Lesson(
+    key="iw-smtgp", title="IW-SMTGP", page="pages/regression.py", main_figure="regression.fits",
+    summary="Circle data (two outputs on the unit circle), training inputs shifted away from the test ones. "
+            f"With a too-wide input kernel (rho_x = {_WIDE:g}) the unweighted SMTGP fits the training region "
+            "and misses the test one; the importance-weighted IW-SMTGP does not. A Twin GP minimises its cost at every "
+            "test point with at most 50 quasi-Newton steps: where the cost is flat, a point (1 of 200 on seed 0) can "
+            "stop before its tolerance; it keeps its last iterate and its error counts like the others'.",
+    settings={**data_settings("circle"), **HYPER, "rho_x": _WIDE, "models": ["GPR", "IW-GPR", "SMTGP", "IW-SMTGP"],
+              "weights_for_models": "FCFWCS", "sigma_mode": "auto", "sigma": 0.3, "estimators": ["FCFWCS"]},
+    banner=f"With a too-wide input kernel (rho_x = {_WIDE:g}) SMTGP fits the training region (blue dots) and misses "
+           f"the test one; IW-SMTGP does not. Set rho_x to {FLEXIBLE_WIDTH}: the weights barely matter.",
+    invites=("rho_x",),
+    claims=(
+        Claim("regression.table", f"With rho_x = {_WIDE:g}, IW-SMTGP's error is lower than SMTGP's and the "
+                                  "paired t-test says the difference is no accident (p < 0.01), counting every "
+                                  "test point, including any that stops at the Twin GP's 50-step limit.",
+              _iw_smtgp_helps_when_misspecified),
+        Claim("regression.table", f"With a width that fits the data (rho_x = {FLEXIBLE_WIDTH}) the weights change "
+                                  f"the MAE by at most 0.01, at least five times less than they gain at rho_x = {_WIDE:g}: "
+                                  "weighting matters for a misspecified model.", _little_help_when_well_specified),
+    ))
+
+
+# ------------------------------------------------------------ A few target labels
+def _few_labels(run):
+    """The page's few-labels comparison (the View's own call), so that the claim reads the cache entry the page filled."""
+    return run.view.few_labels(int(run.setting("n_labels")))
+
+
+def _both_adaptations_help(run):
+    _, Y_eval, preds = _few_labels(run)
+    maes = {n: rounded(metrics.mae(Y_eval, p)) for n, p in preds.items()}
+    holds = (maes["no adaptation"] - maes["importance weighting"] >= 0.01
+             and maes["no adaptation"] - maes["delta adaptation"] >= 0.005)
+    return Finding(holds, {"MAE": maes})
+
+
+FEW_LABELS = Lesson(
+    key="few-labels", title="A few target labels", page="pages/regression.py",
+    summary="The sinc data with a too-smooth GP (rho_x = 2) and 10 labelled test points: no adaptation, "
+            "importance weighting (no target labels needed) and delta adaptation (a correction fitted "
+            "to the 10 labels).",
+    settings={**data_settings("sinc"), **HYPER, "rho_x": 2.0, "models": ["GPR", "IW-GPR"],
+              "weights_for_models": "FCFWCS", "sigma_mode": "auto", "sigma": 0.3, "estimators": ["FCFWCS"],
+              "few_labels": True, "n_labels": 10},
+    banner="Ten labelled test points (black rings): compare no adaptation, importance weighting and delta "
+           "adaptation. Move the slider: how many labels does delta adaptation need?",
+    invites=("n_labels",),
+    claims=(
+        Claim("regression.few_labels", "Both adaptations beat no adaptation: importance weighting by at least "
+                                       "0.01 in MAE, delta adaptation by at least 0.005.", _both_adaptations_help),
+    ))
+
+
+# ------------------------------------------------------------ The boundary turns (classification)
+def _classification_aucs(run):
+    """Test AUC of the iid, two-stage and integrated classifiers on the lesson's data (the page's very call)."""
+    rows = run.view.classifiers(*(run.setting(f"clf.{k}") for k in ("n", "steepness", "label_noise", "kernel", "sigma",
+                                                                      "C", "C_v", "weights")))[0]
+    iid, two_stage, integrated = (row["AUC"] for row in rows)
+    return {"iid": rounded(iid), "two-stage": rounded(two_stage), "integrated": rounded(integrated)}
+
+
+def _weighted_classifiers_win(run):
+    auc = _classification_aucs(run)
+    return Finding(min(auc["two-stage"], auc["integrated"]) - auc["iid"] >= 0.1, {"test AUC": auc})
+
+
+def _integrated_best(run):
+    auc = _classification_aucs(run)
+    return Finding(auc["integrated"] > auc["two-stage"], {"test AUC": auc})
+
+
+BOUNDARY_TURNS = Lesson(
+    key="boundary-turns", title="The boundary turns", page="pages/classification.py", main_figure="classification.table",
+    summary="A linear classifier on a pool split by a steep selection (steepness 2) with little label noise (0.1): "
+            "the true class boundary turns between the training region and the test region. Compare where the iid, "
+            "two-stage (LogisticRatio weights) and integrated boundaries run, and their test AUC.",
+    settings={**data_settings("sinc"), **HYPER, "sigma_mode": "auto", "sigma": 0.3, "estimators": ["FCFWCS"],
+              "weights_for_models": "FCFWCS", "clf.n": 400, "clf.steepness": 2.0, "clf.label_noise": 0.1,
+              "clf.kernel": "linear", "clf.sigma": 1.0, "clf.C": 1.0, "clf.C_v": 1.0, "clf.weights": "LogisticRatio",
+              "clf.sized_by": "integrated"},
+    banner="The true boundary turns between the training region and the test region: the iid line follows the "
+           "training points, the weighted ones turn. Move the selection steepness (0: no shift).",
+    invites=("clf.steepness",),
+    claims=(
+        Claim("classification.table", "Both weighted classifiers have a test AUC at least 0.1 higher than the iid "
+                                      "classifier's.", _weighted_classifiers_win),
+        Claim("classification.table", "The integrated model, which learns the classifier and the selector together, "
+                                      "has the highest test AUC.", _integrated_best),
+    ))
