@@ -12,14 +12,17 @@ TRAIN, TEST, TRUTH = "#0072B2", "#D55E00", "#000000"
 #: name -> (colour, marker symbol, line dash). Colours from the Okabe-Ito and Paul Tol palettes; the eight
 #: estimators of the "Estimators disagree" lesson are chosen so that every pair differs by CIELAB
 #: Delta E >= 20 in normal, deuteranopic and protanopic vision (Machado et al. 2009 simulation;
-#: tests/test_figure_colours.py), and no two share a marker.
+#: tests/test_figure_colours.py), and no two share a marker; the three it draws as curves (FCFWCS pink,
+#: LogisticRatio green, RuLSIF indigo) differ in hue by at least 60 degrees and have 3:1 contrast on white.
+#: The classifiers' boundaries (iid grey, two-stage indigo, integrated pink) keep 3:1 contrast on white, the
+#: halo they are drawn on (tests/test_lesson_figures.py).
 METHOD_STYLES = {
     "KLIEP": ("#999999", "circle", "solid"), "FWCS": ("#E69F00", "square", "dot"),
     "AFWCS": ("#56B4E9", "triangle-up", "dash"), "PFWCS": ("#009E73", "diamond", "longdash"),
-    "FCFWCS": ("#CC79A7", "star", "solid"), "KMM": ("#332288", "circle", "dash"),
+    "FCFWCS": ("#CC79A7", "star", "solid"), "KMM": ("#0072B2", "circle", "dash"),
     "ENSKMM": ("#56B4E9", "square", "dot"), "ENSTRKMM": ("#E69F00", "triangle-down", "dashdot"),
-    "VFKMM": ("#117733", "cross", "longdash"), "EVFKMM": ("#882255", "x", "longdashdot"),
-    "LogisticRatio": ("#AA4499", "hexagon", "dash"), "RuLSIF": ("#EE6677", "pentagon", "dot"),
+    "VFKMM": ("#DDCC77", "cross", "longdash"), "EVFKMM": ("#882255", "x", "longdashdot"),
+    "LogisticRatio": ("#117733", "hexagon", "dash"), "RuLSIF": ("#332288", "pentagon", "longdash"),
     "uLSIF": ("#882255", "hourglass", "dashdot"),
     "GPR": ("#999999", "circle", "dash"), "WKNN": ("#E69F00", "square", "dot"),
     "KLTGP": ("#56B4E9", "triangle-up", "dashdot"), "IKLTGP": ("#F0E442", "triangle-down", "longdash"),
@@ -30,9 +33,9 @@ METHOD_STYLES = {
     "no weights": ("#999999", "circle", "dash"), "true weights": ("#000000", "x", "dot"),
     "estimated weights": ("#CC79A7", "star", "solid"),
     # Classification under shift: a classifier's dash says its kind (iid dot, two-stage dash, integrated solid)
-    "iid": ("#999999", "circle", "dot"), "integrated": ("#CC79A7", "star", "solid"),
-    "two-stage LogisticRatio": ("#DDCC77", "hexagon", "dash"), "two-stage FCFWCS": ("#009E73", "diamond", "dash"),
-    "two-stage KMM": ("#332288", "square", "dash"),
+    "iid": ("#777777", "circle", "dot"), "integrated": ("#CC79A7", "star", "solid"),
+    "two-stage LogisticRatio": ("#332288", "hexagon", "dash"), "two-stage FCFWCS": ("#009E73", "diamond", "dash"),
+    "two-stage KMM": ("#882255", "square", "dash"),
     # Domain transfer
     "source only": ("#999999", "circle", "dash"), "target only": ("#E69F00", "square", "dot"),
     "pooled": ("#56B4E9", "triangle-up", "dashdot"), "domain transfer": ("#CC79A7", "star", "solid"),
