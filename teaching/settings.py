@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 
 from teaching import catalog, classification_views, transfer_views
+from teaching.numbers import format_number
 
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 #: Longest text a link may put into a free-text setting (CSV column names).
@@ -292,3 +293,56 @@ def _same_number(setting, value, text):
     """True when text is another spelling of the same number ("1.0" for 1, "0.30" for 0.3)."""
     numeric = isinstance(setting, (Int, Float)) or (isinstance(setting, Choice) and isinstance(value, float))
     return numeric and _spells(text, value)
+
+
+#: What a page calls a setting in words (banners, captions): never the setting's name.
+LABELS = {
+    "source": "the data source", "dataset": "the data set", "seed": "the seed",
+    "estimators": "the estimators", "sigma_mode": "the kernel width rule", "sigma": "the kernel width sigma",
+    "gap_axis": "the x axis of the gaps", "replay": "the replayed solver", "step": "the replay's step",
+    "models": "the models", "weights_for_models": "the weights of the IW- models",
+    "theta": "the Sharma-Mittal order theta", "gamma": "the Sharma-Mittal degree gamma",
+    "rho_x": "the input width", "rho_y": "the output width", "lambda_x": "the input regulariser",
+    "lambda_y": "the output regulariser", "tgp_start": "the Twin-GP start", "plot_output": "the output plotted",
+    "plot_input": "the input along which to plot", "few_labels": "the few-labels comparison",
+    "n_labels": "the number of labelled test points", "home_width": "the model width",
+    "presentation": "presentation mode",
+    "clf.n": "the points in the pool", "clf.steepness": "the selection steepness", "clf.label_noise": "the label noise",
+    "clf.kernel": "the classifiers' kernel", "clf.sigma": "the RBF width", "clf.C": "the classifier prior variance C",
+    "clf.C_v": "the selector prior variance C_v", "clf.weights": "the two-stage weights",
+    "clf.sized_by": "the weights that size the points",
+}
+#: Words for the values of choices whose options are names in code.
+VALUE_WORDS = {
+    "sigma_mode": {"auto": "each estimator's own rule", "manual": "one width for all"},
+    "gap_axis": {"iteration": "iterations", "seconds": "seconds"},
+    "tgp_start": {"linear": "linear least squares", "ridge": "kernel ridge"},
+    "source": {"built-in": "built-in data", "csv": "your CSV file"},
+}
+#: Words for the parameters of the built-in data sets ("sinc.n_tr": the sinc data's training points).
+_DATA_WORDS = {"n_tr": "training points", "n_te": "test points", "mean_tr": "training mean", "std_tr": "training spread",
+               "mean_te": "test mean", "std_te": "test spread", "noise": "noise", "shift": "shift"}
+
+
+def label(name):
+    """Setting ``name`` in words ("the input width" for rho_x), as a banner says what differs."""
+    if name in LABELS:
+        return LABELS[name]
+    data_set, _, param = name.partition(".")
+    if data_set in catalog.DATASETS:
+        return f"the {catalog.DATASETS[data_set][0].split(' (')[0]} data's {_DATA_WORDS.get(param, param.replace('_', ' '))}"
+    return name.replace("_", " ").replace(".", " ")
+
+
+def spoken(name, value):
+    """The value of setting ``name`` as a page writes it: numbers to at most 4 significant digits (one
+    formatter, :func:`teaching.numbers.format_number`), an output as "output 1", choices in words, lists joined."""
+    if name == "plot_output":
+        return f"output {int(value) + 1}"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(spoken(name, v) for v in value) or "none"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, (int, float)):
+        return format_number(value, ".4g")
+    return VALUE_WORDS.get(name, {}).get(value, str(value))

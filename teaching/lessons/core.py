@@ -13,6 +13,7 @@ import numpy as np
 
 from covshift import metrics
 from teaching import catalog
+from teaching.numbers import format_number
 from teaching.view import View
 
 #: Regression hyper-parameters every lesson sets (the app's defaults).
@@ -143,7 +144,7 @@ def mae(view, name):
 
 
 def describe(numbers):
-    """A Finding's numbers as one line of text: "name: value; name: value", nested dicts as
+    """A Finding's numbers as one line of text (numbers to at most 4 significant digits): "name: value; name: value", nested dicts as
     "name: a value, b value" and (iteration, atoms) pairs as "iteration i with j active atoms" ("never")."""
     def value(v):
         if isinstance(v, dict):
@@ -154,7 +155,7 @@ def describe(numbers):
             return ", ".join(value(x) for x in v)
         if isinstance(v, bool):
             return "yes" if v else "no"
-        return f"{v:g}" if isinstance(v, float) else str(v)
+        return format_number(v, ".4g") if isinstance(v, (float, np.floating)) else str(v)
     return "; ".join(f"{k}: {value(v)}" for k, v in numbers.items())
 
 

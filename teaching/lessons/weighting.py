@@ -71,7 +71,7 @@ WHY_WEIGHTS = Lesson(
     reveal=Reveal({"home_width": FLEXIBLE_WIDTH},
                   sees="At width 0.3 the three fits lie on top of each other in the test region: a flexible model "
                        "does not need the weights.",
-                  claims=(Claim("home.fit", "A flexible model (rho_x = 0.3) barely needs the weights: they change "
+                  claims=(Claim("home.fit", "A flexible model (width 0.3) barely needs the weights: they change "
                                             "its test MAE by at most 0.005.", _weights_barely_matter_here),)),
     question=Question("The model becomes flexible (width 0.3). What will the weights do to its test error?",
                       ("Lower it clearly, as for the smooth model", "Barely change it", "Make it worse"),
@@ -81,7 +81,7 @@ WHY_WEIGHTS = Lesson(
                           "(by at least 0.01 in MAE).", _weighted_fit_wins),
         Claim("home.fit", "Weights estimated by FCFWCS do as well as the true ratio "
                           "(the MAEs differ by at most 0.005).", _estimated_as_good_as_true),
-        Claim("home.width", "A flexible model (rho_x = 0.3) barely needs the weights: they change its "
+        Claim("home.width", "A flexible model (width 0.3) barely needs the weights: they change its "
                             "test MAE by at most 0.005.", _flexible_barely_needs_weights),
     ))
 
@@ -90,10 +90,6 @@ WHY_WEIGHTS = Lesson(
 _FW = ["FCFWCS", "PFWCS", "AFWCS", "FWCS"]
 #: Relative duality gaps at which the solvers' sparsity is compared (equal accuracy, not equal iterations).
 EQUAL_GAPS = (1e-3, 1e-4)
-
-
-def significant(value, digits=2):
-    return float(f"{value:.{digits}g}")
 
 
 def _fcfwcs_certifies(run):
@@ -128,6 +124,33 @@ def _slow_to_tight_gap(run):
     return Finding(holds, {f"first iterate at relative gap {EQUAL_GAPS[1]:g}": reached})
 
 
+#: The solver the KLIEP lesson's reveal replays: one that moves weight between two atoms per step.
+REPLAYED = "PFWCS"
+
+
+def _replayed_creeps(run):
+    """On the revealed view (the replay shows PFWCS): the replayed solver first reaches relative gap 1e-4 after more
+    than 500 iterations (or never within its budget), with at least 20 drop or swap steps on its way."""
+    name = run.setting("replay")
+    history = run.view.weights(name).model.history_
+    reached, _ = readings.first_at_gap(history, EQUAL_GAPS[1])
+    until = len(history.step_kind) if reached is None else reached
+    kinds = list(history.step_kind[:until])
+    drops, swaps = kinds.count("drop"), kinds.count("swap")
+    return Finding(name != "FCFWCS" and (reached is None or reached > 500) and drops + swaps >= 20,
+                   {"replayed solver": name, f"first iteration at relative gap {EQUAL_GAPS[1]:g}": reached or "never",
+                    "drop steps before it": drops, "swap steps before it": swaps})
+
+
+def _steps_to_tight_gap(run):
+    """The KLIEP question's answer: the replayed solver reaches relative gap 1e-4 within 30 iterations (0), within
+    300 (1), or later or never (2)."""
+    name = run.setting("replay")
+    reached, _ = readings.first_at_gap(run.view.weights(name).model.history_, EQUAL_GAPS[1])
+    index = 2 if reached is None or reached > 300 else 0 if reached <= 30 else 1
+    return index, {"replayed solver": name, f"first iteration at relative gap {EQUAL_GAPS[1]:g}": reached or "never"}
+
+
 KLIEP_SOLVERS = Lesson(
     key="kliep-solvers", title="KLIEP and its Frank-Wolfe solvers", page="pages/weights.py", main_figure="weights.gap",
     summary="The four Frank-Wolfe solvers of KLIEP on the paper's sinc data, all with the same sigma = 0.3 "
@@ -137,6 +160,16 @@ KLIEP_SOLVERS = Lesson(
               "sigma": 0.3, "gap_axis": "iteration", "weights_for_models": "FCFWCS", "replay": "FCFWCS"},
     banner="Replay each solver step by step: FCFWCS certifies the optimum in a dozen steps, the others creep.",
     invites=("replay", "gap_axis"),
+    reveal=Reveal({"replay": REPLAYED},
+                  sees="The replay now plays PFWCS: one small pairwise step after another, atoms dropped and swapped "
+                       "on the way, hundreds of steps for the gap FCFWCS reaches in about ten.",
+                  claims=(Claim("weights.gap", f"PFWCS, replayed, creeps: its relative gap first reaches "
+                                               f"{EQUAL_GAPS[1]:g} after more than 500 iterations (FCFWCS: about ten), "
+                                               "with at least 20 drop or swap steps on the way.", _replayed_creeps),)),
+    question=Question("The replay switches to PFWCS, which moves weight between two atoms per step. How many steps "
+                      "will it need for the accuracy FCFWCS reaches in about ten?",
+                      ("About ten, like FCFWCS", "A few hundred at most", "Many hundreds, or it never gets there"),
+                      _steps_to_tight_gap),
     claims=(
         Claim("weights.table", "FCFWCS certifies the optimum (relative duality gap below its tolerance 1e-5) "
                                "in at most 30 iterations.", _fcfwcs_certifies),
@@ -172,6 +205,24 @@ def _width_rule_matters(run):
                                                          "FCFWCS (likelihood cross-validation)": rounded(errors["FCFWCS"])})
 
 
+def _disagree_with_one_width(run):
+    """On the revealed view (one kernel width for all): the worst weight error is still at least 3 times the best."""
+    errors = _weight_errors(run)
+    ratio = max(errors.values()) / min(errors.values())
+    return Finding(run.setting("sigma_mode") == "manual" and ratio >= 3,
+                   {"kernel width of all": rounded(float(run.setting("sigma")), 3),
+                    "weight error (mean-1 scale)": {n: rounded(e, 3) for n, e in errors.items()},
+                    "worst / best": rounded(ratio, 1)})
+
+
+def _do_they_agree(run):
+    """The Estimators-disagree question's answer: 1 the worst weight error is at least twice the best (they still
+    disagree), 0 it is not (they agree)."""
+    errors = _weight_errors(run)
+    return int(max(errors.values()) >= 2 * min(errors.values())), {
+        "worst weight error": rounded(max(errors.values()), 3), "best weight error": rounded(min(errors.values()), 3)}
+
+
 ESTIMATORS_DISAGREE = Lesson(
     key="estimators-disagree", title="Estimators disagree", page="pages/weights.py", main_figure="weights.curves",
     summary="Eight estimators of w(x) on the same sinc data, against the true ratio. Their kernel widths come "
@@ -181,8 +232,17 @@ ESTIMATORS_DISAGREE = Lesson(
     settings={**data_settings("sinc"), **HYPER, "estimators": list(_ESTIMATORS), "sigma_mode": "auto",
               "sigma": 0.3, "weights_for_models": "FCFWCS", "replay": "FCFWCS"},
     banner="Eight estimators of w(x): here the three with a curve, against the true ratio (dotted); below, KMM's five "
-           "at the training points and all eight weight errors.",
-    invites=("replay", "gap_axis"),
+           "at the training points and all eight weight errors. Is it only their kernel widths?",
+    invites=("replay", "gap_axis", "sigma_mode", "sigma"),
+    reveal=Reveal({"sigma_mode": "manual"},
+                  sees="All eight now use one kernel width, 0.3: the curves still differ from each other and from the "
+                       "dotted truth, so the estimator itself matters, not only its width.",
+                  claims=(Claim("weights.curves", "With one kernel width for all (0.3) the estimators still disagree: "
+                                                  "the worst weight error is at least 3 times the best.",
+                                _disagree_with_one_width),)),
+    question=Question("All eight estimators get the same kernel width (0.3). Will they agree?",
+                      ("Yes: their weight errors become about equal", "No: the worst error stays at least twice the "
+                                                                        "best"), _do_they_agree),
     claims=(
         Claim("weights.table", "The estimators disagree: the worst weight error is at least twice the best.",
               _spread),
