@@ -4,7 +4,7 @@ import streamlit as st
 
 from teaching import serve
 
-serve.start()  # once per server, first: step cache, the app's imports; fit workers and warm-up after the first run
+serve.start()  # once per server, first: fit workers (loading while this process loads the app), step cache, warm-up
 
 from teaching import ui  # noqa: E402
 
@@ -17,5 +17,3 @@ try:
     page.run()
 except Exception as exc:  # st.stop and reruns are not Exceptions and pass through
     ui.page_failed(exc)
-finally:
-    serve.script_finished()  # the first run over, the fit workers start

@@ -47,10 +47,11 @@ st.markdown(
     "same. Weighting each training point by its **importance** $w(x) = p_{te}(x) / p_{tr}(x)$ makes the "
     "training loss an estimate of the test loss.")
 st.caption(
-    "The picture shows the test region only. Top: training density (blue), test density (orange, dashed). "
-    f"Middle: the data and three fits of the same model: unweighted, weighted by the true ratio, by {weight_name}'s "
-    "estimate. Bottom: each fit's mean absolute error on the test points, in 8 bins along x: where the grey "
-    "line (no weights) rises above the others, the unweighted fit fails.")
+    "The picture shows the test region only. Top: the training points (blue), the test points (orange) and three "
+    f"fits of the same model: unweighted, weighted by the true ratio, by {weight_name}'s estimate. Bottom: each "
+    "fit's mean absolute error on the test points, in 8 bins of equal count along x. Shaded grey: the gap "
+    "between the unweighted fit (grey) and the weighted one, above as a difference of fits, below as the error "
+    "the weights remove. The training and test densities are drawn on Data & shift.")
 
 st.subheader("When do weights matter?")
 table = ui.guard("Widths", ui.view("sinc").weighting_by_width, WIDTHS, float(ui.get("lambda_x")))

@@ -30,6 +30,15 @@ def _close_lines(preds, top, under):
             f"by {distance:.3f} on average, {100 * distance / span:.0f} % of the plotted range.")
 
 
+def _true_ratio(data):
+    """(grid, true w(x) on it) of 1-D data whose ratio is known (the figure shades where w > 1 and w < 1), or None."""
+    if data.density_ratio is None or data.X_te.shape[1] != 1:
+        return None
+    x = np.concatenate([data.X_tr[:, 0], data.X_te[:, 0]])
+    grid = np.linspace(x.min(), x.max(), 400)
+    return grid, data.density_ratio(grid[:, None])
+
+
 ui.through_app()
 st.title("Structured regression")
 ui.lesson_banner("pages/regression.py")
@@ -184,12 +193,15 @@ if data.X_te.shape[1] == 1:
         output = ui.widget(st.selectbox if FEW_STAGE else side_control.selectbox, "Output to plot", "plot_output",
                            list(range(Y.shape[1])), format_func=lambda k: f"y{k}")
     ui.chart("regression fits", figures.regression_fits, data.X_te[:, 0], Y, fits, output,
-             train=(data.X_tr[:, 0], data.Y_tr[:, output]), key="regression.regression_fits",
+             train=(data.X_tr[:, 0], data.Y_tr[:, output]), ratio=_true_ratio(data), key="regression.regression_fits",
              where=None if FEW_STAGE else stage_figure, height=None if FEW_STAGE else ui.stage_height())
     same = figures.coinciding({n: f["mean"][:, output] for n, f in fits.items()})
-    st.caption("Small blue dots: the training data; grey dots: the true test outputs. Lines: GPR-type predictions (grey band: 2 standard deviations); "
-               "markers: Twin GP predictions, coloured by their certainty phi (colour scale spans the observed "
-               "range). Where the truth has several branches, see which branch each model follows."
+    st.caption("Small blue dots: the training data; orange triangles: the true test outputs. Lines: GPR-type "
+               "predictions (grey band: 2 standard deviations); markers: Twin GP predictions (each later one drawn "
+               "smaller, on top). Shaded: where the test density is the larger one (orange, the test region) and "
+               "where the training density is (blue). Below: each model's mean error on the test points, in 8 "
+               "bins of equal count along x. Where the truth has several branches, see which branch each model "
+               "follows."
                + "".join(f" The predictions of {' and '.join(g)} coincide." for g in same))
     with st.container() if FEW_STAGE else stage_side:
         ui.claims("regression.fits")
@@ -291,6 +303,7 @@ if ui.widget(st.toggle, "Compare no adaptation, importance weighting and delta a
             labelled = ui.view().labelled_points(n_labels)
             ui.chart("regression fits", figures.regression_fits, X_eval[:, 0], Y_eval, {n: {"mean": p} for n, p in preds.items()},
                                            labelled=(data.X_te[labelled, 0], data.Y_te[labelled]),
+                                           ratio=_true_ratio(data),
                                            heading="A few target labels: three GPs", key="regression.regression_fits.2",
                                            where=stage_figure if FEW_STAGE else None,
                                            height=ui.stage_height() if FEW_STAGE else None)

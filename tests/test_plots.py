@@ -46,10 +46,13 @@ def test_data_and_regression_figures():
             "SMTGP": {"mean": data.Y_te, "std": None, "certainty": np.linspace(0.1, 1, 40)}}
     fig = figures.regression_fits(data.X_te[:, 0], data.Y_te, fits)
     assert any(t.fill == "toself" for t in fig.data)
-    phi = [t for t in fig.data if t.marker is not None and t.marker.cmin is not None][0]
-    assert (phi.marker.cmin, phi.marker.cmax) == (0.1, 1.0)  # colour scaled to the observed range of phi
+    smtgp = next(t for t in fig.data if t.name == "SMTGP")  # a Twin GP: markers in its own colour and symbol
+    assert smtgp.mode == "markers" and smtgp.marker.color == figures.color("SMTGP")
+    errors = {t.name: t for t in fig.data if t.name and t.name.startswith("error: ")}  # the error panel below
+    assert set(errors) == {"error: GPR", "error: SMTGP"} and np.allclose(errors["error: SMTGP"].y, 0)
     labelled = figures.regression_fits(data.X_te[:, 0], data.Y_te, fits, labelled=(data.X_te[:3, 0], data.Y_te[:3]))
-    assert labelled.data[-1].name == "labelled target points" and len(labelled.data[-1].x) == 3
+    rings = next(t for t in labelled.data if t.name == "labelled target points")
+    assert len(rings.x) == 3
     plane = figures.output_plane(data.Y_tr, data.Y_te, {"GPR": data.Y_te})
     assert plane.layout.xaxis.title.text == "y0" and plane.layout.yaxis.title.text == "y1"
     assert list(plane.data[0].y) == list(data.Y_tr[:, 1])

@@ -282,3 +282,14 @@ def coinciding(curves, tolerance=1e-3, log=False):
             groups.append(group)
             used.update(group)
     return groups
+
+
+def binned_along(x, values, bins=8):
+    """``values`` averaged in ``bins`` bins of equal count along ``x`` (ranks, so that sparse ends do not make
+    bins of one or two points): (mean x, mean value, count) per bin, from left to right. The count-weighted
+    mean of the bins is the mean of ``values``: an error panel drawn from it shows the error a table reports."""
+    x, values = np.ravel(np.asarray(x, dtype=float)), np.ravel(np.asarray(values, dtype=float))
+    members = np.array_split(np.argsort(x, kind="stable"), max(1, min(int(bins), x.size)))
+    members = [m for m in members if m.size]
+    return (np.array([x[m].mean() for m in members]), np.array([values[m].mean() for m in members]),
+            np.array([m.size for m in members]))

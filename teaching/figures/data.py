@@ -4,7 +4,10 @@ import numpy as np
 from plotly.subplots import make_subplots
 from scipy.stats import gaussian_kde
 
-from teaching.figures.base import TEST, TRAIN, finish, line_style, marker_style, new_figure
+from teaching.figures.base import TEST, TRAIN, binned_along, finish, line_style, marker_style, new_figure
+
+#: The area between the unweighted fit's test error and the weighted one's: the error the weights remove.
+GAIN_FILL = "rgba(119,119,119,0.30)"
 
 
 def first_component(X_tr, X_te):
@@ -64,46 +67,44 @@ def output_plane(Y_tr, Y_te, predictions=None, heading="Outputs: y1 against y0")
     return finish(fig, legend_rows=1 + len(predictions or {}) // 4)
 
 
-def _binned_errors(x, y, predictions, bins=8):
-    """Mean absolute error of ``predictions`` against ``y`` in ``bins`` equal bins of ``x``:
-    (bin centres, errors), empty bins left out."""
-    x, errors = np.ravel(x), np.abs(np.ravel(predictions) - np.ravel(y))
-    edges = np.linspace(x.min(), x.max(), bins + 1)
-    which = np.clip(np.digitize(x, edges) - 1, 0, bins - 1)
-    kept = [k for k in range(bins) if np.any(which == k)]
-    return (np.array([(edges[k] + edges[k + 1]) / 2 for k in kept]),
-            np.array([errors[which == k].mean() for k in kept]))
-
-
 def shift_overview(X_tr, Y_tr, X_te, Y_te, grid, fits, heading="Covariate shift: same p(y|x), different p(x)",
                    focus=None):
-    """Home picture: densities of x (top), fits learned on the training data (middle) and each
-    fit's error on the test points along x (bottom), where the unweighted fit's failure shows.
+    """Home picture: the fits learned on the training data (top) and each fit's error on the test points along x
+    (bottom), where the unweighted fit's failure shows: the area between the unweighted fit's error and the last
+    weighted one's is shaded (what the weights remove).
 
-    ``fits`` maps a label ("no weights", "true weights", ...) to predictions on ``grid``;
-    ``focus`` = (lo, hi) zooms every panel on that x range (the test region), with the
-    y-axis fitted to the points and curves inside it, so differences between fits show.
+    ``fits`` maps a label ("no weights", "true weights", ...) to predictions on ``grid``; the first is the
+    unweighted fit. The errors are the mean absolute errors of the test points in 8 bins of equal count along x
+    (:func:`binned_along`, the counts in ``customdata``): a curve's count-weighted mean is the fit's test MAE.
+    ``focus`` = (lo, hi) zooms both panels on that x range (the test region), with the y-axis fitted to the
+    points and curves inside it, so differences between fits show. The training and test densities are drawn
+    on the Data & shift page.
     """
-    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, row_heights=[0.2, 0.45, 0.35], vertical_spacing=0.04)
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.6, 0.4], vertical_spacing=0.06)
     g = grid[:, 0]
-    fig.add_scatter(x=g, y=density(X_tr[:, 0], g), name="p_tr(x)", line=dict(color=TRAIN, width=3), row=1, col=1)
-    fig.add_scatter(x=g, y=density(X_te[:, 0], g), name="p_te(x)", line=dict(color=TEST, width=3, dash="dash"),
-                    row=1, col=1)
     fig.add_scatter(x=X_tr[:, 0], y=Y_tr[:, 0], mode="markers", name="training points",
-                    marker=dict(color=TRAIN, size=5, opacity=0.45), row=2, col=1)
+                    marker=dict(color=TRAIN, size=5, opacity=0.45), row=1, col=1)
     fig.add_scatter(x=X_te[:, 0], y=Y_te[:, 0], mode="markers", name="test points",
-                    marker=dict(color=TEST, size=7, symbol="triangle-up", opacity=0.7), row=2, col=1)
-    for label, values in fits.items():
-        fig.add_scatter(x=g, y=np.ravel(values), name=f"fit: {label}", line=line_style(label, 4),
-                        legendgroup=label, row=2, col=1)
-        centres, errors = _binned_errors(X_te[:, 0], Y_te[:, 0], np.interp(X_te[:, 0], g, np.ravel(values)))
-        fig.add_scatter(x=centres, y=errors, mode="lines+markers", name=f"error: {label}", showlegend=False,
-                        legendgroup=label, line=line_style(label, 3), marker=marker_style(label, 8), row=3, col=1)
+                    marker=dict(color=TEST, size=7, symbol="triangle-up", opacity=0.7), row=1, col=1)
+    labels = list(fits)
+    for label in labels[1:] + labels[:1]:  # the unweighted fit last, the area between it and the one before shaded
+        unweighted = label == labels[0] and len(labels) > 1
+        fig.add_scatter(x=g, y=np.ravel(fits[label]), name=f"fit: {label}", line=line_style(label, 4),
+                        fill="tonexty" if unweighted else None, fillcolor=GAIN_FILL if unweighted else None,
+                        legendgroup=label, row=1, col=1)
+    for label in labels[1:] + labels[:1]:  # the same for the errors: the shaded area is what the weights remove
+        errors = np.abs(np.interp(X_te[:, 0], g, np.ravel(fits[label])) - Y_te[:, 0])
+        centres, means, counts = binned_along(X_te[:, 0], errors)
+        unweighted = label == labels[0] and len(labels) > 1
+        fig.add_scatter(x=centres, y=means, mode="lines+markers", name=f"error: {label}", showlegend=False,
+                        legendgroup=label, line=line_style(label, 3), marker=marker_style(label, 8),
+                        fill="tonexty" if unweighted else None, fillcolor=GAIN_FILL if unweighted else None,
+                        customdata=counts, hovertemplate="%{customdata} test points<br>mean error %{y:.3f}"
+                                                         f"<extra>{label}</extra>", row=2, col=1)
     fig.update_layout(title_text=heading)
-    fig.update_yaxes(title_text="density", row=1, col=1)
-    fig.update_yaxes(title_text="y", row=2, col=1)
-    fig.update_yaxes(title_text="test error", rangemode="tozero", row=3, col=1)
-    fig.update_xaxes(title_text="x", row=3, col=1)
+    fig.update_yaxes(title_text="y", row=1, col=1)
+    fig.update_yaxes(title_text="test error", rangemode="tozero", nticks=4, row=2, col=1)
+    fig.update_xaxes(title_text="x", row=2, col=1)
     if focus is not None:
         lo, hi = focus
         inside = [Y_te[(X_te[:, 0] >= lo) & (X_te[:, 0] <= hi), 0], Y_tr[(X_tr[:, 0] >= lo) & (X_tr[:, 0] <= hi), 0]]
@@ -111,7 +112,7 @@ def shift_overview(X_tr, Y_tr, X_te, Y_te, grid, fits, heading="Covariate shift:
         values = np.concatenate([v for v in inside if v.size])
         pad = 0.08 * (values.max() - values.min() or 1.0)
         fig.update_xaxes(range=[lo, hi])
-        fig.update_yaxes(range=[values.min() - pad, values.max() + pad], row=2, col=1)
+        fig.update_yaxes(range=[values.min() - pad, values.max() + pad], row=1, col=1)
     return finish(fig, height=440, legend_rows=2)
 
 

@@ -3,58 +3,116 @@
 import numpy as np
 from plotly.subplots import make_subplots
 
-from teaching.figures.base import (BASE_FONT, TRAIN, color, finish, line_style, marker_style, new_figure,
-                                   style)
+from teaching.figures.base import (BASE_FONT, HEIGHT, TEST, TRAIN, binned_along, color, finish, line_style,
+                                   marker_style, new_figure)
+
+
+#: Drawing order: each later line is this much thinner (px), each later marker this much smaller, so that a
+#: prediction drawn on top of another never hides it (tests/test_lesson_figures.py).
+LINE_WIDTHS, MARKER_SIZES = (7, 5, 3, 1.5), (14, 8, 5, 2)
+
+
+def _regions(ratio):
+    """[(lo, hi, kind)] of the x ranges where the true ratio w(x) = p_te / p_tr is above 1 ("test") and below
+    it ("training"), from ``ratio`` = (grid, w on the grid)."""
+    grid, w = (np.ravel(np.asarray(a, dtype=float)) for a in ratio)
+    above = w > 1
+    cuts = np.flatnonzero(np.diff(above.astype(int))) + 1
+    edges = np.concatenate([[0], cuts, [len(grid)]])
+    regions = []
+    for a, b in zip(edges[:-1], edges[1:]):
+        lo = grid[a] if a == 0 else (grid[a - 1] + grid[a]) / 2
+        hi = grid[b - 1] if b == len(grid) else (grid[b - 1] + grid[b]) / 2
+        regions.append((float(lo), float(hi), "test" if above[a] else "training"))
+    return regions
+
+
+#: Shading of the regions of :func:`_regions` (the colours of the training and test points, faint).
+REGION_FILLS = {"training": "rgba(0,114,178,0.10)", "test": "rgba(213,94,0,0.13)"}
+#: Their names above the plot, in the points' colours darkened to 4.5:1 contrast on white.
+REGION_TEXT = {"training": TRAIN, "test": "#B34D00"}
 
 
 def regression_fits(x, y_true, fits, output=0, labelled=None, heading="Predictions on the test inputs",
-                    x_title="x", y_title=None, points=False, train=None):
-    """Predictions on the test inputs: GPR with a 2-std band, TGPs coloured by certainty phi
-    (colour scale stretched over the observed range of phi). ``labelled`` = (x, y) of the
-    revealed target labels, drawn as large black rings. ``points``: x is one of several inputs,
-    so every prediction is drawn as a marker (a line or band along x would join points that
-    differ in the other inputs). ``train`` = (x, y) of the training points (of this output), drawn
-    as small blue markers, so that the shift between the training and the test inputs can be seen."""
+                    x_title="x", y_title=None, points=False, train=None, ratio=None):
+    """Predictions on the test inputs, and under them each model's test error along x.
+
+    Top: the true test outputs (orange, the app's test colour), GPR-type predictions as lines (GPR with a 2-std
+    band), Twin GPs as markers in their own colour and symbol; in drawing order each line is thinner and each
+    marker smaller than the one before (:data:`LINE_WIDTHS`, :data:`MARKER_SIZES`), so that predictions on top
+    of each other both show. Bottom (1-D inputs): each model's mean Euclidean error over all outputs in 8 bins
+    of equal count along x (:func:`binned_along`); the count-weighted mean of a curve is the model's mean
+    error, the number the page's table and the lessons' claims report.
+
+    ``labelled`` = (x, y) of the revealed target labels, drawn as large black rings. ``points``: x is one
+    of several inputs, so every prediction is drawn as a marker and no error panel (a line or band along x
+    would join points that differ in the other inputs). ``train`` = (x, y) of the training points (of this
+    output), small blue markers. ``ratio`` = (grid, true w(x) on it): the x ranges where w > 1 (the test
+    region) and w < 1 (the training region) are shaded orange and blue."""
     order = np.argsort(x)
-    fig = new_figure(heading, x_title, y_title or f"y{output}")
+    panel = not points
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.66, 0.34], vertical_spacing=0.06) \
+        if panel else make_subplots(rows=1, cols=1)
+    top = dict(row=1, col=1)
+    if ratio is not None:  # shaded over the x range of the points drawn
+        drawn = np.concatenate([np.ravel(x)] + ([np.ravel(train[0])] if train is not None else []))
+        left, right = float(drawn.min()), float(drawn.max())
+        regions = [(max(lo, left), min(hi, right), kind) for lo, hi, kind in _regions(ratio) if hi > left and lo < right]
+        for lo, hi, kind in regions:
+            fig.add_vrect(x0=lo, x1=hi, fillcolor=REGION_FILLS[kind], line_width=0, layer="below",
+                          row="all", col=1, exclude_empty_subplots=False)
+        for kind in ("training", "test"):  # each region named once, over its widest stretch
+            lo, hi, _ = max((r for r in regions if r[2] == kind), key=lambda r: r[1] - r[0], default=(0, 0, None))
+            if hi > lo:
+                fig.add_annotation(x=(lo + hi) / 2, y=1, yref="y domain", yanchor="bottom", showarrow=False,
+                                   text=f"{kind} region", font=dict(size=BASE_FONT, color=REGION_TEXT[kind]))
     if train is not None:
         fig.add_scatter(x=train[0], y=train[1], mode="markers", name="training data",
-                        marker=dict(color=TRAIN, size=5, opacity=0.6))
-    truth = dict(color="#888888", size=7, symbol="circle-open") if points else dict(color="#BBBBBB", size=6)
-    fig.add_scatter(x=x, y=y_true[:, output], mode="markers", name="test truth", marker=truth)
-    phis = [f["certainty"] for f in fits.values() if f.get("certainty") is not None]
-    lo = min(float(np.min(p)) for p in phis) if phis else 0.0
-    hi = max(float(np.max(p)) for p in phis) if phis else 1.0
+                        marker=dict(color=TRAIN, size=5, opacity=0.6), **top)
+    truth = dict(color=TEST, size=7, symbol="circle-open") if points else \
+        dict(color=TEST, size=6, symbol="triangle-up", opacity=0.55)
+    fig.add_scatter(x=x, y=y_true[:, output], mode="markers", name="test truth", marker=truth, **top)
+    lines = [n for n, f in fits.items() if f.get("certainty") is None and not points]
+    markers = [n for n in fits if n not in lines]
     for name, fit in fits.items():
         mean = fit["mean"][:, output]
-        if fit.get("std") is not None and not points:
-            std = fit["std"][:, output]
-            band = np.concatenate([(mean + 2 * std)[order], (mean - 2 * std)[order][::-1]])
-            fig.add_scatter(x=np.concatenate([x[order], x[order][::-1]]), y=band, fill="toself",
-                            line=dict(width=0), fillcolor="rgba(120,120,120,0.2)", name=f"{name} +-2 std",
-                            hoverinfo="skip", showlegend=False, legendgroup=name)  # the caption explains the band
-        if fit.get("certainty") is not None:
-            fig.add_scatter(x=x, y=mean, mode="markers", name=f"{name} (colour: phi)", legendgroup=name,
-                            marker=dict(color=fit["certainty"], colorscale="Viridis", cmin=lo, cmax=hi if hi > lo else lo + 1e-9,
-                                        size=9, symbol=style(name)["symbol"], line=dict(width=1, color=color(name)),
-                                        colorbar=dict(title="phi", len=0.7, x=1.02)))
-        elif points:
-            fig.add_scatter(x=x, y=mean, name=name, mode="markers",
-                            marker=marker_style(name, 8, opacity=0.8, line=dict(width=1, color="#000000")))
+        if name in lines:
+            if fit.get("std") is not None:
+                std = fit["std"][:, output]
+                band = np.concatenate([(mean + 2 * std)[order], (mean - 2 * std)[order][::-1]])
+                fig.add_scatter(x=np.concatenate([x[order], x[order][::-1]]), y=band, fill="toself",
+                                line=dict(width=0), fillcolor="rgba(120,120,120,0.2)", name=f"{name} +-2 std",
+                                hoverinfo="skip", showlegend=False, legendgroup=name, **top)  # the caption explains it
+            width = LINE_WIDTHS[min(lines.index(name), len(LINE_WIDTHS) - 1)]
+            fig.add_scatter(x=x[order], y=mean[order], name=name, mode="lines", line=line_style(name, width),
+                            legendgroup=name, **top)
         else:
-            fig.add_scatter(x=x[order], y=mean[order], name=name, mode="lines", line=line_style(name, 4),
-                            legendgroup=name)
+            size = MARKER_SIZES[min(markers.index(name), len(MARKER_SIZES) - 1)]
+            fig.add_scatter(x=x, y=mean, name=name, mode="markers", legendgroup=name,
+                            marker=marker_style(name, size, line=dict(width=1, color="#FFFFFF")), **top)
     if labelled is not None:
         fig.add_scatter(x=labelled[0], y=labelled[1][:, output], mode="markers", name="labelled target points",
-                        marker=dict(color="#000000", size=14, symbol="circle-open", line=dict(width=3)))
+                        marker=dict(color="#000000", size=14, symbol="circle-open", line=dict(width=3)), **top)
+    if panel:
+        for name, fit in fits.items():
+            errors = np.linalg.norm(np.asarray(fit["mean"], dtype=float) - y_true, axis=1)
+            centres, means, counts = binned_along(x, errors)
+            fig.add_scatter(x=centres, y=means, mode="lines+markers", name=f"error: {name}", showlegend=False,
+                            legendgroup=name, line=line_style(name, 3), marker=marker_style(name, 9),
+                            customdata=counts, hovertemplate="%{customdata} test points<br>mean error %{y:.3f}"
+                                                             f"<extra>{name}</extra>", row=2, col=1)
+        fig.update_yaxes(title_text="test error", rangemode="tozero", nticks=4, row=2, col=1)
+    fig.update_layout(title_text=heading)
+    fig.update_xaxes(title_text=x_title, row=2 if panel else 1, col=1)
+    fig.update_yaxes(title_text=y_title or f"y{output}", row=1, col=1)
     if train is not None:  # the y range of the test outputs and predictions: far-off training outputs are cut
         shown = np.concatenate([y_true[:, output], *(f["mean"][:, output] for f in fits.values())])
         shown = shown[np.isfinite(shown)]
         if shown.size:
             low, high = float(shown.min()), float(shown.max())
             pad = 0.1 * (high - low or 1.0)
-            fig.update_yaxes(range=[low - pad, high + pad])
-    return finish(fig, legend_rows=1 + len(fits) // 3)
+            fig.update_yaxes(range=[low - pad, high + pad], row=1, col=1)
+    return finish(fig, height=HEIGHT + (110 if panel else 0), legend_rows=1 + len(fits) // 3)
 
 
 def error_vs_certainty(errors, certainty, name):

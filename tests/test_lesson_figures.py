@@ -1,0 +1,207 @@
+"""Each lesson's figure shows its claim (issue 35): a student who does not read the green box sees it in the
+picture. The figures are built here as their pages build them, from the lessons' own views, over seeds 0-2, and
+what the eye is meant to see (``Lesson.eye``) is measured on the drawn traces: error panels whose curves differ
+by the claimed amount, markers and lines that do not hide each other, colours of clearly different hues, shading
+that covers the points it names."""
+
+import colorsys
+import itertools
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from teaching import classification_views, figures, lessons, readings
+from teaching.figures import regression as regression_figures
+from teaching.lessons import LessonRun, core
+
+SEEDS = (0, 1, 2)
+
+
+# ------------------------------------------------------------------ the lessons' figures, as the pages build them
+def why_weights_figure(run):
+    """pages/home.py's stage figure."""
+    view, data = run.view, run.view.data()
+    lo, hi = float(min(data.X_tr.min(), data.X_te.min())), float(max(data.X_tr.max(), data.X_te.max()))
+    width = float(run.setting("home_width"))
+    effect = view.weighting_effect(width, float(run.setting("lambda_x")), (lo, hi))
+    grid = np.linspace(lo, hi, 300)[:, None]
+    return figures.shift_overview(data.X_tr, data.Y_tr, data.X_te, data.Y_te, grid,
+                                  {label: pred for label, (_, pred) in effect.items()},
+                                  heading=f"A GP of width {width:g}, fitted with and without weights",
+                                  focus=(float(data.X_te.min()) - 0.05, float(data.X_te.max()) + 0.05))
+
+
+def _true_ratio(data):
+    x = np.concatenate([data.X_tr[:, 0], data.X_te[:, 0]])
+    grid = np.linspace(x.min(), x.max(), 400)
+    return grid, data.density_ratio(grid[:, None])
+
+
+def regression_figure(run):
+    """pages/regression.py's stage figure of the Structured-output and IW-SMTGP lessons (output y0)."""
+    data = run.view.data()
+    fits = {n: run.view.prediction(n).model for n in run.setting("models")}
+    return figures.regression_fits(data.X_te[:, 0], data.Y_te, fits, 0, train=(data.X_tr[:, 0], data.Y_tr[:, 0]),
+                                   ratio=_true_ratio(data))
+
+
+def few_labels_figure(run):
+    """pages/regression.py's stage figure of the few-labels lesson."""
+    data, n_labels = run.view.data(), int(run.setting("n_labels"))
+    X_eval, Y_eval, preds = run.view.few_labels(n_labels)
+    labelled = run.view.labelled_points(n_labels)
+    return figures.regression_fits(X_eval[:, 0], Y_eval, {n: {"mean": p} for n, p in preds.items()},
+                                   labelled=(data.X_te[labelled, 0], data.Y_te[labelled]), ratio=_true_ratio(data),
+                                   heading="A few target labels: three GPs")
+
+
+BUILDERS = {"why-weights": why_weights_figure, "structured-output": regression_figure, "iw-smtgp": regression_figure,
+            "few-labels": few_labels_figure}
+
+
+@pytest.fixture(scope="module", params=SEEDS)
+def seed(request):
+    return request.param
+
+
+def _figure(key, seed, cache={}):
+    if (key, seed) not in cache:
+        lesson = next(lesson for lesson in lessons.LESSONS.values() if lesson.key == key)
+        cache[key, seed] = BUILDERS[key](LessonRun(lesson, seed))
+    return cache[key, seed]
+
+
+def _trace(fig, name):
+    return next(t for t in fig.data if t.name == name)
+
+
+def _panel_mean(trace):
+    """The count-weighted mean of an error panel's curve: the mean error over the test points it was drawn from."""
+    return float(np.average(np.asarray(trace.y, dtype=float), weights=np.asarray(trace.customdata, dtype=float)))
+
+
+def _hue(colour):
+    return 360 * colorsys.rgb_to_hsv(*[int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)])[0]
+
+
+def _hue_distance(a, b):
+    d = abs(_hue(a) - _hue(b))
+    return min(d, 360 - d)
+
+
+def _contrast(a, b):
+    """WCAG contrast ratio of two #RRGGBB colours."""
+    def luminance(colour):
+        c = np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)]) / 255
+        c = np.where(c <= 0.03928, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+        return float(c @ [0.2126, 0.7152, 0.0722])
+    high, low = sorted([luminance(a), luminance(b)], reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def _does_not_hide(fig):
+    """Predictions drawn later are thinner (lines) and smaller (markers) than those under them, in the figure
+    and in presentation mode."""
+    for drawn in (fig, figures.presentation(fig)):
+        lines = [t for t in drawn.data if t.mode == "lines" and t.yaxis in (None, "y") and t.fill is None
+                 and t.showlegend is not False]
+        markers = [t for t in drawn.data if t.mode == "markers" and t.name not in
+                   ("training data", "test truth", "labelled target points")]
+        widths = [t.line.width for t in lines]
+        sizes = [t.marker.size for t in markers]
+        assert all(a - b >= 1.5 for a, b in zip(widths, widths[1:])), widths
+        assert all(a - b >= 3 for a, b in zip(sizes, sizes[1:])), sizes
+
+
+# ------------------------------------------------------------------------------------------------ Why weights
+def test_why_weights_the_error_panel_shows_the_weights_gain_as_a_shaded_area(seed):
+    """Eye: the grey (unweighted) error line stands above the weighted ones, the area between them shaded."""
+    fig = _figure("why-weights", seed)
+    drawn = {name: _panel_mean(_trace(fig, f"error: {name}")) for name in ("no weights", "true weights",
+                                                                           "estimated weights")}
+    run = LessonRun(lessons.WHY_WEIGHTS, seed)
+    effect = run.view.weighting_effect(float(run.setting("home_width")), float(run.setting("lambda_x")),
+                                       (float(min(run.view.data().X_tr.min(), run.view.data().X_te.min())),
+                                        float(max(run.view.data().X_tr.max(), run.view.data().X_te.max()))))
+    for name, mean in drawn.items():  # the test MAE the claim reads (the panel reads the fits off the drawn grid)
+        assert mean == pytest.approx(effect[name][0], abs=1e-3)
+    assert drawn["no weights"] - drawn["true weights"] >= 0.01 and drawn["no weights"] - drawn["estimated weights"] >= 0.01
+    names = [t.name for t in fig.data]
+    shaded = _trace(fig, "error: no weights")
+    assert shaded.fill == "tonexty" and names[names.index("error: no weights") - 1] == "error: estimated weights"
+    gap = np.asarray(shaded.y) - np.asarray(_trace(fig, "error: estimated weights").y)
+    top = max(max(t.y) for t in fig.data if t.name.startswith("error: "))
+    assert gap.max() >= 0.25 * top, (gap, top)  # the shaded area's widest stretch: a quarter of the panel or more
+    print("\nMEASURE", seed, drawn, gap.max() / top)
+    assert _trace(fig, "fit: no weights").fill == "tonexty"
+
+
+# ------------------------------------------------------------------------------------------ Structured output
+def test_structured_output_gpr_error_stands_above_the_twin_gps_and_no_marker_hides_another(seed):
+    """Eye: the grey dashed GPR line runs between the S's branches, the Twin GPs' markers (KLTGP's large
+    triangles under SMTGP's small diamonds) on one; GPR's error line stands above theirs."""
+    fig = _figure("structured-output", seed)
+    drawn = {n: _panel_mean(_trace(fig, f"error: {n}")) for n in ("GPR", "KLTGP", "SMTGP")}
+    run = LessonRun(lessons.STRUCTURED_OUTPUT, seed)
+    for name, mean in drawn.items():
+        assert mean == pytest.approx(core.mae(run.view, name), abs=1e-9)
+    assert drawn["GPR"] - max(drawn["KLTGP"], drawn["SMTGP"]) >= 0.03, drawn
+    _does_not_hide(fig)
+    truth, gpr = _trace(fig, "test truth"), _trace(fig, "GPR")
+    assert truth.marker.color == figures.TEST and gpr.line.color == figures.color("GPR")
+    saturation = [colorsys.rgb_to_hsv(*[int(c[i:i + 2], 16) / 255 for i in (1, 3, 5)])[1]
+                  for c in (truth.marker.color, gpr.line.color)]
+    assert saturation[0] - saturation[1] >= 0.8, saturation  # orange truth, grey GPR: no longer two greys
+
+
+# ----------------------------------------------------------------------------------------------------- IW-SMTGP
+def test_iw_smtgp_error_panel_and_the_test_region_where_the_banner_points(seed):
+    """Eye: in the orange test region SMTGP's green error line stands above IW-SMTGP's pink one; the blue
+    training region holds the training points, the orange test region the test points."""
+    fig = _figure("iw-smtgp", seed)
+    run = LessonRun(lessons.IW_SMTGP, seed)
+    data = run.view.data()
+    drawn = {n: _panel_mean(_trace(fig, f"error: {n}")) for n in ("SMTGP", "IW-SMTGP")}
+    for name, mean in drawn.items():  # mean Euclidean error, as the claim
+        assert mean == pytest.approx(core.errors(run.view, name).mean(), abs=1e-9)
+    assert drawn["SMTGP"] - drawn["IW-SMTGP"] >= 0.05, drawn
+    shapes = [(s.x0, s.x1, s.fillcolor) for s in fig.layout.shapes if s.yref == "y domain"]
+    def share(points, kind):
+        inside = np.zeros(len(points), dtype=bool)
+        for x0, x1, fill in shapes:
+            if fill == regression_figures.REGION_FILLS[kind]:
+                inside |= (points >= x0) & (points <= x1)
+        return inside.mean()
+    shares = {"test points in the test region": share(data.X_te[:, 0], "test"),
+              "training points in the training region": share(data.X_tr[:, 0], "training"),
+              "test points in the training region": share(data.X_te[:, 0], "training")}
+    assert shares["test points in the test region"] >= 0.85, shares
+    assert shares["training points in the training region"] >= 0.55, shares  # the training points overlap the
+    assert shares["test points in the training region"] <= 0.15, shares  # test region: most, not all, lie outside
+    smtgp, iw = (np.asarray(_trace(fig, n).y) for n in ("SMTGP", "IW-SMTGP"))
+    in_test = np.zeros(len(smtgp), dtype=bool)
+    for x0, x1, fill in shapes:
+        if fill == regression_figures.REGION_FILLS["test"]:
+            in_test |= (data.X_te[:, 0] >= x0) & (data.X_te[:, 0] <= x1)
+    errors = {n: core.errors(run.view, n)[in_test].mean() for n in ("SMTGP", "IW-SMTGP")}
+    assert errors["SMTGP"] >= 2 * errors["IW-SMTGP"], errors  # in the shaded test region
+    assert np.mean(np.abs(smtgp - iw)) >= 0.05  # in y0's units: the two markers apart, not on one curve
+    _does_not_hide(fig)
+    print("\nMEASURE", seed, drawn, shares, errors, np.mean(np.abs(smtgp - iw)))
+
+
+# --------------------------------------------------------------------------------------------- A few target labels
+def test_few_labels_error_panel_shows_both_adaptations_below_none_and_neither_line_hides_the_other(seed):
+    """Eye: the grey no-adaptation error line above the green and pink ones; where importance weighting and delta
+    adaptation coincide, the thin pink dotted line runs inside the wider green one."""
+    fig = _figure("few-labels", seed)
+    run = LessonRun(lessons.FEW_LABELS, seed)
+    _, Y_eval, preds = run.view.few_labels(int(run.setting("n_labels")))
+    drawn = {n: _panel_mean(_trace(fig, f"error: {n}")) for n in preds}
+    for name, mean in drawn.items():  # one output: the Euclidean error is the absolute error, its mean the MAE
+        assert mean == pytest.approx(readings.metrics.mae(Y_eval, preds[name]), abs=1e-9)
+    assert drawn["no adaptation"] - drawn["importance weighting"] >= 0.01, drawn
+    assert drawn["no adaptation"] - drawn["delta adaptation"] >= 0.005, drawn
+    _does_not_hide(fig)
+    print("\nMEASURE", seed, drawn)
