@@ -33,16 +33,16 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
-from teaching import lessons
+from teaching import lessons, settings
 
 #: The version of the schema this code writes; the ``schema_version`` table holds the one a database has.
 SCHEMA_VERSION = 1
 #: Longest text any argument may be (a poll id is 6 characters, a token 32, a session id at most 64).
 MAX_FIELD = 200
-POLL_ID_ALPHABET, POLL_ID_LENGTH = "abcdefghjkmnpqrstuvwxyz23456789", 6
-_POLL_ID = re.compile(f"[{POLL_ID_ALPHABET}]{{{POLL_ID_LENGTH}}}")
-TOKEN_BYTES = 24
-_TOKEN = re.compile(r"[A-Za-z0-9_-]{32}")
+POLL_ID_ALPHABET, POLL_ID_LENGTH = settings.POLL_CODE_ALPHABET, settings.POLL_CODE_LENGTH
+_POLL_ID = re.compile(settings.POLL_CODE)
+TOKEN_BYTES = 24  # secrets.token_urlsafe(24): 32 characters
+_TOKEN = re.compile(settings.POLL_KEY)
 _SESSION = re.compile(r"[A-Za-z0-9_-]{8,64}")
 #: At most this many votes from one browser session within this many seconds (a flood is refused).
 RATE_LIMIT = (8, 30.0)

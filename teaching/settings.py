@@ -11,6 +11,7 @@ streamlit), then draw it in a page with ``ui.widget(st.slider, "label", "name")`
 """
 
 import math
+import re
 from dataclasses import dataclass
 
 from teaching import catalog, classification_views, transfer_views
@@ -166,6 +167,34 @@ class Names:
         return value if self.single else ",".join(value)
 
 
+@dataclass(frozen=True)
+class Code:
+    """A short code of given characters (a poll's code, the instructor's key of "Ask the class"); anything
+    else in a link is ignored with a notice."""
+
+    pattern: str
+    what: str
+    default: str = ""
+
+    def parse(self, text):
+        text = text.strip()
+        if len(text) > MAX_TEXT or not re.fullmatch(self.pattern, text):
+            raise ValueError(f"not {self.what}")
+        return text
+
+    def domain(self):
+        return self.what
+
+    def encode(self, value):
+        return value
+
+
+#: A poll's code (the join address carries it) and the instructor's key (only the instructor's address).
+POLL_CODE_ALPHABET, POLL_CODE_LENGTH = "abcdefghjkmnpqrstuvwxyz23456789", 6
+POLL_CODE = f"[{POLL_CODE_ALPHABET}]{{{POLL_CODE_LENGTH}}}"
+POLL_KEY = r"[A-Za-z0-9_-]{32}"
+
+
 def _dataset_settings():
     """One setting per parameter of every built-in data set, with the catalog's ranges."""
     entries = {}
@@ -218,6 +247,9 @@ SETTINGS = {
     # Home (the Why-weights lesson) and the sidebar
     "home_width": Float(2.0, 0.1, 3.0, 0.05),
     "presentation": Bool(False),
+    # Ask the class (teaching/ui/poll.py): the poll shown, and on the instructor's address its key
+    "poll": Code(POLL_CODE, f"a poll code ({POLL_CODE_LENGTH} letters and digits)"),
+    "poll_key": Code(POLL_KEY, "an instructor key (32 letters, digits, - or _)"),
     # Scaling page
     "scaling_estimators": Multi(("KLIEP", "PFWCS", "FCFWCS"), tuple(catalog.WEIGHT_ESTIMATORS)),
     "scaling_sizes": Multi((100, 200, 500, 1000), (100, 200, 500, 1000, 2000)),

@@ -1,11 +1,12 @@
 """teaching.settings: every value a link can carry ends inside its widget's domain, with a note."""
 
 import math
+import re
 
 from hypothesis import given, settings as hyp_settings, strategies as st
 
 from teaching import catalog
-from teaching.settings import (SETTINGS, Bool, Choice, Float, Int, Multi, Names, defaults, parse_query,
+from teaching.settings import (SETTINGS, Bool, Choice, Code, Float, Int, Multi, Names, defaults, parse_query,
                                to_query)
 
 # The fifteen out-of-range values of issue 9 that used to raise on a page, and seed=inf.
@@ -25,6 +26,8 @@ def in_domain(setting, value):
         return value in setting.options
     if isinstance(setting, Multi):
         return isinstance(value, list) and all(v in setting.options for v in value)
+    if isinstance(setting, Code):
+        return value == setting.default or re.fullmatch(setting.pattern, value) is not None
     assert isinstance(setting, Names)
     return isinstance(value, str) if setting.single else all(isinstance(v, str) for v in value)
 
@@ -104,3 +107,13 @@ def test_any_query_gives_values_inside_every_domain(query):
     # What the app writes back is a valid link that reads back to the same values.
     again, second_notes = parse_query(to_query(values))
     assert again == values and second_notes == []
+
+
+def test_a_poll_code_or_key_that_is_not_one_is_ignored_with_a_notice():
+    # Ask the class: an edited join address (another alphabet, markup, 10 KB) never becomes a setting
+    values, notices = parse_query({"poll": "<b>x</b>", "poll_key": "k" * 10_240})
+    assert values["poll"] == "" and values["poll_key"] == ""
+    assert any(n.startswith("poll='<b>x</b>' ignored (not a poll code") for n in notices), notices
+    assert any(n.startswith("poll_key='kkk") and "ignored" in n for n in notices), notices
+    values, notices = parse_query({"poll": "k3m9xa", "poll_key": "A" * 31 + "_"})
+    assert (values["poll"], values["poll_key"], notices) == ("k3m9xa", "A" * 31 + "_", [])

@@ -5,7 +5,8 @@
 - :mod:`.guard`: failures as one readable message;
 - :mod:`.cache`: the view pipeline's cache (st.cache_data at one place) and the figure cache;
 - :mod:`.data`: this session's :class:`teaching.view.View` (``ui.view()``), whose methods compute what a page shows;
-- :mod:`.navigation`: lessons, claims, the sidebar; :mod:`.pages`: the list of pages.
+- :mod:`.navigation`: lessons, claims, the sidebar; :mod:`.pages`: the list of pages;
+- :mod:`.poll`: Ask the class (the instructor's poll on a lesson's stage, the students' join page).
 
 What a server installs once (the step cache, the fit workers): :func:`teaching.serve.start`, called by app.py.
 
@@ -22,3 +23,4 @@ from teaching.ui.data import (CSV_MISSING, csv_bytes, csv_missing, csv_table, cu
 from teaching.ui.pages import PAGES, pages  # noqa: F401
 from teaching.ui.navigation import (active_lesson, claims, lesson_banner, lesson_query, lesson_summary,  # noqa: F401
                                      sidebar, stage_lesson)
+from teaching.ui.poll import ask_the_class  # noqa: F401

@@ -18,8 +18,8 @@ def _view_query(settings_of_view):
     return settings.to_query({**DEFAULTS, **settings_of_view, "presentation": presentation.on()})
 
 
-#: Settings that do not change what a lesson shows: the projector switch.
-_NOT_THE_VIEW = ("presentation",)
+#: Settings that do not change what a lesson shows: the projector switch, the poll asked on it (Ask the class).
+_NOT_THE_VIEW = ("presentation", "poll", "poll_key")
 #: Seeds on which every lesson's claims are checked (tests/test_lessons.py).
 CHECKED_SEEDS = (0, 1, 2)
 #: The page of each figure key's prefix (claims name their figure, e.g. "weights.gap").

@@ -14,6 +14,7 @@ PAGES = [
     ("pages/scaling.py", "Scaling", ":material/timer:"),
     ("pages/reproduction.py", "Reproduction", ":material/fact_check:"),
     ("pages/theory.py", "About & theory", ":material/menu_book:"),
+    ("pages/join.py", "Join a poll", ":material/how_to_vote:"),  # a student's phone (Ask the class)
 ]
 
 

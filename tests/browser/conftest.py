@@ -35,14 +35,22 @@ def _free_port():
 
 
 @pytest.fixture(scope="session")
-def server():
+def poll_database(tmp_path_factory):
+    """The server's poll store (Ask the class): a SQLite file of this test session, not the user's."""
+    return tmp_path_factory.mktemp("polls") / "polls.sqlite"
+
+
+@pytest.fixture(scope="session")
+def server(poll_database):
     _require_browser()
     port = _free_port()
+    environ = {key: value for key, value in os.environ.items() if key != "COVSHIFT_POLL_URL"}
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
          "--server.port", str(port), "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env={**environ, "COVSHIFT_POLL_DB": str(poll_database)})
     url = f"http://localhost:{port}"
     deadline = time.time() + 60
     while time.time() < deadline:

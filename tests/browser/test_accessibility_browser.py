@@ -15,7 +15,8 @@ WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 HEADINGS = {"pages/home.py": "Covariate shift", "pages/data.py": "Data & shift", "pages/check.py": "Check your data",
             "pages/weights.py": "Importance weights", "pages/regression.py": "Structured regression",
             "pages/classification.py": "Classification under shift", "pages/transfer.py": "Domain transfer",
-            "pages/scaling.py": "Scaling", "pages/reproduction.py": "Reproduction", "pages/theory.py": "About & theory"}
+            "pages/scaling.py": "Scaling", "pages/reproduction.py": "Reproduction", "pages/theory.py": "About & theory",
+            "pages/join.py": "Join a poll"}
 
 
 @pytest.mark.parametrize("presentation", [False, True], ids=["presentation-off", "presentation-on"])

@@ -1,0 +1,276 @@
+"""Ask the class (issue 36): the instructor's poll on a lesson's stage, and what the students' join page
+needs. Streamlit glue over :mod:`teaching.polls` (the store), whose database comes through
+``st.connection("polls", type="sql")``.
+
+The instructor's address carries the poll's code and its secret key (settings ``poll`` and ``poll_key``);
+the join address (``/join?poll=CODE``, the QR code on the stage) carries the code only. Every control
+(reveal, ask again, next lesson, the tally before the reveal) is checked against the key by the store.
+"""
+
+import hashlib
+import html
+from urllib import parse
+
+import segno
+import streamlit as st
+
+from teaching import lessons, polls, settings
+from teaching.ui import presentation
+from teaching.ui.navigation import active_lesson
+from teaching.ui.state import DEFAULTS, apply, get, put
+
+JOIN_PAGE = "pages/join.py"
+#: Seconds between two refreshes of the stage's tally (st.fragment's run_every) and of a student's watch.
+STAGE_REFRESH, STUDENT_REFRESH = 1, 2
+
+
+# ------------------------------------------------------------------ the store
+def store():
+    """The app's :class:`teaching.polls.PollStore`: ``st.connection("polls", type="sql")`` on
+    :func:`teaching.polls.database_url` (COVSHIFT_POLL_URL, else .streamlit/secrets.toml's
+    ``[connections.polls] url``, else the SQLite file), its schema created once per server."""
+    url = polls.database_url(secret_url=_secret_url())
+    connection = st.connection("polls", type="sql", url=url)
+    return _store(url, connection.engine)
+
+
+@st.cache_resource(show_spinner=False)
+def _store(url, _engine):
+    return polls.PollStore(_engine)
+
+
+def _secret_url():
+    try:
+        return st.secrets.get("connections", {}).get("polls", {}).get("url")
+    except FileNotFoundError:  # no .streamlit/secrets.toml: the default database
+        return None
+
+
+def voter_id(code):
+    """This browser's id in poll ``code``: the SHA-256 of the poll code and the browser's XSRF cookie (so a
+    reload is the same browser, and one browser's votes in two polls cannot be linked), or, without the cookie,
+    a random id of this session. Nothing about the person."""
+    if "poll.session" not in st.session_state:
+        st.session_state["poll.session"] = polls.new_session_id()
+    cookie = st.context.cookies.get("_streamlit_xsrf")
+    seed = cookie if isinstance(cookie, str) and cookie else st.session_state["poll.session"]
+    return hashlib.sha256(f"covshift-poll|{code}|{seed}".encode()).hexdigest()
+
+
+def join_address(code):
+    """The absolute join address of poll ``code`` on the server this page came from (for the QR code)."""
+    url = parse.urlsplit(st.context.url or "http://localhost:8501/")
+    base = "/" + (st.get_option("server.baseUrlPath") or "").strip("/")
+    return f"{url.scheme}://{url.netloc}{base.rstrip('/')}/join?poll={code}"
+
+
+def qr_image(address):
+    """The QR code of ``address`` as an inline SVG ``<img>`` (segno; error correction M, a 4-module border)."""
+    uri = segno.make(address, error="m").svg_data_uri(scale=8, border=4, dark="#000000", light="#ffffff")
+    return (f'<img src="{uri}" alt="QR code of the join address {html.escape(address)}" '
+            'style="width:100%;max-width:240px;image-rendering:pixelated">')
+
+
+def revealed_query(lesson, seed):
+    """The address (query) of ``lesson``'s revealed view on ``seed``: what "Explore the lesson" opens."""
+    return settings.to_query({**DEFAULTS, **lesson.settings, **lesson.reveal.changes, "seed": int(seed)})
+
+
+def show_tally(poll, tally, mark_answer):
+    """One bar per option: its votes and share; the right one marked once revealed."""
+    for index, (option, count) in enumerate(zip(poll.question.options, tally.counts)):
+        share = count / tally.total if tally.total else 0.0
+        right = mark_answer and tally.answer == index
+        text = f"{option}: **{count}** ({100 * share:.0f} %)"
+        st.progress(share, text=f":material/check_circle: **Right answer. {text}**" if right else text)
+
+
+# ------------------------------------------------------------------ the instructor
+def ask_the_class(page):
+    """On a lesson's stage (``page``, its file): "Ask the class" if the lesson the view is has a question; with a
+    poll in the address, the poll's panel, or a refusal if the address's key does not control it."""
+    lesson = active_lesson(page)
+    if lesson is None or lesson.question is None:
+        return
+    code, key = get("poll"), get("poll_key")
+    if not code:
+        st.button("Ask the class", key="poll.ask", icon=":material/how_to_vote:", on_click=_open, args=(lesson,),
+                  help="The class predicts what the lesson's reveal will show: a question, a join address and its "
+                       "QR code for the students' phones, a live tally.")
+        return
+    with st.container(key="poll-stage", border=True):
+        try:
+            poll = store().get(code)
+            if not key or not store().is_instructor(code, key):
+                raise polls.PollError("This address's instructor key does not belong to this poll: only the "
+                                      "teacher's address controls it. Students vote on the join address.")
+        except polls.PollError as refusal:
+            st.error(str(refusal), icon=":material/block:")
+            st.page_link(JOIN_PAGE, label="Go to the join page", query_params={"poll": code},
+                         icon=":material/how_to_vote:")
+            return
+        if poll.lesson != lesson.key:
+            st.caption(f"The poll {code} in this address was asked on another lesson.")
+            st.button("Ask the class", key="poll.ask", icon=":material/how_to_vote:", on_click=_open, args=(lesson,))
+            return
+        _panel(lesson, poll, key)
+
+
+def _open(lesson):
+    try:
+        code, key = store().open_poll(lesson.key, get("seed"))
+    except polls.PollError as refusal:
+        st.session_state["poll.message"] = str(refusal)
+        return
+    st.session_state.setdefault("poll.mine", []).append((code, key))
+    put("poll", code)
+    put("poll_key", key)
+
+
+def _panel(lesson, poll, key):
+    message = st.session_state.pop("poll.message", None)
+    if message:
+        st.error(message, icon=":material/block:")
+    question, join = st.columns([3, 2])
+    question.subheader(poll.question.text, anchor=False)
+    if poll.state == polls.OPEN:
+        with question:
+            _live_tally(poll.id, key)
+        address = join_address(poll.id)
+        join.markdown(qr_image(address), unsafe_allow_html=True)
+        join.markdown(f"**Join:** `{address}`  \nor open *Join a poll* and type **{poll.id}**")
+    else:
+        tally = store().tally(poll.id, key)
+        with question:
+            _vote_count(tally, "; voting is closed.")
+            show_tally(poll, tally, mark_answer=True)
+        join.info(lesson.reveal.sees, icon=":material/visibility:")
+        if tally.answer is not None:
+            join.success(f"**Measured on this view (seed {poll.seed}):** {tally.measured}",
+                         icon=":material/check_circle:")
+    _controls(lesson, poll, key)
+
+
+@st.fragment(run_every=STAGE_REFRESH)
+def _live_tally(code, key):
+    """The votes so far, refreshed every second without rerunning the page; voting stays open."""
+    try:
+        tally = store().tally(code, key)
+    except polls.PollError as refusal:
+        st.error(str(refusal))
+        return
+    _vote_count(tally, "")
+    show_tally(tally.poll, tally, mark_answer=False)
+
+
+def _vote_count(tally, after):
+    """The number of votes so far (the element the browser test reads: key poll-count)."""
+    with st.container(key="poll-count"):
+        st.markdown(f"**{tally.total} vote{'s' if tally.total != 1 else ''}** in round {tally.round}{after}")
+
+
+def _controls(lesson, poll, key):
+    reveal, again, following, csv = st.columns(4)
+    reveal.button("Reveal", key="poll.reveal", type="primary", icon=":material/visibility:", width="stretch",
+                  disabled=poll.state != polls.OPEN, on_click=_reveal, args=(lesson, poll.id, key))
+    again.button("Ask again", key="poll.again", icon=":material/replay:", width="stretch",
+                 disabled=poll.state == polls.CLOSED, on_click=_again, args=(lesson, poll.id, key),
+                 help="A new round of votes on the same question (after the students have discussed).")
+    after = _next_lesson(lesson)
+    if after is not None and following.button(f"Next lesson: {after.title}", key="poll.next",
+                                              icon=":material/skip_next:", width="stretch"):
+        _close(poll.id, key)
+        st.switch_page(after.page, query_params=settings.to_query(
+            {**DEFAULTS, **after.settings, "presentation": presentation.on()}))
+    mine = list(dict.fromkeys([*st.session_state.get("poll.mine", []), (poll.id, key)]))
+    try:
+        data = store().results_csv(mine)
+    except polls.PollError:
+        data = store().results_csv([(poll.id, key)])
+    csv.download_button("Tallies (CSV)", data=data, file_name="covshift-poll-tallies.csv", mime="text/csv",
+                        key="poll.csv", icon=":material/download:", width="stretch",
+                        help="Every round of this session's polls: lesson, question, round, option, votes, right, "
+                             "time. Nothing personal.")
+
+
+def _reveal(lesson, code, key):
+    """Close voting, decide the right option on the view's own seed (the lesson's measurement on the revealed
+    view) and apply the lesson's reveal on the stage."""
+    try:
+        answer = lessons.answer(lesson, get("seed"))
+        store().reveal(code, key, answer.index, lessons.describe(answer.numbers))
+    except ValueError as refusal:  # a PollError, or the time budget refusing the revealed view's fit
+        st.session_state["poll.message"] = str(refusal)
+        return
+    apply(lesson.reveal.changes)
+
+
+def _again(lesson, code, key):
+    """A new round; the stage goes back to the lesson's settings of what the reveal changed."""
+    try:
+        store().ask_again(code, key)
+    except polls.PollError as refusal:
+        st.session_state["poll.message"] = str(refusal)
+        return
+    apply({name: lesson.settings[name] for name in lesson.reveal.changes})
+
+
+def _close(code, key):
+    try:
+        store().close(code, key)
+    except polls.PollError:  # closed already: moving on is all that is asked
+        pass
+
+
+def _next_lesson(lesson):
+    order = list(lessons.LESSONS.values())
+    index = next(i for i, item in enumerate(order) if item.key == lesson.key)
+    return order[index + 1] if index + 1 < len(order) else None
+
+
+# ------------------------------------------------------------------ the students
+def student_poll(code):
+    """The poll ``code`` for the join page, or None after showing why not (a sentence, where the poll would be)."""
+    try:
+        return store().get(code)
+    except polls.PollError as refusal:
+        st.error(str(refusal), icon=":material/block:")
+        return None
+
+
+def my_vote(poll):
+    return store().my_vote(poll.id, voter_id(poll.id))
+
+
+def vote(code, option):
+    """A student's tap on ``option`` (button callback): stored, or the refusal kept for the ballot to show."""
+    try:
+        store().vote(code, voter_id(code), option)
+        st.session_state["poll.refusal"] = None
+    except polls.PollError as refusal:
+        st.session_state["poll.refusal"] = str(refusal)
+
+
+def refusal():
+    """The sentence of the last refused vote of this session (shown once), or None."""
+    return st.session_state.pop("poll.refusal", None)
+
+
+def public_tally(poll):
+    """The revealed round's tally (anyone may read it), or None before the reveal."""
+    try:
+        return store().tally(poll.id)
+    except polls.PollError:
+        return None
+
+
+@st.fragment(run_every=STUDENT_REFRESH)
+def watch(poll):
+    """Every two seconds, without drawing anything: when the teacher reveals, asks again or closes, the page
+    runs again and shows it."""
+    try:
+        now = store().get(poll.id)
+    except polls.PollError:
+        return
+    if (now.round, now.state) != (poll.round, poll.state):
+        st.rerun()

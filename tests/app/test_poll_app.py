@@ -1,0 +1,106 @@
+"""Ask the class in the app (issue 36): the instructor asks, reveals and asks again on the Why-weights stage; the
+right option marked is the lesson's measurement on the view's own seed; a student's join page votes; an edited
+address (a wrong or missing key) controls nothing and reads no tally before the reveal."""
+
+import pytest
+import sqlalchemy as sa
+
+from teaching import lessons, polls, settings, ui
+
+from tests.app.helpers import no_exception, open_link
+
+WHY = lessons.LESSONS["Why weights"]
+
+
+@pytest.fixture(autouse=True)
+def poll_database(tmp_path, monkeypatch):
+    monkeypatch.delenv("COVSHIFT_POLL_URL", raising=False)
+    monkeypatch.setenv("COVSHIFT_POLL_DB", str(tmp_path / "polls.sqlite"))
+    return polls.database_url()
+
+
+def _store(url):
+    return polls.PollStore(sa.create_engine(url))
+
+
+def _lesson_query(seed=0, **extra):
+    return {**settings.to_query({**ui.DEFAULTS, **WHY.settings, "seed": seed}), **extra}
+
+
+def _button(at, key):
+    return next(b for b in at.button if b.key == key)
+
+
+def _text(value):
+    return value if isinstance(value, str) else value[-1]
+
+
+def _stage_ask(seed):
+    at = no_exception(open_link(_lesson_query(seed)))
+    _button(at, "poll.ask").click()
+    at = no_exception(at.run())
+    code, key = (_text(at.query_params[name]) for name in ("poll", "poll_key"))
+    return at, code, key
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_instructor_asks_reveals_and_asks_again(poll_database, seed):
+    at, code, key = _stage_ask(seed)
+    assert WHY.question.text in [s.value for s in at.subheader]
+    store = _store(poll_database)
+    for i, option in enumerate([1, 1, 0]):
+        store.vote(code, f"student-{i:04d}", option)
+    assert any("3 votes" in m.value for m in at.run().markdown)
+    _button(at, "poll.reveal").click()
+    at = no_exception(at.run())
+    right = lessons.answer(WHY, seed)  # the lesson's measurement on the revealed view of this seed
+    tally = store.tally(code)
+    assert (tally.answer, tally.counts) == (right.index, (1, 2, 0))
+    assert at.session_state["settings"]["home_width"] == WHY.reveal.changes["home_width"]  # the reveal applied
+    bars = [p.proto.text for p in at.get("progress")]
+    assert [t for t in bars if t.startswith(":material/check_circle: **Right answer.")] == [
+        f":material/check_circle: **Right answer. {right.option}: **{tally.counts[right.index]}** "
+        f"({100 * tally.counts[right.index] / 3:.0f} %)**"]
+    assert any(lessons.describe(right.numbers) in s.value for s in at.success)
+    _button(at, "poll.again").click()
+    at = no_exception(at.run())
+    assert store.get(code).round == 2 and store.get(code).state == polls.OPEN
+    assert at.session_state["settings"]["home_width"] == WHY.settings["home_width"]  # back to the question's view
+
+
+def test_an_edited_address_controls_nothing_and_reads_no_tally(poll_database):
+    _, code, key = _stage_ask(0)
+    store = _store(poll_database)
+    store.vote(code, "student-0001", 2)
+    wrong = ("B" if key[0] != "B" else "C") + key[1:]
+    for edited in ({"poll": code, "poll_key": wrong}, {"poll": code}, {"poll": code, "poll_key": "x" * 10_240}):
+        at = no_exception(open_link(_lesson_query(0, **edited)))
+        assert any("only the teacher's address controls it" in e.value for e in at.error), edited
+        assert not [b for b in at.button if b.key and b.key.startswith("poll.")], edited  # no control at all
+        assert not at.get("progress") and not any("vote" in m.value for m in at.markdown)  # no tally
+    assert store.get(code).state == polls.OPEN and store.get(code).round == 1
+
+
+def test_a_student_votes_on_the_join_page_and_sees_the_answer_after_the_reveal(poll_database):
+    _, code, key = _stage_ask(1)
+    at = no_exception(open_link({"poll": code}).switch_page("pages/join.py").run())
+    assert WHY.question.text in [s.value for s in at.subheader]
+    assert not at.get("progress")  # no tally before the reveal
+    _button(at, f"vote.1.2").click()
+    at = no_exception(at.run())
+    assert any("Your vote is in; you can change it until your teacher reveals" in s.value for s in at.success)
+    _button(at, f"vote.1.1").click()
+    at = no_exception(at.run())
+    store = _store(poll_database)
+    assert store.tally(code, key).counts == (0, 1, 0)  # the second tap replaced the first
+    right = lessons.answer(WHY, 1)
+    store.reveal(code, key, right.index, lessons.describe(right.numbers))
+    at = no_exception(at.run())
+    assert any(f"The answer: {right.option}." in s.value for s in at.success)
+    [link] = [link for link in at.get("page_link") if link.proto.label.startswith("Explore the lesson")]
+    assert "home_width=0.3" in link.proto.query_string and "seed=1" in link.proto.query_string
+
+
+def test_a_join_address_with_an_unknown_poll_says_so():
+    at = no_exception(open_link({"poll": "zzzzzz"}).switch_page("pages/join.py").run())
+    assert any("There is no poll 'zzzzzz'" in e.value for e in at.error)
