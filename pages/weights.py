@@ -127,11 +127,15 @@ if data.X_tr.shape[1] == 1:
             on_points[name] = outcome.model.weights_
     true_curve = data.density_ratio(grid[:, None]) if data.density_ratio is not None else None
     if curves:
-        ui.chart("weights vs truth", figures.weights_vs_truth, grid, curves, true_curve, key="weights.weights_vs_truth",
+        scored = (x, {n: outcomes[n].model.weights_ for n in curves}, truth) if truth is not None else None
+        ui.chart("weights vs truth", figures.weights_vs_truth, grid, curves, true_curve, errors=scored,
+                 key="weights.weights_vs_truth",
                  where=None if REPLAY_STAGE else stage_figure, height=None if REPLAY_STAGE else ui.stage_height())
         same = figures.coinciding(curves)
-        (st if REPLAY_STAGE else under_stage).caption("Each estimator's w(x) on a grid of x" + (", the dotted black line the true ratio" if
-                   true_curve is not None else "") + ". Where w(x) > 1 the test density is the larger one."
+        (st if REPLAY_STAGE else under_stage).caption("Each estimator's w(x) on a grid of x" + (", the dotted black line the true ratio; below, each "
+                   "estimator's squared error against the true ratio at the training points (mean-1 scale, 8 bins of "
+                   "equal count along x): the lowest curve is the closest estimator, the mean of its curve its NMSE"
+                   if true_curve is not None else "") + ". Where w(x) > 1 the test density is the larger one."
                    + "".join(f" The curves of {' and '.join(g)} coincide: only the last one drawn is visible."
                              for g in same))
     if on_points:
@@ -184,19 +188,23 @@ if histories:
                          list(histories))
         axis = ui.widget(side_control.radio, "x axis of the gaps", "gap_axis", ["iteration", "seconds"],
                          horizontal=True)
-        ui.chart("duality gaps", figures.duality_gaps, histories, axis, key="weights.duality_gaps",
-                 where=stage_figure, height=ui.stage_height())
+        ui.chart("duality gaps", figures.duality_gaps, histories, axis, levels=lessons.EQUAL_GAPS,
+                 key="weights.duality_gaps", where=stage_figure, height=ui.stage_height())
         ui.chart("active set sizes", figures.active_set_sizes, histories, key="weights.active_set_sizes")
     else:
         axis = ui.widget(st.radio, "x axis", "gap_axis", ["iteration", "seconds"], horizontal=True)
         left, right = st.columns(2)
-        ui.chart("duality gaps", figures.duality_gaps, histories, axis, key="weights.duality_gaps", where=left)
+        ui.chart("duality gaps", figures.duality_gaps, histories, axis, levels=lessons.EQUAL_GAPS,
+                 key="weights.duality_gaps", where=left)
         ui.chart("active set sizes", figures.active_set_sizes, histories, key="weights.active_set_sizes", where=right)
     same = figures.coinciding({n: readings.relative_gaps(h) for n, h in histories.items()}, log=True)
     st.caption(("The lesson's figure (at the top): " if REPLAY_STAGE else "Left: ")
                + "the relative duality gap of every iterate (both axes logarithmic, so a 12-step run is as "
                "visible as a 2000-step one); open crosses mark drop steps (an atom leaves), open diamonds swap "
-               "steps. " + ("Above: " if REPLAY_STAGE else "Right: ") + "how many atoms are active."
+               f"steps; the dotted lines are the relative gaps {' and '.join(f'{g:g}' for g in lessons.EQUAL_GAPS)}, "
+               f"and the ring on each curve with its count is the first iterate at gap {lessons.EQUAL_GAPS[0]:g} and "
+               "its active atoms (sparsity at equal accuracy). "
+               + ("Above: " if REPLAY_STAGE else "Right: ") + "how many atoms are active."
                + "".join(f" The gap curves of {' and '.join(g)} coincide." for g in same))
     with stage_side if REPLAY_STAGE else st.container():
         ui.claims("weights.gap")

@@ -8,6 +8,8 @@ from teaching.figures.base import TRUTH, color, finish, line_style, marker_style
 
 CLASS_COLORS = ("#0072B2", "#E69F00")  # class 0, class 1 (Okabe-Ito blue, orange)
 _CLASSIFIER_DASH = {"iid": "dot", "two-stage": "dash", "integrated": "solid"}
+#: The edge every boundary line is drawn on, so that it keeps its contrast (3:1 or more) over the green selector.
+HALO = "#FFFFFF"
 
 
 def _classifier_style(name):
@@ -31,7 +33,7 @@ def classification_map(X_tr, y_tr, X_te, y_te, xs, ys, scores, p_test=None, weig
     """
     fig = new_figure(title, "x1", "x2")
     if p_test is not None:
-        fig.add_trace(go.Heatmap(x=xs, y=ys, z=p_test, zmin=0, zmax=1, colorscale="Greens", opacity=0.55,
+        fig.add_trace(go.Heatmap(x=xs, y=ys, z=p_test, zmin=0, zmax=1, colorscale="Greens", opacity=0.4,
                                  name="p(test | x)", colorbar=dict(title="p(test|x)", thickness=12, len=0.6),
                                  hovertemplate="p(test | x) = %{z:.2f}<extra></extra>"))
     sizes = np.full(len(X_tr), 7.0)
@@ -54,6 +56,9 @@ def classification_map(X_tr, y_tr, X_te, y_te, xs, ys, scores, p_test=None, weig
     for name, grid in scores.items():
         line_color, dash = _classifier_style(name)
         fig.add_trace(go.Contour(x=xs, y=ys, z=grid, contours=dict(start=0, end=0, size=1, coloring="none"),
+                                 line=dict(color=HALO, width=8), showscale=False, showlegend=False,
+                                 hoverinfo="skip", name=f"{name} (halo)"))  # a white edge: the line shows on any green
+        fig.add_trace(go.Contour(x=xs, y=ys, z=grid, contours=dict(start=0, end=0, size=1, coloring="none"),
                                  line=dict(color=line_color, dash=dash, width=3), showscale=False,
                                  showlegend=False, legendgroup=name, hoverinfo="skip", name=name))
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=name, legendgroup=name,  # a boundary line (caption)
@@ -61,8 +66,10 @@ def classification_map(X_tr, y_tr, X_te, y_te, xs, ys, scores, p_test=None, weig
     if true_boundary is not None:
         x_true, y_true = (np.asarray(a, dtype=float) for a in true_boundary)
         y_true = np.where((y_true >= ys[0]) & (y_true <= ys[-1]), y_true, np.nan)  # stay inside the map
+        fig.add_trace(go.Scatter(x=x_true, y=y_true, mode="lines", line=dict(color=HALO, width=7), showlegend=False,
+                                 hoverinfo="skip", name="true boundary (halo)"))
         fig.add_trace(go.Scatter(x=x_true, y=y_true, mode="lines", name="true boundary",
-                                 line=dict(color=TRUTH, width=1.5)))
+                                 line=dict(color=TRUTH, width=2.5)))
     fig.update_xaxes(range=[xs[0], xs[-1]])
     fig.update_yaxes(range=[ys[0], ys[-1]])
     finish(fig, height=560, legend_rows=2)

@@ -3,19 +3,42 @@
 import numpy as np
 from plotly.subplots import make_subplots
 
-from teaching.figures.base import (BASE_FONT, STEP_MARKERS, TEST, TRAIN, TRUTH, clean_log_axis, color,
-                                   decades, finish, line_style, marker_style, new_figure)
+from teaching import readings
+from teaching.figures.base import (BASE_FONT, HEIGHT, STEP_MARKERS, TEST, TRAIN, TRUTH, binned_along,
+                                   clean_log_axis, color, decades, finish, line_style, marker_style, new_figure)
 
 
-def weights_vs_truth(grid, curves, truth=None, heading="Learned importance w(x)"):
-    """1-D inputs: each estimator's w(x) on a grid, against the true ratio where known."""
-    fig = new_figure(heading, "x", "w(x) = p_te(x) / p_tr(x)")
+def weights_vs_truth(grid, curves, truth=None, heading="Learned importance w(x)", errors=None):
+    """1-D inputs: each estimator's w(x) on a grid, against the true ratio where known (dotted black).
+
+    ``errors`` = (x of the training points, {name: weights of the training points}, true weights there): a panel
+    below draws each estimator's squared error against the truth on the mean-1 scale,
+    (w_i / mean(w) - t_i / mean(t))^2, averaged in 8 bins of equal count along x (:func:`binned_along`, counts in
+    ``customdata``): a curve's count-weighted mean is the estimator's weight error (NMSE, the table's), so the
+    lowest curve is the estimator closest to the truth."""
+    panel = errors is not None and bool(errors[1])
+    fig = make_subplots(rows=2 if panel else 1, cols=1, shared_xaxes=True, vertical_spacing=0.06,
+                        row_heights=[0.64, 0.36] if panel else None)
     if truth is not None:
-        fig.add_scatter(x=grid, y=truth, name="true ratio", line=dict(color=TRUTH, width=4, dash="dot"))
+        fig.add_scatter(x=grid, y=truth, name="true ratio", line=dict(color=TRUTH, width=4, dash="dot"), row=1, col=1)
     for name, w in curves.items():
-        fig.add_scatter(x=grid, y=w, name=name, mode="lines+markers", line=line_style(name),
-                        marker=marker_style(name, 9, maxdisplayed=12))
-    return finish(fig, legend_rows=1 + len(curves) // 5)
+        fig.add_scatter(x=grid, y=w, name=name, mode="lines+markers", line=line_style(name), legendgroup=name,
+                        marker=marker_style(name, 9, maxdisplayed=12), row=1, col=1)
+    if panel:
+        x, weights, true = errors
+        true = np.asarray(true, dtype=float) / np.mean(true)
+        for name, w in weights.items():
+            w = np.asarray(w, dtype=float)
+            centres, means, counts = binned_along(x, (w / np.mean(w) - true) ** 2)
+            fig.add_scatter(x=centres, y=means, mode="lines+markers", name=f"error: {name}", showlegend=False,
+                            legendgroup=name, line=line_style(name, 3), marker=marker_style(name, 9),
+                            customdata=counts, hovertemplate="%{customdata} training points<br>mean squared "
+                                                             f"error %{{y:.3f}}<extra>{name}</extra>", row=2, col=1)
+        fig.update_yaxes(title_text="sq. error", rangemode="tozero", nticks=4, row=2, col=1)
+    fig.update_layout(title_text=heading)
+    fig.update_xaxes(title_text="x", row=2 if panel else 1, col=1)
+    fig.update_yaxes(title_text="w(x) = p_te(x) / p_tr(x)" if not panel else "w(x)", row=1, col=1)
+    return finish(fig, height=HEIGHT + (110 if panel else 0), legend_rows=1 + len(curves) // 5)
 
 
 def weights_on_points(x, weights, truth=None):
@@ -62,10 +85,14 @@ def alpha_stems(alphas):
     return fig
 
 
-def duality_gaps(histories, x_axis="iteration"):
+def duality_gaps(histories, x_axis="iteration", levels=()):
     """Relative duality gap |<g, d_FW>| / |F| on log-log axes, drop and swap steps marked
     (paper Fig. 2f). The log x-axis (iteration + 1) keeps a 12-step run as visible as a
-    2000-step one."""
+    2000-step one.
+
+    ``levels``: relative gaps drawn as dotted horizontal lines; at the first one (equal accuracy) each solver's
+    first iterate that reaches it (:func:`teaching.readings.first_at_gap`) is ringed and labelled with its
+    active atoms, so that the solvers' sparsity at equal accuracy is read off the picture."""
     label = "iteration + 1 (log scale)" if x_axis == "iteration" else "seconds (log scale)"
     fig = new_figure("Frank-Wolfe relative duality gap (paper Fig. 2f)", label, "relative duality gap",
                   yaxis_type="log", xaxis_type="log")
@@ -81,6 +108,25 @@ def duality_gaps(histories, x_axis="iteration"):
                 fig.add_scatter(x=x[at], y=gap[at], mode="markers", name=f"{name}: {kind} steps",
                                 legendgroup=name, showlegend=False,
                                 marker=dict(symbol=symbol, color=color(name), size=11, line=dict(width=2)))
+    for i, level in enumerate(levels):
+        fig.add_hline(y=level, line=dict(color="#555555", width=1.5, dash="dot"))
+        fig.add_annotation(x=0, xref="x domain", xanchor="left", y=np.log10(level), yanchor="bottom" if i == 0 else "top",
+                           text=f"gap {level:g}", showarrow=False, font=dict(size=BASE_FONT, color="#555555"))
+        # (on a log axis an annotation's y is log10 of the value; at the left the curves are still high)
+        if i:
+            continue
+        reached = sorted(((readings.first_at_gap(hist, level), name) for name, hist in histories.items()
+                          if readings.first_at_gap(hist, level)[0] is not None), key=lambda r: r[0][0])
+        for k, ((t, atoms), name) in enumerate(reached):  # labels below and above, then farther: neighbours apart
+            hist = histories[name]
+            x = t + 1 if x_axis == "iteration" else max(float(hist.elapsed[t]), 1e-5)
+            gap = max(float(readings.relative_gaps(hist)[t]), 1e-16)
+            fig.add_scatter(x=[x], y=[gap], mode="markers", name=f"{name}: {atoms} atoms at gap {level:g}",
+                            legendgroup=name, showlegend=False,
+                            marker=dict(symbol="circle-open", color=color(name), size=18, line=dict(width=3)))
+            fig.add_annotation(x=np.log10(x), y=np.log10(gap), text=f"{atoms} atoms", ax=0, ay=(45, -45, 80, -80)[k % 4],
+                               font=dict(size=BASE_FONT, color="#222222"), bgcolor="rgba(255,255,255,0.9)",
+                               bordercolor=color(name), borderwidth=2, arrowcolor=color(name), arrowwidth=2)
     for kind, symbol in STEP_MARKERS.items():  # one legend entry per step kind, in each solver's colour
         fig.add_scatter(x=[None], y=[None], mode="markers", name=f"{kind} step",
                         marker=dict(symbol=symbol, color="#444444", size=11, line=dict(width=2)))
