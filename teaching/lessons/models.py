@@ -69,6 +69,9 @@ STRUCTURED_OUTPUT = Lesson(
     banner="The S-shape has up to three y for one x: GPR averages the branches, the Twin GPs follow one. "
            f"Make GPR flexible (input width {FLEXIBLE_WIDTH}): does it follow a branch then?",
     invites=("rho_x",),
+    eye="GPR's grey dashed line cuts between the S's branches where it has three; the Twin GPs' markers (KLTGP's large "
+        "blue triangles around SMTGP's small green diamonds) sit on one branch; in the error panel below, GPR's grey "
+        "line stands above theirs on average.",
     reveal=Reveal({"rho_x": FLEXIBLE_WIDTH},
                   sees=f"At input width {FLEXIBLE_WIDTH} GPR's line bends more, but where the S has three branches it "
                        "still runs between them; KLTGP's markers stay on one branch.",
@@ -145,6 +148,9 @@ IW_SMTGP = Lesson(
            f"misses the test one; IW-SMTGP does not. Set the input width to {FLEXIBLE_WIDTH}: the weights barely "
            "matter.",
     invites=("rho_x", "plot_output"),
+    eye="In the orange test region SMTGP's green diamonds leave the orange test points while IW-SMTGP's pink stars "
+        "stay on them; in the error panel below, SMTGP's green line stands above IW-SMTGP's pink one across the test "
+        "region (blue shading: the training region, where most training points are).",
     reveal=Reveal({"rho_x": FLEXIBLE_WIDTH},
                   sees=f"At input width {FLEXIBLE_WIDTH} SMTGP follows the test points without help: its markers and "
                        "IW-SMTGP's lie together.",
@@ -211,6 +217,9 @@ FEW_LABELS = Lesson(
     banner="Ten labelled test points (black rings): compare no adaptation, importance weighting and delta "
            "adaptation. Move the slider: how many labels does delta adaptation need?",
     invites=("n_labels", "rho_x"),
+    eye="In the error panel under the fits, the grey no-adaptation line stands above the green importance-weighting "
+        "and pink delta-adaptation lines; where the two adaptations agree, the thin pink dotted line runs inside the "
+        "wider green one.",
     reveal=Reveal({"n_labels": FEWEST_LABELS},
                   sees="With 2 labels the delta-adapted line bends towards two noisy points and leaves the test "
                        "curve; the importance-weighted line, which needs no labels, stays on it.",
@@ -274,6 +283,8 @@ BOUNDARY_TURNS = Lesson(
     banner="The true boundary turns between the training region and the test region: the iid line follows the "
            "training points, the weighted ones turn. Move the selection steepness (0: no shift).",
     invites=("clf.steepness",),
+    eye="Among the test crosses (the green region on the right), the dashed two-stage and solid integrated lines run "
+        "near the black true boundary, the dotted grey iid line far from it (each line on a white edge).",
     reveal=Reveal({"clf.steepness": 0.0},
                   sees="Without selection the training and test points come from the same pool: the iid, two-stage "
                        "and integrated lines run together, and the weights change nothing.",

@@ -66,8 +66,9 @@ WHY_WEIGHTS = Lesson(
            "Move the width slider to 0.3: a flexible model barely needs the weights.",
     invites=("home_width",),
     compares=("sinc.", "seed", "home_width", "weights_for_models", "sigma_mode", "sigma", "lambda_x"),
-    eye="At width 2 the grey unweighted fit leaves the test points in the test region, the weighted fits pass "
-        "through them; the error panel's grey line stands above the others.",
+    eye="At width 2 the grey dashed unweighted fit leaves the test points at the left of the test region, the "
+        "weighted fits pass through them; in the error panel below, its grey line stands above the others and the "
+        "shaded grey area between them is the error the weights remove.",
     reveal=Reveal({"home_width": FLEXIBLE_WIDTH},
                   sees="At width 0.3 the three fits lie on top of each other in the test region: a flexible model "
                        "does not need the weights.",
@@ -160,6 +161,9 @@ KLIEP_SOLVERS = Lesson(
               "sigma": 0.3, "gap_axis": "iteration", "weights_for_models": "FCFWCS", "replay": "FCFWCS"},
     banner="Replay each solver step by step: FCFWCS certifies the optimum in a dozen steps, the others creep.",
     invites=("replay", "gap_axis"),
+    eye="On the dotted line of gap 0.001 each solver's first iterate is ringed and labelled with its atoms: "
+        "FCFWCS's ring comes first, within ten iterations, with the fewest atoms; the others' come after a hundred "
+        "or more, with many more atoms.",
     reveal=Reveal({"replay": REPLAYED},
                   sees="The replay now plays PFWCS: one small pairwise step after another, atoms dropped and swapped "
                        "on the way, hundreds of steps for the gap FCFWCS reaches in about ten.",
@@ -234,6 +238,9 @@ ESTIMATORS_DISAGREE = Lesson(
     banner="Eight estimators of w(x): here the three with a curve, against the true ratio (dotted); below, KMM's five "
            "at the training points and all eight weight errors. Is it only their kernel widths?",
     invites=("replay", "gap_axis", "sigma_mode", "sigma"),
+    eye="Three curves in three hues (pink FCFWCS, green LogisticRatio, indigo RuLSIF) against the dotted truth; in "
+        "the error panel below, the lower a line the closer that estimator: RuLSIF's indigo line runs below "
+        "FCFWCS's pink one on average.",
     reveal=Reveal({"sigma_mode": "manual"},
                   sees="All eight now use one kernel width, 0.3: the curves still differ from each other and from the "
                        "dotted truth, so the estimator itself matters, not only its width.",
