@@ -213,7 +213,11 @@ def wait_healthy(url, seconds=90):
 
 
 class Server:
-    """``streamlit run app.py`` on a free loopback port, for one class; stopped on exit."""
+    """``streamlit run app.py`` on a free loopback port, for one class (``environ``: added to its environment);
+    stopped on exit."""
+
+    def __init__(self, environ=None):
+        self.environ = {**os.environ, **(environ or {})}
 
     def __enter__(self):
         port = free_port()
@@ -222,7 +226,7 @@ class Server:
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
              "--server.address", "127.0.0.1", "--server.port", str(port),
              "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            cwd=ROOT, env=self.environ, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             wait_healthy(self.url)
         except RuntimeError:
@@ -421,9 +425,11 @@ def main():
     parser.add_argument("--pids", type=int, nargs="*", default=[], help="with --url: processes to sample")
     parser.add_argument("--sizes", type=int, nargs="*", help=f"class sizes (default {SIZES})")
     parser.add_argument("--quick", action="store_true", help=f"class sizes {QUICK_SIZES}, printed only")
-    parser.add_argument("--scenario", choices=["follow", "link"], default="follow",
+    parser.add_argument("--scenario", choices=["follow", "link", "poll"], default="follow",
                         help="follow: every student follows the lessons, one seed each (default); link: one link, "
-                             "--rounds seed changes")
+                             "--rounds seed changes; poll: the class votes on the Why-weights question "
+                             "(bench/poll_class.py; sizes 40 and 100 by default)")
+    parser.add_argument("--polls-url", help="with --scenario poll --url: the deployment's poll store (SQLAlchemy URL)")
     parser.add_argument("--lessons", nargs="*", default=list(FOLLOWED),
                         help=f"lesson keys (default {' '.join(FOLLOWED)}); with --scenario link handed out "
                              "round-robin; 'all' for every lesson")
@@ -436,6 +442,10 @@ def main():
     parser.add_argument("--output", help="results file without .md (default: classroom for a full run)")
     parser.add_argument("--section", help="add the table as this section of bench/results/classroom.md")
     args = parser.parse_args()
+    if args.scenario == "poll":
+        import poll_class
+
+        return poll_class.run(args, time.perf_counter())
     keys = [lesson.key for lesson in lessons.LESSONS.values()] if args.lessons == ["all"] else args.lessons
     links = [lesson_link(key) for key in keys]
     sizes = args.sizes or (QUICK_SIZES if args.quick else SIZES)

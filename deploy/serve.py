@@ -3,8 +3,8 @@
 Starts ``--replicas`` app servers on free loopback ports (each with its own pool of fit
 workers, COVSHIFT_WORKERS = cores / replicas unless set), writes an nginx configuration from
 ``nginx.conf.template`` beside this file (sticky sessions by cookie, the websocket proxied) into a
-run directory and starts Debian's nginx on it. Then it either runs a command with ``{url}`` and
-``{pids}`` filled in (e.g. the class benchmark) and stops everything, or serves until
+run directory and starts Debian's nginx on it. Then it either runs a command with ``{url}``,
+``{pids}`` and ``{polls}`` (the poll store's URL) filled in (e.g. the class benchmark) and stops everything, or serves until
 ``--for`` seconds have passed or it is interrupted (Ctrl-C, SIGTERM). Every process it started is
 stopped by its id.
 
@@ -16,7 +16,8 @@ With ``--postgres`` the replicas share one poll store (Ask the class) in a throw
 URL they get as COVSHIFT_POLL_URL; without it they share the SQLite file of COVSHIFT_POLL_DB (WAL mode
 lets processes of one machine write it), or COVSHIFT_POLL_URL if it is set.
 
-    python deploy/serve.py --replicas 2 --postgres -- python bench/classroom.py --scenario poll --url {url} --sizes 40
+    python deploy/serve.py --replicas 2 --postgres -- python bench/classroom.py --scenario poll --url {url} \\
+        --polls-url {polls} --sizes 40 --section "Two replicas behind nginx, PostgreSQL"
 
 On several machines: run ``streamlit run app.py`` on each (with COVSHIFT_DASK_SCHEDULER if the
 fits go to a Dask cluster) and list them in the ``upstream`` block of the template.
@@ -84,7 +85,7 @@ def main():
     parser.add_argument("--postgres", action="store_true",
                         help="start a throw-away PostgreSQL for the replicas' shared poll store (Ask the class)")
     parser.add_argument("--for", dest="seconds", type=float, help="stop after this many seconds")
-    parser.add_argument("command", nargs=argparse.REMAINDER, help="run this, then stop ({url}, {pids} filled in)")
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="run this, then stop ({url}, {pids}, {polls} filled in)")
     args = parser.parse_args()
     if not 1 <= args.replicas <= 16:
         raise SystemExit(f"--replicas must be in 1..16, got {args.replicas}")
@@ -121,7 +122,8 @@ def main():
         if command:
             filled = []
             for part in command:
-                filled += [str(pid) for pid in pids] if part == "{pids}" else [part.replace("{url}", url)]
+                filled += [str(pid) for pid in pids] if part == "{pids}" else [
+                    part.replace("{url}", url).replace("{polls}", polls_url)]
             return subprocess.run(filled, cwd=ROOT).returncode
         deadline = time.time() + args.seconds if args.seconds else None
         while deadline is None or time.time() < deadline:

@@ -56,3 +56,20 @@ def test_a_small_class_follows_the_lessons_through_nginx_and_two_replicas():
     lines = [line for line in done.stdout.splitlines() if line.startswith("N= 3 ")]
     assert len(lines) == 1, done.stdout[-3000:]
     assert " missing 0 errors 0 " in lines[0], lines[0]
+
+
+def test_a_small_class_votes_through_nginx_and_two_replicas_into_postgresql():
+    # Ask the class (issue 36) as README deploys it: two replicas behind nginx sharing a PostgreSQL poll store
+    # (deploy/serve.py --postgres), three students voting over Streamlit's protocol while the stage refreshes its
+    # tally (bench/classroom.py --scenario poll): every vote acknowledged and stored, the stage's tally caught up
+    _require_nginx()
+    done = subprocess.run([sys.executable, "deploy/serve.py", "--replicas", "2", "--postgres", "--", sys.executable,
+                           "bench/classroom.py", "--scenario", "poll", "--url", "{url}", "--polls-url", "{polls}",
+                           "--sizes", "3", "--output", "-"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=900)
+    if done.returncode == 3 and "PostgreSQL unavailable" in done.stderr:
+        pytest.skip(done.stderr.strip().splitlines()[-1])
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = [line for line in done.stdout.splitlines() if line.startswith("N=  3 ")]
+    assert len(lines) == 1, done.stdout[-3000:]
+    assert " stored 3/3 errors 0 " in lines[0] and " tally None " not in lines[0], lines[0]
