@@ -133,7 +133,7 @@ if data.X_tr.shape[1] == 1:
                  where=None if REPLAY_STAGE else stage_figure, height=None if REPLAY_STAGE else ui.stage_height())
         same = figures.coinciding(curves)
         (st if REPLAY_STAGE else under_stage).caption("Each estimator's w(x) on a grid of x" + (", the dotted black line the true ratio; below, each "
-                   "estimator's squared error against the true ratio at the training points (mean-1 scale, 8 bins of "
+                   "estimator's squared error against the true ratio at the training points (mean-1 scale, 16 bins of "
                    "equal count along x): the lowest curve is the closest estimator, the mean of its curve its NMSE"
                    if true_curve is not None else "") + ". Where w(x) > 1 the test density is the larger one."
                    + "".join(f" The curves of {' and '.join(g)} coincide: only the last one drawn is visible."

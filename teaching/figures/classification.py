@@ -41,13 +41,17 @@ def classification_map(X_tr, y_tr, X_te, y_te, xs, ys, scores, p_test=None, weig
         w = np.asarray(weights, dtype=float)
         sizes = 4.0 + 14.0 * np.sqrt(w / max(w.max(), 1e-12))
     y_tr, y_te = np.asarray(y_tr).ravel(), np.asarray(y_te).ravel()
+    # Three legend entries for the points (one per class, one for the test crosses), not four: the plot keeps its height
     for label in (0, 1):
         on = y_te == label
         fig.add_trace(go.Scatter(x=X_te[on, 0], y=X_te[on, 1], mode="markers", name=f"test, class {label}",
+                                 showlegend=False, legendgroup="test",
                                  marker=dict(symbol="x-thin", size=7, line=dict(width=1.5, color=CLASS_COLORS[label]))))
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name="test (crosses)", legendgroup="test",
+                             marker=dict(symbol="x-thin", size=9, line=dict(width=2, color="#444444"))))
     for label in (0, 1):
         on = y_tr == label
-        fig.add_trace(go.Scatter(x=X_tr[on, 0], y=X_tr[on, 1], mode="markers", name=f"training, class {label}",
+        fig.add_trace(go.Scatter(x=X_tr[on, 0], y=X_tr[on, 1], mode="markers", name=f"class {label}",
                                  marker=dict(size=sizes[on], color=CLASS_COLORS[label], opacity=0.8,
                                              line=dict(width=0.5, color="white")),
                                  hovertemplate=(f"weight ({weights_name}) %{{customdata:.2f}}<extra></extra>"

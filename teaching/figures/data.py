@@ -80,7 +80,7 @@ def shift_overview(X_tr, Y_tr, X_te, Y_te, grid, fits, heading="Covariate shift:
     points and curves inside it, so differences between fits show. The training and test densities are drawn
     on the Data & shift page.
     """
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.6, 0.4], vertical_spacing=0.06)
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.56, 0.44], vertical_spacing=0.06)
     g = grid[:, 0]
     fig.add_scatter(x=X_tr[:, 0], y=Y_tr[:, 0], mode="markers", name="training points",
                     marker=dict(color=TRAIN, size=5, opacity=0.45), row=1, col=1)
@@ -103,7 +103,7 @@ def shift_overview(X_tr, Y_tr, X_te, Y_te, grid, fits, heading="Covariate shift:
                                                          f"<extra>{label}</extra>", row=2, col=1)
     fig.update_layout(title_text=heading)
     fig.update_yaxes(title_text="y", row=1, col=1)
-    fig.update_yaxes(title_text="test error", rangemode="tozero", nticks=4, row=2, col=1)
+    fig.update_yaxes(title_text="test error", rangemode="tozero", nticks=3, row=2, col=1)
     fig.update_xaxes(title_text="x", row=2, col=1)
     if focus is not None:
         lo, hi = focus

@@ -51,7 +51,7 @@ def regression_fits(x, y_true, fits, output=0, labelled=None, heading="Predictio
     region) and w < 1 (the training region) are shaded orange and blue."""
     order = np.argsort(x)
     panel = not points
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.66, 0.34], vertical_spacing=0.06) \
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.6, 0.4], vertical_spacing=0.06) \
         if panel else make_subplots(rows=1, cols=1)
     top = dict(row=1, col=1)
     if ratio is not None:  # shaded over the x range of the points drawn
@@ -101,7 +101,7 @@ def regression_fits(x, y_true, fits, output=0, labelled=None, heading="Predictio
                             legendgroup=name, line=line_style(name, 3), marker=marker_style(name, 9),
                             customdata=counts, hovertemplate="%{customdata} test points<br>mean error %{y:.3f}"
                                                              f"<extra>{name}</extra>", row=2, col=1)
-        fig.update_yaxes(title_text="test error", rangemode="tozero", nticks=4, row=2, col=1)
+        fig.update_yaxes(title_text="test error", rangemode="tozero", nticks=3, row=2, col=1)
     fig.update_layout(title_text=heading)
     fig.update_xaxes(title_text=x_title, row=2 if panel else 1, col=1)
     fig.update_yaxes(title_text=y_title or f"y{output}", row=1, col=1)

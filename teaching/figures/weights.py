@@ -13,12 +13,12 @@ def weights_vs_truth(grid, curves, truth=None, heading="Learned importance w(x)"
 
     ``errors`` = (x of the training points, {name: weights of the training points}, true weights there): a panel
     below draws each estimator's squared error against the truth on the mean-1 scale,
-    (w_i / mean(w) - t_i / mean(t))^2, averaged in 8 bins of equal count along x (:func:`binned_along`, counts in
+    (w_i / mean(w) - t_i / mean(t))^2, averaged in 16 bins of equal count along x (:func:`binned_along`, counts in
     ``customdata``): a curve's count-weighted mean is the estimator's weight error (NMSE, the table's), so the
     lowest curve is the estimator closest to the truth."""
     panel = errors is not None and bool(errors[1])
     fig = make_subplots(rows=2 if panel else 1, cols=1, shared_xaxes=True, vertical_spacing=0.06,
-                        row_heights=[0.64, 0.36] if panel else None)
+                        row_heights=[0.6, 0.4] if panel else None)
     if truth is not None:
         fig.add_scatter(x=grid, y=truth, name="true ratio", line=dict(color=TRUTH, width=4, dash="dot"), row=1, col=1)
     for name, w in curves.items():
@@ -29,12 +29,12 @@ def weights_vs_truth(grid, curves, truth=None, heading="Learned importance w(x)"
         true = np.asarray(true, dtype=float) / np.mean(true)
         for name, w in weights.items():
             w = np.asarray(w, dtype=float)
-            centres, means, counts = binned_along(x, (w / np.mean(w) - true) ** 2)
+            centres, means, counts = binned_along(x, (w / np.mean(w) - true) ** 2, bins=16)
             fig.add_scatter(x=centres, y=means, mode="lines+markers", name=f"error: {name}", showlegend=False,
                             legendgroup=name, line=line_style(name, 3), marker=marker_style(name, 9),
                             customdata=counts, hovertemplate="%{customdata} training points<br>mean squared "
                                                              f"error %{{y:.3f}}<extra>{name}</extra>", row=2, col=1)
-        fig.update_yaxes(title_text="sq. error", rangemode="tozero", nticks=4, row=2, col=1)
+        fig.update_yaxes(title_text="sq. error", rangemode="tozero", nticks=3, row=2, col=1)
     fig.update_layout(title_text=heading)
     fig.update_xaxes(title_text="x", row=2 if panel else 1, col=1)
     fig.update_yaxes(title_text="w(x) = p_te(x) / p_tr(x)" if not panel else "w(x)", row=1, col=1)

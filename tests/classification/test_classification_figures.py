@@ -21,7 +21,7 @@ def test_map_draws_every_boundary_the_selector_and_weighted_points():
     dashes = {t.name: t.line.dash for t in contours}
     assert len(set(dashes.values())) == 3  # each classifier in its own dash
     assert any(isinstance(t, go.Heatmap) for t in fig.data)
-    training = [t for t in fig.data if t.name and t.name.startswith("training")]
+    training = [t for t in fig.data if t.name in ("class 0", "class 1")]  # the training points, one trace per class
     sizes = np.concatenate([np.atleast_1d(t.marker.size) for t in training])
     assert sizes.max() > sizes.min()  # sized by weight
     truth = next(t for t in fig.data if t.name == "true boundary")
