@@ -47,14 +47,29 @@ def _secret_url():
 
 
 def voter_id(code):
-    """This browser's id in poll ``code``: the SHA-256 of the poll code and the browser's XSRF cookie (so a
-    reload is the same browser, and one browser's votes in two polls cannot be linked), or, without the cookie,
-    a random id of this session. Nothing about the person."""
+    """This browser session's id in poll ``code``: the SHA-256 of the poll code and the token of the browser's
+    XSRF cookie (a session cookie, so a reload is the same browser session, and one browser's votes in two polls
+    cannot be linked), or, without the cookie, a random id of this app session. Nothing about the person."""
     if "poll.session" not in st.session_state:
         st.session_state["poll.session"] = polls.new_session_id()
     cookie = st.context.cookies.get("_streamlit_xsrf")
-    seed = cookie if isinstance(cookie, str) and cookie else st.session_state["poll.session"]
+    token = _xsrf_token(cookie) if isinstance(cookie, str) else None
+    seed = token or st.session_state["poll.session"]
     return hashlib.sha256(f"covshift-poll|{code}|{seed}".encode()).hexdigest()
+
+
+def _xsrf_token(cookie):
+    """The token of an XSRF cookie, the same on every page load of a browser session: Tornado's version-2
+    cookie "2|mask|masked token|time" is masked anew on each load (the token XOR a random 4-byte mask); any
+    other form is taken as it is."""
+    parts = cookie.split("|")
+    if len(parts) != 4 or parts[0] != "2":
+        return cookie or None
+    try:
+        mask, masked = bytes.fromhex(parts[1]), bytes.fromhex(parts[2])
+    except ValueError:
+        return cookie
+    return bytes(b ^ mask[i % len(mask)] for i, b in enumerate(masked)).hex() if mask else cookie
 
 
 def join_address(code):
@@ -212,7 +227,8 @@ def _again(lesson, code, key):
     except polls.PollError as refusal:
         st.session_state["poll.message"] = str(refusal)
         return
-    apply({name: lesson.settings[name] for name in lesson.reveal.changes})
+    question_view = {**DEFAULTS, **lesson.settings}
+    apply({name: question_view[name] for name in lesson.reveal.changes})
 
 
 def _close(code, key):

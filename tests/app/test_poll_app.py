@@ -6,6 +6,7 @@ import pytest
 import sqlalchemy as sa
 
 from teaching import lessons, polls, settings, ui
+from teaching.ui import poll as ask
 
 from tests.app.helpers import no_exception, open_link
 
@@ -104,3 +105,14 @@ def test_a_student_votes_on_the_join_page_and_sees_the_answer_after_the_reveal(p
 def test_a_join_address_with_an_unknown_poll_says_so():
     at = no_exception(open_link({"poll": "zzzzzz"}).switch_page("pages/join.py").run())
     assert any("There is no poll 'zzzzzz'" in e.value for e in at.error)
+
+
+def test_a_browser_session_is_known_by_its_xsrf_token_whatever_its_mask():
+    # Tornado masks the XSRF cookie anew on every page load ("2|mask|token XOR mask|time"): a reload is the same
+    # browser session, so its vote is replaced, not added
+    token = bytes(range(16))
+    masked = [f"2|{mask.hex()}|{bytes(b ^ mask[i % 4] for i, b in enumerate(token)).hex()}|1795772494"
+              for mask in (b"\x1a\xe6\xae\xaf", b"\xf0\xb1\x53\x85")]
+    assert masked[0] != masked[1]
+    assert ask._xsrf_token(masked[0]) == ask._xsrf_token(masked[1]) == token.hex()
+    assert ask._xsrf_token("plain-value") == "plain-value" and ask._xsrf_token("2|zz|zz|1") == "2|zz|zz|1"
