@@ -4,16 +4,20 @@ import streamlit as st
 
 from teaching import serve
 
-serve.start()  # once per server, first: fit workers (loading while this process loads the app), step cache, warm-up
+serve.start()  # once per server, first: step cache, the app's imports; fit workers and warm-up after the first run
 
 from teaching import ui  # noqa: E402
 
-st.set_page_config(page_title="covshift: covariate shift, step by step", page_icon=":material/balance:", layout="wide")
-ui.init()
-page = st.navigation(ui.pages())
-ui.sidebar(page)
-ui.link_notice()
 try:
-    page.run()
-except Exception as exc:  # st.stop and reruns are not Exceptions and pass through
-    ui.page_failed(exc)
+    st.set_page_config(page_title="covshift: covariate shift, step by step", page_icon=":material/balance:",
+                       layout="wide")
+    ui.init()
+    page = st.navigation(ui.pages())
+    ui.sidebar(page)
+    ui.link_notice()
+    try:
+        page.run()
+    except Exception as exc:  # st.stop and reruns are not Exceptions and pass through
+        ui.page_failed(exc)
+finally:
+    serve.script_finished()  # the first run over (however it ended), the fit workers start

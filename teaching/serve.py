@@ -1,9 +1,9 @@
 """The one start-up of a server process (:func:`start`, called first by app.py): fit workers, step cache, thread limit, warm-up.
 
 Importing :mod:`teaching` changes nothing in the process (no environment variable, no thread
-limit, no cache, no child process); a server gets all of it from one call, once. This module
-imports little, so that app.py can start the workers before it loads the app: the workers then
-load the pipeline while the server does.
+limit, no cache, no child process); a server gets all of it from one call, once. The fit workers
+start after the server's first view (:func:`script_finished`): on two cores, two workers loading
+the pipeline beside the server made the teacher's first figure wait ~20 s (issue 40).
 """
 
 import gc
@@ -31,46 +31,80 @@ def start(environ=None):
       2-core machine spins its threads (a 500 x 500 Cholesky factorisation then costs 0.1 CPU-s
       instead of 0.001, bench/results/view_cost.md);
     - in a Streamlit runtime, the fit workers of :func:`teaching.workers.make_executor`
-      (``COVSHIFT_WORKERS``, default one per core; 0: compute in this process);
-    - with workers, and unless ``COVSHIFT_WARM=0``, a background thread that computes every lesson's
-      views once (:func:`warm`), one computation at a time, so that a class's first views are cached;
+      (``COVSHIFT_WORKERS``, default one per core; 0: compute in this process), started by a
+      background thread once the first script run is over (:func:`script_finished`, called by app.py) or
+      :data:`FIRST_VIEW_SECONDS` have passed: the first view (the teacher's, right after ``streamlit run``)
+      is computed here with the cores to itself, instead of waiting for workers that load the same
+      libraries on the same cores; until the workers are up, every view is computed here;
+    - with workers, and unless ``COVSHIFT_WARM=0``, the same thread then computes every lesson's views
+      once (:func:`warm`), one computation at a time, so that a class's first views are cached;
     - the app's modules imported and every object alive then moved out of the garbage collector's
       sight (``gc.freeze``): Streamlit runs a full collection after every script run
       (``runner.postScriptGC``), which over the ~260 000 objects of the loaded libraries (numpy,
       scipy, scikit-learn, plotly, numba, Streamlit) held the interpreter lock ~130 ms per run, a
       quarter of the server's busy time in a class; objects made later are collected as before.
 
-    Returns {"executor": the installed executor or None, "threads": BLAS threads, "warming": thread or None}.
+    Returns {"executor": the installed executor or None, "threads": BLAS threads, "warming": thread or None}
+    ("warming": the thread that starts the workers, then warms the lessons).
     """
     environ = os.environ if environ is None else environ
     with _LOCK:
         if _STARTED:
             return _STARTED
         import streamlit as st
-
-        _quiet_logs()
-        threads = int(environ.get("COVSHIFT_BLAS_THREADS", "1"))
-        # first the workers, which load the pipeline in their processes while this one does (below)
-        executor = workers.make_executor(environ, threads=threads) if st.runtime.exists() else None
         import threadpoolctl
 
         from teaching import views
         from teaching.ui import cache
 
+        _quiet_logs()
+        threads = int(environ.get("COVSHIFT_BLAS_THREADS", "1"))
         threadpoolctl.threadpool_limits(threads)  # the libraries the imports above loaded
+        executor = workers.make_executor(environ, threads=threads, start=False) if st.runtime.exists() else None
         views.use_cache(cache.step_cache)
         views.use_executor(executor)
-        warming = None
-        if executor is not None and environ.get("COVSHIFT_WARM", "1").strip() != "0":
-            warming = threading.Thread(target=warm, name="covshift-warm-up", daemon=True)
-        _LOG.info(_summary(executor, threads, warming is not None))
+        warm_lessons = executor is not None and environ.get("COVSHIFT_WARM", "1").strip() != "0"
+        starting = None
+        if isinstance(executor, workers.ProcessFits):
+            starting = threading.Thread(target=_start_workers, args=(executor, warm_lessons),
+                                        name="covshift-workers", daemon=True)
+        elif warm_lessons:
+            starting = threading.Thread(target=warm, name="covshift-warm-up", daemon=True)
+        _LOG.info(_summary(executor, threads, warm_lessons))
         import teaching.ui  # noqa: F401  (the app's modules, what app.py imports next: before the freeze)
 
         gc.freeze()
-        _STARTED.update(executor=executor, threads=threads, warming=warming)
-        if warming is not None:
-            warming.start()
+        _STARTED.update(executor=executor, threads=threads, warming=starting)
+        if starting is not None:
+            starting.start()
         return _STARTED
+
+
+#: Seconds the server computes its views alone at most before it starts its fit workers anyway (a safety net:
+#: app.py reports the end of every run, however it ended).
+FIRST_VIEW_SECONDS = 60.0
+_FIRST_RUN = threading.Event()
+
+
+def script_finished():
+    """Called by app.py after each script run: the first one lets the fit workers start (:func:`start`)."""
+    _FIRST_RUN.set()
+
+
+def _start_workers(executor, warm_lessons):
+    """Start ``executor``'s worker processes after the first script run (or :data:`FIRST_VIEW_SECONDS`); then,
+    if ``warm_lessons``, warm the lessons on them (:func:`warm`)."""
+    _FIRST_RUN.wait(FIRST_VIEW_SECONDS)
+    try:
+        executor.start()
+    except Exception as exc:  # the server stops; or no process can be started: every view is computed here
+        if not sys.is_finalizing():
+            _LOG.warning("the fit workers could not be started (%s: %s); views are computed in the server",
+                         type(exc).__name__, exc)
+        return
+    if warm_lessons:
+        executor.wait_started()
+        warm(delay=0.0)
 
 
 def _summary(executor, threads, warming):

@@ -74,7 +74,8 @@ def use_executor(executor=None):
 
     ``executor``: anything whose ``submit(function, *args)`` returns a future with ``result()``: a
     ``concurrent.futures.ProcessPoolExecutor`` (every core of one server), a
-    ``dask.distributed.Client`` (a cluster). The result comes back into this process's cache, so
+    ``dask.distributed.Client`` (a cluster); while its ``takes_work()`` (if it has one) is False, the misses are
+    computed here (the server's first views, while its workers start). The result comes back into this process's cache, so
     only a miss travels; the worker computes the step with its own default cache. A step's
     ValueError (the time budget, bad input) reaches the caller unchanged. Returns the executor
     that was installed before.
@@ -104,12 +105,19 @@ def _remote(name, function):
     @functools.wraps(function)
     def run(*args, **kwargs):
         executor = _EXECUTOR[0]
-        if executor is None or getattr(_HERE, "computing", False):
+        if executor is None or getattr(_HERE, "computing", False) or not _takes_work(executor):
             return function(*args, **kwargs)
         files = _files_of(args)
         return executor.submit(compute, name, args, kwargs, *([files] if files else [])).result()
 
     return run
+
+
+def _takes_work(executor):
+    """False while the executor's workers start (:meth:`teaching.workers.ProcessFits.takes_work`): a view then
+    computes here, at once, instead of queueing behind them. An executor without the method always takes work."""
+    takes_work = getattr(executor, "takes_work", None)
+    return takes_work is None or takes_work()
 
 
 # ------------------------------------------------------------------ uploaded files

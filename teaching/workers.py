@@ -58,10 +58,11 @@ class Refused(ValueError):
     """
 
 
-def make_executor(environ=None, threads=1):
+def make_executor(environ=None, threads=1, start=True):
     """The executor the environment asks for (see the module docstring), or None (compute in-process).
 
-    ``threads``: BLAS / OpenMP threads of each local worker process. Raises ValueError naming the
+    ``threads``: BLAS / OpenMP threads of each local worker process; ``start=False``: local workers are started
+    by :meth:`ProcessFits.start` (or the first computation sent to them), not now. Raises ValueError naming the
     variable when COVSHIFT_WORKERS or COVSHIFT_FIT_LIMIT is not a valid number.
     """
     environ = os.environ if environ is None else environ
@@ -80,7 +81,7 @@ def make_executor(environ=None, threads=1):
         raise ValueError(f"COVSHIFT_WORKERS must be >= 0, got {workers}")
     if workers == 0:
         return None
-    return ProcessFits(workers, limit, threads)
+    return ProcessFits(workers, limit, threads, start=start)
 
 
 def _limit(environ):
@@ -122,21 +123,42 @@ class ProcessFits:
     ``submit(function, *args).result()`` is what :mod:`teaching.views` calls; the result waits for
     the computation, tries it once more on a fresh pool when its worker died, and stops it (killing
     the pool's workers, which are replaced at once) when it has run more than ``limit`` seconds.
-    ``prepare``: every worker's first task (default :func:`ready`; None: none).
+    ``prepare``: every worker's first task (default :func:`ready`; None: none). ``start=False``: no process
+    is started until :meth:`start` (or the first :meth:`submit`): a server starts its workers after its first
+    view, so that they do not compete with it for the cores (:mod:`teaching.serve`); until they have loaded
+    the pipeline, :meth:`takes_work` is False and :mod:`teaching.views` computes the views in the server.
     The time counts from when the computation is handed to a worker (loky hands one more than it
     has workers, so it may include one computation's wait), not while it queues or the workers start.
     Stopping a runaway ends the other computations running beside it: they are tried once more.
     """
 
-    def __init__(self, workers, limit=LIMIT_SECONDS, threads=1, prepare=ready):
+    def __init__(self, workers, limit=LIMIT_SECONDS, threads=1, prepare=ready, start=True):
         self.workers, self.limit, self._prepare = int(workers), float(limit), prepare
         self._busy, self._idle = 0, threading.Condition()  # the views' computations in flight
         self._env = {variable: str(int(threads)) for variable in THREAD_VARIABLES}
         self._lock = threading.Lock()
-        self._pool = None
+        self._pool, self._starting = None, []
+        self._started, self._up = threading.Event(), False
         self.replaced = 0  # pools replaced after a fault (for the operator's log and the tests)
+        if start:
+            self.start()
+
+    def start(self):
+        """Start the worker processes, each loading the pipeline (once; later calls do nothing). Returns self."""
         with self._lock:
-            self._pool = self._new_pool()
+            if self._pool is None:
+                self._pool = self._new_pool()
+                self._started.set()
+        return self
+
+    def takes_work(self):
+        """True once every worker has loaded the pipeline (:meth:`wait_started`), and always for the background
+        thread (:func:`background`, which waits for them); False while they start, or before :meth:`start`:
+        a view then computes in the calling process rather than waiting for them (only at the first start)."""
+        if self._up or getattr(_THREAD, "background", False):
+            return True
+        self._up = self._started.is_set() and all(future.done() for future in self._starting)
+        return self._up  # once up, always: workers replaced after a fault are waited for, as the time limit needs
 
     def _new_pool(self):
         from joblib.externals.loky.process_executor import ProcessPoolExecutor
@@ -170,7 +192,10 @@ class ProcessFits:
             return pool, pool.submit(function, *args)
 
     def submit(self, function, *args):
+        if self._pool is None:
+            self.start()
         if getattr(_THREAD, "background", False):
+            self.wait_started()
             with self._idle:
                 self._idle.wait_for(lambda: self._busy == 0)
             return _Job(self, function, args)
@@ -183,8 +208,13 @@ class ProcessFits:
             raise
 
     def wait_started(self, timeout=None):
-        """Wait until every worker has loaded the pipeline; True if they all have."""
-        return not concurrent.futures.wait(self._starting, timeout).not_done
+        """Wait until the workers are started (:meth:`start`) and every one has loaded the pipeline; True if
+        they all have within ``timeout`` seconds (None: however long it takes)."""
+        began = time.monotonic()
+        if not self._started.wait(timeout):
+            return False
+        left = None if timeout is None else max(0.0, timeout - (time.monotonic() - began))
+        return not concurrent.futures.wait(self._starting, left).not_done
 
     def _done(self):
         with self._idle:
@@ -193,7 +223,8 @@ class ProcessFits:
 
     def shutdown(self, wait=True):
         with self._lock:
-            self._pool.shutdown(wait=wait, kill_workers=not wait)
+            if self._pool is not None:
+                self._pool.shutdown(wait=wait, kill_workers=not wait)
 
     def _wait(self, pool, future):
         """The result of ``future``; stops the pool's workers when it has run more than the limit."""

@@ -107,6 +107,7 @@ def test_an_uploaded_file_reaches_a_worker_process_with_the_step():
     here = view.weights("KMM").model.weights_
     pool = workers.make_executor({"COVSHIFT_WORKERS": "1"})
     try:
+        assert pool.wait_started(timeout=600)  # up: the miss below goes to it (not computed here while it starts)
         views.use_cache()  # empty: the next call is a miss, sent to the worker
         views.use_executor(pool)
         there = view.weights("KMM").model.weights_

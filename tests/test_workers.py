@@ -88,6 +88,59 @@ def test_a_process_pool_gives_the_same_view(fresh_cache):
         pool.shutdown()
 
 
+class Spy:
+    """Passes computations on to ``fits`` and counts them; asks ``fits`` whether it takes work."""
+
+    def __init__(self, fits):
+        self.fits, self.sent = fits, []
+
+    def takes_work(self):
+        return self.fits.takes_work()
+
+    def submit(self, function, *args):
+        self.sent.append(args[0])
+        return self.fits.submit(function, *args)
+
+
+def test_views_are_computed_here_until_the_workers_are_up_then_on_them(fresh_cache):
+    """A server's first views do not wait for its workers to start (issue 40): here while they start, there after."""
+    fits = workers.ProcessFits(1, limit=600, start=False)
+    spy = Spy(fits)
+    try:
+        views.use_executor(spy)
+        assert not fits.takes_work()
+        here = _view(seed=10).weights("FCFWCS").model.weights_
+        assert spy.sent == [] and fits._pool is None  # computed in this process; no worker started for it
+        fits.start()
+        assert fits.wait_started(timeout=600)  # the workers have loaded the pipeline: from now on they compute
+        assert fits.takes_work()
+        views.use_cache()
+        there = _view(seed=10).weights("FCFWCS").model.weights_
+        assert spy.sent == ["shared_sigma", "fitted_weights"]
+        np.testing.assert_array_equal(here, there)
+    finally:
+        fits.shutdown(wait=False)
+
+
+def test_the_background_thread_waits_for_workers_that_are_not_started():
+    fits = workers.ProcessFits(1, limit=600, prepare=None, start=False)
+    results = {}
+
+    def warm_up():
+        with workers.background():
+            assert fits.takes_work()  # it waits for the workers, never computes in the server
+            results["sum"] = fits.submit(sum, [1, 2]).result()
+
+    thread = threading.Thread(target=warm_up)
+    try:
+        thread.start()
+        thread.join(timeout=300)
+        assert results == {"sum": 3}  # its computation started the workers and ran there
+        assert fits.wait_started(timeout=0)
+    finally:
+        fits.shutdown(wait=False)
+
+
 def test_a_dask_cluster_gives_the_same_view(fresh_cache):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
@@ -135,6 +188,7 @@ class KillsItsWorker:
 @pytest.fixture
 def one_worker():
     fits = workers.ProcessFits(1, limit=600)
+    assert fits.wait_started(timeout=600)  # up and ready: the views below are sent to it, never computed here
     yield fits
     fits.shutdown(wait=False)
 
@@ -173,6 +227,7 @@ def test_a_runaway_computation_is_stopped_at_the_limit_and_refused():
             fits.submit(time.sleep, 600).result()
         assert time.monotonic() - began < 120  # stopped at the limit (plus a busy machine's delays), not after 600 s
         assert fits.replaced == 1
+        fits.limit = 600.0  # the fresh worker's start on a busy machine can take more than a second: no runaway
         assert fits.submit(sum, [1, 2]).result() == 3  # a fresh worker takes the next view
     finally:
         fits.shutdown(wait=False)
@@ -277,3 +332,24 @@ def test_a_lost_dask_worker_means_a_retry_and_a_runaway_a_refusal(tmp_path):
             assert fits.submit(sum, [3, 4]).result() == 7  # its one thread was not left sleeping: restarted
         finally:
             fits.close()
+
+
+def test_the_server_starts_its_workers_after_its_first_script_run(monkeypatch):
+    """teaching.serve: the first view has the cores to itself; the workers start when its run is over (issue 40)."""
+    from teaching import serve
+
+    class Executor:
+        def __init__(self):
+            self.started = threading.Event()
+
+        def start(self):
+            self.started.set()
+
+    executor = Executor()
+    monkeypatch.setattr(serve, "_FIRST_RUN", threading.Event())
+    thread = threading.Thread(target=serve._start_workers, args=(executor, False), daemon=True)
+    thread.start()
+    assert not executor.started.wait(0.5)  # the first run is not over
+    serve.script_finished()
+    assert executor.started.wait(60)
+    thread.join(timeout=60)

@@ -1,0 +1,177 @@
+"""The teacher's first impression: from ``streamlit run app.py`` to the first lesson's figure drawn in a browser (issue 40).
+
+Each run starts a fresh ``streamlit run app.py`` on a free loopback port (every cache empty, as after a
+restart; numba's compiled loops come from their on-disk cache, as after the first start of an
+installation) with a Chromium already open (Playwright, Debian's ``/usr/bin/chromium``), polls the
+server's health check every 50 ms, opens ``/`` as soon as it answers and records, counted from the
+moment the process was started:
+
+- *health*: the health check answers (the server's imports and start-up are done);
+- *heading*: the Home page's title is in the page (the first script run got that far);
+- *figure*: the first lesson's figure is drawn: a plotly ``.main-svg`` in the Home page's stage
+  (``st.container(key="stage")``) with at least one trace drawn in it.
+
+*Busy* runs the same with ``--busy-load`` processes spinning on the CPU for the whole run (two on a
+2-core machine: every core has another process to share it with, a machine used by others). The
+modes alternate run by run (idle, busy, idle, ...) so that both see the same outside load; the load
+average is written beside every run. Bounded: a run gives up after ``--timeout`` seconds.
+
+    python bench/first_figure.py                         # 3 idle and 3 busy runs -> printed
+    python bench/first_figure.py --section "After"       # ... and written to bench/results/first_figure.md
+    python bench/first_figure.py --roots /tmp/before .   # two checkouts' apps, run by run in turn (before/after)
+"""
+
+import argparse
+import os
+import pathlib
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from _table import markdown_table, update_section  # noqa: E402
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+#: Issue 40's targets (s from the process start to the figure): an idle 2-core machine, and a busy one.
+TARGETS = {"idle": 5.0, "busy": 10.0}
+#: The first lesson's figure, drawn: a trace inside a plotly SVG inside the Home page's stage.
+DRAWN = ("() => { const svg = document.querySelector('.st-key-stage .js-plotly-plot .main-svg');"
+         " return !!(svg && svg.querySelector('.trace')); }")
+HEADING = "() => !!document.querySelector('h1')"
+SPIN = "import time\nend = time.time() + {seconds}\nwhile time.time() < end: pass\n"
+
+
+def _free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _healthy(url):
+    try:
+        return urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).read() == b"ok"
+    except OSError:
+        return False
+
+
+def _cpu_seconds(pid):
+    """User + system CPU seconds of ``pid`` and its children (the fit workers), from /proc."""
+    total = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    pids = [pid]
+    try:
+        children = pathlib.Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        pids += [int(child) for child in children]
+    except OSError:
+        pass
+    for one in pids:
+        try:
+            fields = pathlib.Path(f"/proc/{one}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
+
+
+def one_run(browser, root, timeout, busy, environ):
+    """Seconds from the process start to health, heading and figure; the server's CPU seconds by then."""
+    spinners = [subprocess.Popen([sys.executable, "-c", SPIN.format(seconds=timeout + 30)])
+                for _ in range(busy)]
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    load = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    tab = context.new_page()
+    began = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
+         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=root, env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    row = {"load": load, "busy": busy}
+    try:
+        deadline = began + timeout
+        while not _healthy(url):
+            if time.perf_counter() > deadline or process.poll() is not None:
+                raise RuntimeError(f"the server was not healthy within {timeout:g} s (exit code {process.poll()})")
+            time.sleep(0.05)
+        row["health"] = time.perf_counter() - began
+        row["cpu_health"] = _cpu_seconds(process.pid)
+        tab.goto(url + "/", wait_until="commit", timeout=timeout * 1000)
+        left = lambda: max(1.0, (deadline - time.perf_counter()) * 1000)  # noqa: E731
+        tab.wait_for_function(HEADING, timeout=left(), polling=20)
+        row["heading"] = time.perf_counter() - began
+        tab.wait_for_function(DRAWN, timeout=left(), polling=20)
+        row["figure"] = time.perf_counter() - began
+        row["cpu"] = _cpu_seconds(process.pid)
+        row["exceptions"] = tab.locator("[data-testid='stException']").count()
+    finally:
+        context.close()
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+    return row
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3, help="runs per mode (idle, busy), alternating")
+    parser.add_argument("--busy-load", type=int, default=os.cpu_count() or 2,
+                        help="processes spinning on the CPU during a busy run (default: one per core)")
+    parser.add_argument("--modes", nargs="*", default=["idle", "busy"], choices=["idle", "busy"])
+    parser.add_argument("--roots", nargs="+", default=[str(ROOT)],
+                        help="the checkouts whose app.py is started, run by run in turn (before/after under one load)")
+    parser.add_argument("--timeout", type=float, default=90.0, help="seconds a run may take")
+    parser.add_argument("--section", help="write the table as this section of bench/results/first_figure.md")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    for root in args.roots:
+        # numba's compiled loops into their on-disk cache (a new checkout compiles them once, ~16 CPU-s): what the
+        # first start of an installation pays, not what this benchmark measures
+        subprocess.run([sys.executable, "-c", "from covshift import compiled; compiled.warm_up()"], cwd=root,
+                       env={**os.environ, "PYTHONPATH": root}, check=True)
+    rows = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                    args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        for run in range(args.runs):
+            for mode, root in [(mode, root) for mode in args.modes for root in args.roots]:
+                row = one_run(browser, root, args.timeout, args.busy_load if mode == "busy" else 0,
+                              {**os.environ, "PYTHONPATH": root})
+                row.update(mode=mode, run=run + 1, app=pathlib.Path(root).name)
+                rows.append(row)
+                print(f"{row['app']} {mode:4s} run {run + 1}: health {row['health']:5.2f} s (CPU {row['cpu_health']:4.2f} s), heading {row['heading']:5.2f} s, "
+                      f"figure {row['figure']:5.2f} s, server+workers CPU {row['cpu']:5.2f} s, exceptions "
+                      f"{row['exceptions']}  (load average before: {row['load']})", flush=True)
+        browser.close()
+    header = ["app", "mode", "run", "load average before", "health (s)", "server CPU at health (s)", "heading (s)", "figure (s)",
+              "server + workers CPU by then (s)", "exceptions"]
+    body = markdown_table(header, [[r["app"], r["mode"], r["run"], r["load"], r["health"], r["cpu_health"], r["heading"], r["figure"],
+                                    r["cpu"], r["exceptions"]] for r in rows])
+    summary = []
+    for mode, root in [(mode, root) for mode in args.modes for root in args.roots]:
+        figures = [r["figure"] for r in rows if r["mode"] == mode and r["app"] == pathlib.Path(root).name]
+        summary.append(f"{pathlib.Path(root).name} {mode}: median {statistics.median(figures):.2f} s, worst {max(figures):.2f} s "
+                       f"(target {TARGETS[mode]:g} s)")
+    print(body)
+    print("; ".join(summary))
+    if args.section:
+        intro = (f"Seconds from starting `streamlit run app.py` to the first lesson's figure drawn in Chromium "
+                 f"(a trace in the plotly SVG of the Home page's stage); health: the health check answers; heading: "
+                 f"the page's title is shown. Busy: {args.busy_load} processes spinning on the CPU beside the "
+                 f"run; idle and busy runs, and the apps, alternate. {os.cpu_count()} cores. Load average at the "
+                 f"end: {' '.join(f'{v:.2f}' for v in os.getloadavg())}.")
+        update_section("first_figure", args.section, f"{intro}\n\n{body}\n\n" + "; ".join(summary) + ".")
+
+
+if __name__ == "__main__":
+    main()
