@@ -22,7 +22,7 @@ if data is None:
 weight_name = ui.view("sinc").weights_for_models
 # The stage: the figure, and beside it the control the lesson is about and the claims about the figure.
 chart, words = st.container(key="stage").columns([3, 2])
-width = ui.widget(words.slider, "Model width rho_x: small = flexible, large = smooth (misspecified)", "home_width",
+width = ui.widget(words.slider, "Model width: small = flexible, large = smooth (misspecified)", "home_width",
                   0.1, 3.0, step=0.05,
                   help="Input width of the Gaussian-process model fitted beside. At 2 the model is too smooth "
                        "for the sinc curve (misspecified); at 0.3 it can follow the curve everywhere.")

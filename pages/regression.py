@@ -39,6 +39,11 @@ def _true_ratio(data):
     return grid, data.density_ratio(grid[:, None])
 
 
+def _output_title(k, n_outputs):
+    """An output's name for people: "y" for the only one, else "output 1", "output 2", ... (never "y0")."""
+    return "y" if n_outputs == 1 else f"output {k + 1}"
+
+
 ui.through_app()
 st.title("Structured regression")
 ui.lesson_banner("pages/regression.py")
@@ -88,11 +93,13 @@ with st.expander("Hyper-parameters (kernels exp(-||a-b||^2 / (2 rho^2)) with lam
         ui.widget(st.slider, "gamma (Sharma-Mittal degree)", "gamma",
                   help="SMTGP only: gamma -> theta gives the Renyi divergence, gamma -> 1 the Tsallis one.")
     used = ui.view().model_hyper() if ui.get("source") == "csv" else None
-    fields = {"rho_x": ("rho_x (input width)", "%.4f", "Input kernel width: small = flexible, large = smooth."),
-              "rho_y": ("rho_y (output width)", "%.4f", "Output kernel width of the Twin GPs."),
-              "lambda_x": ("lambda_x (input regulariser)", "%.2e",
-                           "Noise variance added to the input kernel (GPR and Twin GPs)."),
-              "lambda_y": ("lambda_y (output regulariser)", "%.2e", "Regulariser of the Twin GPs' output kernel.")}
+    fields = {"rho_x": ("Input width", "%.3g", "Input kernel width (ρ_x in the maths): small = flexible, large = "
+                                               "smooth."),
+              "rho_y": ("Output width", "%.3g", "Output kernel width of the Twin GPs (ρ_y in the maths)."),
+              "lambda_x": ("Input regulariser", "%.2e",
+                           "Noise variance added to the input kernel, GPR and Twin GPs (λ_x in the maths)."),
+              "lambda_y": ("Output regulariser", "%.2e", "Regulariser of the Twin GPs' output kernel (λ_y in the "
+                                                         "maths).")}
     for column, names in [(h2, ["rho_y"]), (h3, ["lambda_x", "lambda_y"])]:
         with column:
             for name in names:
@@ -118,10 +125,13 @@ if not models:
     st.info("Choose at least one model.")
     st.stop()
 
-results = ui.run_each(models, ui.view().prediction, "Fitting the models", "Predictions ready")
+LESSON = ui.active_lesson("pages/regression.py")
+# On a lesson's page its claims say how many Twin-GP points stopped at the step limit (no warning box there).
+results = ui.run_each(models, ui.view().prediction, "Fitting the models", "Predictions ready",
+                      hide=lambda name, message: LESSON is not None and "did not converge" in message)
 if not results:
     st.stop()
-if any("did not converge" in message for outcome in results.values() for message in outcome.warnings):
+if LESSON is None and any("did not converge" in message for outcome in results.values() for message in outcome.warnings):
     st.caption("Why some test points did not converge: a Twin GP minimises its cost for every test point with "
                "at most 50 quasi-Newton (BFGS) steps from its start. Points that have not met the stopping "
                "tolerance by then keep their last iterate (the line search accepts only steps that lower the cost) "
@@ -180,7 +190,7 @@ if negative:
                + ". The model's widths do not suit the data's scale: " + (
                    "keep *Standardise the inputs and outputs* on (Data & shift) and the widths *chosen from the "
                    "data* under Hyper-parameters, or " if ui.get("source") == "csv" else "")
-               + "try other rho_x and lambda_x under Hyper-parameters.", icon=":material/warning:")
+               + "try other input widths and regularisers under Hyper-parameters.", icon=":material/warning:")
 few = report.small_sample_warning(len(data.X_tr))
 if few:
     st.warning(few, icon=":material/warning:")
@@ -192,9 +202,10 @@ if data.X_te.shape[1] == 1:
     output = 0
     if Y.shape[1] > 1:
         output = ui.widget(st.selectbox if FEW_STAGE else side_control.selectbox, "Output to plot", "plot_output",
-                           list(range(Y.shape[1])), format_func=lambda k: f"y{k}")
+                           list(range(Y.shape[1])), format_func=lambda k: f"output {k + 1}")
     ui.chart("regression fits", figures.regression_fits, data.X_te[:, 0], Y, fits, output,
-             train=(data.X_tr[:, 0], data.Y_tr[:, output]), ratio=_true_ratio(data), key="regression.regression_fits",
+             train=(data.X_tr[:, 0], data.Y_tr[:, output]), ratio=_true_ratio(data),
+             y_title=_output_title(output, Y.shape[1]), key="regression.regression_fits",
              where=None if FEW_STAGE else stage_figure, height=None if FEW_STAGE else ui.stage_height())
     same = figures.coinciding({n: f["mean"][:, output] for n, f in fits.items()})
     st.caption("Small blue dots: the training data; orange triangles: the true test outputs. Lines: GPR-type "
@@ -213,7 +224,7 @@ elif Y.shape[1] <= 2:
     output = 0
     if Y.shape[1] > 1:
         output = ui.widget(st.selectbox, "Output to plot", "plot_output", list(range(Y.shape[1])),
-                           format_func=lambda k: f"y{k}")
+                           format_func=lambda k: f"output {k + 1}")
     ui.chart("regression fits", figures.regression_fits, X_te_units[:, along], Y, fits, output, points=True,
              x_title=input_names[along], heading=f"Predictions along {input_names[along]}",
              key="regression.regression_fits.along")
@@ -222,7 +233,7 @@ elif Y.shape[1] <= 2:
                "predictions scatter instead of following one curve.")
 if Y.shape[1] == 2:
     ui.chart("output plane", figures.output_plane, data.Y_tr, Y, {n: f["mean"] for n, f in fits.items()},
-                                heading="Outputs drawn as y1 against y0", key="regression.output_plane")
+                                heading="The second output against the first", key="regression.output_plane")
     st.caption("The two outputs of each point drawn as one point of the plane (the Circle data lie on the unit "
                "circle). A structured model keeps its predictions on the circle; averaging pulls them inside.")
 elif Y.shape[1] > 2 and Y.shape[1] != 16:
@@ -305,6 +316,7 @@ if ui.widget(st.toggle, "Compare no adaptation, importance weighting and delta a
             ui.chart("regression fits", figures.regression_fits, X_eval[:, 0], Y_eval, {n: {"mean": p} for n, p in preds.items()},
                                            labelled=(data.X_te[labelled, 0], data.Y_te[labelled]),
                                            ratio=_true_ratio(data),
+                                           y_title=_output_title(0, Y.shape[1]),
                                            heading="A few target labels: three GPs", key="regression.regression_fits.2",
                                            where=stage_figure if FEW_STAGE else None,
                                            height=ui.stage_height() if FEW_STAGE else None)

@@ -1,7 +1,7 @@
 import streamlit as st
 
 from teaching import ui
-from teaching import lessons
+from teaching import glossary, lessons
 
 ui.through_app()
 st.title("About & theory")
@@ -52,6 +52,9 @@ st.markdown("$\\eta_x$, $\\eta_y$, $\\eta_{xy}$: variances left after conditioni
 
 st.subheader("Lessons")
 st.markdown("\n".join(f"- **{lesson.title}**: {lesson.summary}" for lesson in lessons.LESSONS.values()))
+
+st.subheader("Words used on the lessons' stages", anchor="words")
+st.markdown("\n".join(f"- **{term}**: {explanation}" for term, explanation in glossary.TERMS_EXPLAINED))
 
 st.subheader("References")
 st.markdown(

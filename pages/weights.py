@@ -78,7 +78,7 @@ ui.lesson_summary("pages/weights.py")
 st.markdown(INTRO)
 st.subheader("The estimators side by side")
 ui.show_table(rows, "estimator",
-              formats={"fit (s)": ".2f", "objective": ".6g", "iter.": ".0f",
+              formats={"fit (s)": ".2f", "objective": ".4g", "iter.": ".0f",
                        "atoms at end": ".0f", **{_AT_GAP[level]: ".0f" for level in lessons.EQUAL_GAPS}, "ESS": ".0f",
                        "max w": ".2f", "gap": ".1e", "NMSE": ".3f", "sigma": ".3g"},
               help={"fit (s)": "Time of the fit with sigma fixed (other estimators: including their own width rule); "

@@ -37,6 +37,9 @@ TERMS = {
                              "leaves, another enters, the active set keeps its size."),
     "rho_max": (r"rho_max|ρ_max|rho max", "The largest step size that keeps every share non-negative; a step of "
                                           "exactly rho_max is a drop (or swap) step."),
+    "fully-corrective step": (r"\bFCFWCS\b|fully.corrective", "FCFWCS's step: after adding the best atom it "
+                                                                "re-optimises the shares of all active atoms (by "
+                                                                "Newton steps), so it needs far fewer steps."),
     "Newton step": (r"\bNewton\b", "A step of Newton's method: it uses the curvature of the objective, so a few "
                                    "steps re-optimise all active atoms (FCFWCS) or a classifier."),
     "certainty": (r"\bcertaint|\bphi\b|φ", "SMTGP's certainty phi in (0, 1] (SMTGP paper, eq. 17): how well the "
@@ -55,6 +58,10 @@ TERMS = {
     "delta adaptation": (r"\bdelta adaptation\b", "A correction fitted to a few labelled test points and added to "
                                                   "the unweighted model's prediction."),
 }
+
+
+#: [(term, explanation)] of the whole glossary, for the About & theory page.
+TERMS_EXPLAINED = [(term, explanation) for term, (_, explanation) in TERMS.items()]
 
 
 def terms_in(*texts):

@@ -76,8 +76,8 @@ def test_readme_teach_section_is_generated_from_the_lessons():
 def test_readme_shows_a_screenshot_of_every_lesson():
     text = (ROOT / "README.md").read_text()
     for lesson in lessons.LESSONS.values():
-        shot = f"assets/lesson-{lesson.key}.png"
-        assert (ROOT / shot).exists() and shot in text, shot
+        for shot in (f"assets/lesson-{lesson.key}.png", f"assets/lesson-{lesson.key}-revealed.png"):
+            assert (ROOT / shot).exists() and shot in text, shot
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

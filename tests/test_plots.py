@@ -54,7 +54,7 @@ def test_data_and_regression_figures():
     rings = next(t for t in labelled.data if t.name == "labelled target points")
     assert len(rings.x) == 3
     plane = figures.output_plane(data.Y_tr, data.Y_te, {"GPR": data.Y_te})
-    assert plane.layout.xaxis.title.text == "y0" and plane.layout.yaxis.title.text == "y1"
+    assert plane.layout.xaxis.title.text == "output 1" and plane.layout.yaxis.title.text == "output 2"
     assert list(plane.data[0].y) == list(data.Y_tr[:, 1])
     assert len(figures.predicted_vs_true(data.Y_te, {"GPR": data.Y_te}).data) == 4
     assert len(figures.error_vs_certainty(np.ones(40), np.ones(40), "SMTGP").data) == 1

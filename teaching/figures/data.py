@@ -56,7 +56,7 @@ def data_scatter(X_tr, Y_tr, X_te, Y_te, output=0):
 def output_plane(Y_tr, Y_te, predictions=None, heading="Outputs: y1 against y0"):
     """Two-output data drawn in the output plane (the Circle data as a circle), with
     each model's predictions for the test points."""
-    fig = new_figure(heading, "y0", "y1")
+    fig = new_figure(heading, "output 1", "output 2")
     fig.add_scatter(x=Y_tr[:, 0], y=Y_tr[:, 1], mode="markers", name="training",
                     marker=dict(color=TRAIN, size=6, opacity=0.5))
     fig.add_scatter(x=Y_te[:, 0], y=Y_te[:, 1], mode="markers", name="test truth",
@@ -122,7 +122,7 @@ def error_by_width(table, chosen=None):
     ``table`` = {width: {label: MAE}} (teaching.fits.weighting_by_width).
     """
     widths = sorted(table)
-    fig = new_figure("Test error vs model flexibility", "input width rho_x (small = flexible, large = smooth)",
+    fig = new_figure("Test error vs model flexibility", "model width (small = flexible, large = smooth)",
                   "test MAE", xaxis_type="log")
     for label in table[widths[0]]:
         fig.add_scatter(x=widths, y=[table[w][label] for w in widths], mode="lines+markers", name=label,

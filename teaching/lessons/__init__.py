@@ -16,6 +16,7 @@ the Home and Importance weights pages), :mod:`.models` (those of the Structured 
 Classification pages). This package never imports streamlit: the app's sidebar and pages read it.
 """
 
+from teaching import settings
 from teaching.lessons.core import (FLEXIBLE_WIDTH, Answer, Claim, Finding, Lesson, LessonRun, Question,  # noqa: F401
                                    Reveal, data_settings, describe)
 from teaching.lessons.weighting import (EQUAL_GAPS, ESTIMATORS_DISAGREE, KLIEP_SOLVERS,  # noqa: F401
@@ -56,9 +57,16 @@ PAGE_TITLES = {"pages/home.py": "Home", "pages/weights.py": "Importance weights"
 
 
 def readme_section():
-    """README's "Teach with it" list, generated from the lessons."""
+    """README's "Teach with it" list, generated from the lessons: each lesson's claims, then what its *Show me*
+    sets, what the eye then sees and the claims checked on that view, and the question asked before it."""
     lines = []
     for lesson in LESSONS.values():
         lines.append(f"- **{lesson.title}** (opens {PAGE_TITLES[lesson.page]}): {lesson.summary}")
         lines.extend(f"  - {claim.text}" for claim in lesson.claims)
+        if lesson.reveal is not None:
+            sets = ", ".join(f"{settings.label(k)} to {settings.spoken(k, v)}" for k, v in lesson.reveal.changes.items())
+            lines.append(f"  - *Show me* sets {sets}: {lesson.reveal.sees}")
+            lines.extend(f"    - {claim.text}" for claim in lesson.reveal.claims)
+        if lesson.question is not None:
+            lines.append(f"  - *Ask the class:* {lesson.question.text} ({' / '.join(lesson.question.options)})")
     return "\n".join(lines)

@@ -21,6 +21,6 @@ from teaching.ui.cache import chart, content_key, figure, stage_height  # noqa: 
 from teaching.ui.data import (CSV_MISSING, csv_bytes, csv_missing, csv_table, current_data, data_name,  # noqa: F401
                               digest, replay, stored_json, view)
 from teaching.ui.pages import PAGES, pages  # noqa: F401
-from teaching.ui.navigation import (active_lesson, claims, lesson_banner, lesson_query, lesson_summary,  # noqa: F401
-                                     sidebar, stage_lesson)
+from teaching.ui.navigation import (active_lesson, apply_reveal, claims, lesson_banner, lesson_query,  # noqa: F401
+                                     lesson_summary, revealed, sidebar, stage_lesson)
 from teaching.ui.poll import ask_the_class  # noqa: F401

@@ -2,10 +2,10 @@
 
 import streamlit as st
 
-from teaching import catalog, lessons, settings
+from teaching import catalog, glossary, lessons, settings
 from teaching.ui import presentation
 from teaching.ui.pages import PAGES
-from teaching.ui.state import DEFAULTS, apply, get, reset
+from teaching.ui.state import DEFAULTS, apply, get, replace_all, reset
 from teaching.ui.widgets import widget
 
 def lesson_query(title):
@@ -91,57 +91,152 @@ def stage_lesson(page):
     return lesson
 
 
+def revealed(lesson, current=None):
+    """Whether the view has ``lesson``'s reveal applied: every setting of the reveal at the reveal's value."""
+    current = st.session_state.settings if current is None else current
+    return lesson.reveal is not None and all(current.get(k) == v for k, v in lesson.reveal.changes.items())
+
+
+def apply_reveal(lesson):
+    """Apply ``lesson``'s reveal (what its banner invites: :attr:`teaching.lessons.Lesson.reveal`): its one or two
+    settings take the reveal's values, every other setting stays, so the view stays the lesson (a reveal changes
+    only settings the lesson invites). The address is written once: one browser history entry, which Back undoes.
+
+    Call it as a button's ``on_click`` callback (before the widgets are drawn), as the stage's "Show me" does:
+    ``st.button("Show me", on_click=apply_reveal, args=(lesson,))``."""
+    replace_all({**st.session_state.settings, **lesson.reveal.changes})
+
+
+def _back_to_lesson(lesson):
+    """Undo ``lesson``'s reveal: the reveal's settings back at the lesson's values (one history entry)."""
+    replace_all({**st.session_state.settings, **{k: lesson.settings[k] for k in lesson.reveal.changes}})
+
+
 def claims(figure):
-    """Show the active lesson's claims about ``figure`` (each checked by tests/test_lessons.py, and
-    re-checked here on this view's data, also after a change the lesson invites), then an anchor the
-    browser test scrolls to."""
+    """Show the active lesson's claims about ``figure`` (each checked by tests/test_lessons.py over seeds 0-2),
+    re-checked here on this view's data, also after a change the lesson invites; after its reveal, the reveal's
+    claims first. A claim that holds here is shown under a check mark, with its numbers; a claim this view does
+    not bear out is shown apart, in its own style, with the sentence that says why (the setting it was checked
+    for). Then an anchor the browser test scrolls to."""
     lesson = active_lesson(_FIGURE_PAGES.get(figure.split(".")[0]))
-    shown = [claim for claim in lesson.claims if claim.figure == figure] if lesson is not None else []
-    if shown:
-        changed = changes(lesson)
-        run = lessons.LessonRun(lesson, seed=st.session_state.settings["seed"],
-                                changes={k: now for k, (_, now) in changed.items()})
-        lines = [f"- {claim.text} {_measured(claim, run)}" for claim in shown]
-        where = ("checked on seeds 0-2" if not changed else
-                 f"checked on seeds 0-2 at the lesson's settings; re-checked here with {_listed(changed)}")
-        st.success(f"**{lesson.title}** ({where}):\n" + "\n".join(lines), icon=":material/check_circle:")
+    if lesson is not None:
+        shown = ([claim for claim in lesson.reveal.claims if claim.figure == figure] if revealed(lesson) else []) \
+            + [claim for claim in lesson.claims if claim.figure == figure]
+        if shown:
+            _claim_boxes(lesson, shown, figure)
     st.markdown(f'<span id="view-{figure.replace(".", "-")}"></span>', unsafe_allow_html=True)
 
 
-def _listed(changed):
-    return "; ".join(f"{name} = {_shown(now)} (lesson: {_shown(was)})" for name, (was, now) in changed.items())
+def _claim_boxes(lesson, shown, figure):
+    changed = changes(lesson)
+    run = lessons.LessonRun(lesson, seed=st.session_state.settings["seed"],
+                            changes={k: now for k, (_, now) in changed.items()})
+    checked = [(claim, *_finding(claim, run)) for claim in shown]
+    holding = [f"- {claim.text} *(measured here: {numbers})*" for claim, finding, numbers in checked
+               if finding is not None and finding.holds]
+    if holding:
+        where = ("checked on seeds 0-2" if not changed else
+                 f"checked on seeds 0-2; re-checked here with {_values(changed, 1)}")
+        after = ", after *Show me*" if revealed(lesson) else ""
+        st.success(f"**{lesson.title}**{after} ({where}):\n" + "\n".join(holding), icon=":material/check_circle:")
+    failing = [(claim, finding, numbers) for claim, finding, numbers in checked if finding is None or not finding.holds]
+    if failing:
+        with st.container(border=True, key=f"claims-not-holding-{figure.replace('.', '-')}"):
+            st.markdown(":material/block: **Not on this view.** " + _why_not(lesson, changed) + "\n"
+                        + "\n".join(f"- {claim.text} *({'measured here: ' if finding else ''}{numbers})*"
+                                     for claim, finding, numbers in failing))
 
 
-def _measured(claim, run):
-    """The numbers behind ``claim``, computed by its own check on this view's data (the view pipeline's
-    cache holds the fits the page drew, so this costs nothing more), as "(measured here: ...)"."""
+def _why_not(lesson, changed):
+    """The sentence that says why the lesson's claims below do not hold on this view."""
+    if not changed:
+        return "These claims do not hold on this view's data:"
+    return (f"Checked for {_values(changed, 0)}; with {_values(changed, 1)} the data do not bear them out."
+            + (f" {lesson.reveal.sees}" if revealed(lesson) else ""))
+
+
+def _values(changed, which):
+    """The changed settings in words with their lesson's (``which`` 0) or current (1) values: "the input width 2"."""
+    return " and ".join(f"{settings.label(name)} {_value(name, pair[which])}" for name, pair in changed.items())
+
+
+def _value(name, value):
+    """A setting's value in a sentence: a number, a name or an output as it is, a choice said in words between
+    quotes ("the kernel width rule “one width for all”")."""
+    words = settings.spoken(name, value)
+    return f"“{words}”" if isinstance(value, str) and value in settings.VALUE_WORDS.get(name, {}) else words
+
+
+def _finding(claim, run):
+    """(Finding, its numbers as text) of ``claim`` computed by its own check on this view's data (the view
+    pipeline's cache holds the fits the page drew, so this costs nothing more); (None, the refusal) when the
+    time budget refused a fit the check needs."""
     try:
         finding = claim.check(run)
-    except ValueError as error:  # the time budget refused a fit the check needs
-        return f"(not measured here: {error})"
-    verdict = "" if finding.holds else " **: does not hold on this view**"
-    numbers = lessons.describe(finding.numbers).replace("|", "\\|")  # a "|" would start a Markdown table
-    return f"*(measured here: {numbers}){verdict}*"
+    except ValueError as error:
+        return None, f"not measured here: {error}"
+    return finding, lessons.describe(finding.numbers).replace("|", "\\|")  # a "|" would start a Markdown table
+
+
+def said(changed):
+    """What a student changed, in words: "you set the input width to 0.3; the lesson uses 2"."""
+    return "; ".join(f"you set {settings.label(name)} to {_value(name, now)}; the lesson uses {_value(name, was)}"
+                     for name, (was, now) in changed.items())
 
 
 def lesson_banner(page):
-    """Under the title of ``page`` (its file, pages/<name>.py), one line: which lesson the current settings
-    are and the control it invites the student to move (the lesson's whole story: :func:`lesson_summary`);
-    or, when they differ from a lesson of this page in a few settings, that the view is no longer that
-    lesson and what changed."""
+    """Under the title of ``page`` (its file, pages/<name>.py), while the view is one of its lessons: one line
+    (which lesson, what to look at, the control to move), what the student changed in words, the "Show me"
+    button that applies the lesson's reveal (:func:`apply_reveal`) and, after it, what the eye now sees; the
+    words a student meets on the stage with their explanations. When the settings differ from a lesson of this
+    page in a few settings it does not invite, that the view is no longer that lesson and what changed."""
     lesson = active_lesson(page)
     if lesson is not None:
         changed = changes(lesson)
-        note = f" *You changed {_listed(changed)}: its claims are re-checked on this view.*" if changed else ""
-        st.info(f"**Lesson: {lesson.title}.** {lesson.banner or lesson.summary}{note}", icon=":material/school:")
+        shown = revealed(lesson)
+        if shown:
+            rest = {k: pair for k, pair in changed.items() if k not in lesson.reveal.changes}
+            note = f" **You now see:** {lesson.reveal.sees}" + (f" *{_capital(said(rest))}.*" if rest else "")
+        else:
+            note = f" *{_capital(said(changed))}: its claims are re-checked on this view.*" if changed else ""
+        text, button = st.columns([5, 1], vertical_alignment="center")
+        text.info(f"**Lesson: {lesson.title}.** {lesson.banner or lesson.summary}{note}", icon=":material/school:")
+        reveal_words = _values({k: (lesson.settings[k], v) for k, v in lesson.reveal.changes.items()}, 1)
+        if shown:
+            button.button("Lesson's view", key="lesson.unreveal", icon=":material/undo:", width="stretch",
+                          on_click=_back_to_lesson, args=(lesson,),
+                          help=f"Back to {_values({k: (v, lesson.settings[k]) for k, v in lesson.reveal.changes.items()}, 1)}, "
+                               "the lesson's settings (the browser's Back does the same).")
+        else:
+            button.button("Show me", key="lesson.show_me", icon=":material/visibility:", width="stretch",
+                          type="primary", on_click=apply_reveal, args=(lesson,),
+                          help=f"What the banner invites: sets {reveal_words}, and the claims that hold then. "
+                               "The browser's Back undoes it.")
+        _words(lesson, button)
         return
     near = _nearest_lesson(page)
     if near is not None:
         lesson, changed = near
-        listed = "; ".join(f"{name}: {_shown(now)} (lesson: {_shown(was)})" for name, (was, now) in changed.items())
-        st.caption(f"This view started from the lesson *{lesson.title}* and differs from it in {listed}; the "
-                   "lesson's claims are not shown, since they were checked on the lesson's settings. Its link "
-                   "in the sidebar opens the lesson again.")
+        st.caption(f"This view started from the lesson *{lesson.title}*, but {said(changed)}: the lesson's claims "
+                   "are not shown, since they were checked on the lesson's settings. Its link in the sidebar opens "
+                   "the lesson again.")
+
+
+def _capital(text):
+    return text[:1].upper() + text[1:]
+
+
+def _words(lesson, where):
+    """A "Words" popover in ``where`` (beside the banner): the glossary's words that the lesson's banner, claims and
+    reveal use, each explained (the whole glossary: the About & theory page)."""
+    texts = [lesson.banner, lesson.reveal.sees if lesson.reveal else ""]
+    texts += [claim.text for claim in lesson.claims + (lesson.reveal.claims if lesson.reveal else ())]
+    found = glossary.terms_in(*texts)
+    if found:
+        names = ", ".join(term for term, _ in found)
+        with where.popover("Words", icon=":material/menu_book:", width="stretch", key="lesson.words",
+                           help=f"What {names} mean"):
+            st.markdown(glossary.tooltip(found) + "\n\nEvery word: the *About & theory* page.")
 
 
 def lesson_summary(page):
@@ -149,10 +244,6 @@ def lesson_summary(page):
     lesson = active_lesson(page)
     if lesson is not None:
         st.markdown(f"**About this lesson.** {lesson.summary}")
-
-
-def _shown(value):
-    return ", ".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
 
 
 def sidebar(page=None):

@@ -9,10 +9,11 @@ import streamlit as st
 from teaching import figures, settings
 from teaching.ui.state import get, put
 
-_NUMERIC_WIDGETS = (st.slider, st.number_input)
+#: Widget kinds by name, so that a container's widget (``column.slider``, a bound method) counts as ``st.slider``.
+_NUMERIC_WIDGETS = ("slider", "number_input")
 
 
-_CHOICE_WIDGETS = (st.selectbox, st.radio, st.select_slider)
+_CHOICE_WIDGETS = ("selectbox", "radio", "select_slider")
 
 
 def _bounds(spec, args, kwargs):
@@ -49,10 +50,11 @@ def widget(kind, label, name, *args, **kwargs):
     spec = settings.SETTINGS[name]
     key = f"w.{name}"
     current = get(name)
-    if kind in _NUMERIC_WIDGETS:
+    name_of_kind = getattr(kind, "__name__", "")
+    if name_of_kind in _NUMERIC_WIDGETS:
         lo, hi = _bounds(spec, args, kwargs)
         args = ()
-        if kind is st.slider and hi <= lo:  # a one-value range (a slider needs min < max)
+        if name_of_kind == "slider" and hi <= lo:  # a one-value range (a slider needs min < max)
             hi, kwargs["disabled"] = lo + type(lo)(spec.step or 1), True
         kwargs.update(min_value=lo, max_value=hi)
         if spec.step is not None and "step" not in kwargs:
@@ -61,10 +63,10 @@ def widget(kind, label, name, *args, **kwargs):
         state = st.session_state.get(key)
         if type(state) is not type(lo) or state != _clamp(state, lo, hi):
             st.session_state[key] = current
-    elif kind in _CHOICE_WIDGETS or kind is st.multiselect:
+    elif name_of_kind in _CHOICE_WIDGETS or name_of_kind == "multiselect":
         options = list(args[0]) if args else list(spec.options)
         args = (options, *args[1:])
-        if kind is st.multiselect:
+        if name_of_kind == "multiselect":
             current = [v for v in current if v in options]
             state = st.session_state.get(key, current)
             st.session_state[key] = [v for v in state if v in options]

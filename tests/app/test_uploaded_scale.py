@@ -60,7 +60,7 @@ def test_page_names_the_widths_it_chose(page):
     assert not [w for w in at.number_input if w.key in ("w.rho_x", "w.lambda_x")]  # the values used instead:
     used, _ = View.from_settings({**settings.defaults(), **at.session_state.settings}, ui_digest(at)).model_hyper()
     shown = " ".join(m.value for m in at.markdown)
-    assert f"rho_x (input width): **{used['rho_x']:.3g}**" in shown and used["rho_x"] != settings.defaults()["rho_x"]
+    assert f"Input width: **{used['rho_x']:.3g}**" in shown and used["rho_x"] != settings.defaults()["rho_x"]
     said = " ".join(c.value for c in at.caption)
     assert "the median distance between two training inputs" in said
     assert "mapped back" in said and "leave-one-out" in said

@@ -143,7 +143,7 @@ def test_a_changed_lesson_is_no_longer_presented_as_the_lesson(server, page):
     assert page.get_by_text(f"Lesson: {A}.").count() == 0
     assert page.get_by_text("checked on seeds 0-2").count() == 0  # no claim box
     page.get_by_text(f"This view started from the lesson {A}").first.wait_for(timeout=10_000)
-    assert page.get_by_text("sigma: 0.5 (lesson: 0.3)").count() == 1
+    assert page.get_by_text("you set the kernel width sigma to 0.5; the lesson uses 0.3").count() == 1
 
 
 def test_a_9000_point_link_shows_its_refusals_where_the_results_would_be(server, page):

@@ -25,9 +25,9 @@ UPDATE_ASSETS = os.environ.get("COVSHIFT_UPDATE_ASSETS") == "1"
 HEADINGS = {"pages/home.py": "Covariate shift", "pages/weights.py": "Importance weights",
             "pages/regression.py": "Structured regression", "pages/classification.py": "Classification under shift"}
 #: The label of the control each lesson's banner invites the student to move (None: the banner invites none).
-CONTROLS = {"why-weights": "Model width rho_x", "kliep-solvers": "Replay the steps of",
-            "estimators-disagree": None, "structured-output": "rho_x (input width)",
-            "iw-smtgp": "rho_x (input width)", "few-labels": "labelled test points",
+CONTROLS = {"why-weights": "Model width", "kliep-solvers": "Replay the steps of",
+            "estimators-disagree": None, "structured-output": "Input width",
+            "iw-smtgp": "Input width", "few-labels": "labelled test points",
             "boundary-turns": "Selection steepness"}
 SIZES = {"off": (1280, 800), "on": (1280, 800), "phone": (390, 844)}
 
@@ -133,16 +133,17 @@ def test_a_change_the_lesson_invites_keeps_the_lesson_and_rechecks_its_claims(se
     tab = context.new_page()
     tab.goto(f"{server}/{_path(lesson)}?{parse.urlencode(lesson_address(lesson))}")
     _settle(tab, HEADINGS[lesson.page])
-    field = tab.locator(".st-key-stage").get_by_role("spinbutton", name="rho_x (input width)")
+    field = tab.locator(".st-key-stage").get_by_role("spinbutton", name="Input width")
     field.fill("0.3")
     field.press("Enter")
-    # the run that the change started shows the lesson, the change and the claims re-checked on it
-    tab.get_by_text("You changed rho_x = 0.3 (lesson: 2.0)").first.wait_for(timeout=120_000)
+    # the run that the change started shows the lesson, its reveal (0.3 is what its banner invites) and the claims
+    # re-checked on it
+    tab.get_by_text(f"You now see: {lesson.reveal.sees}").first.wait_for(timeout=120_000)
     _settle(tab, HEADINGS[lesson.page])
     assert "rho_x=2" not in tab.url  # (0.3 is rho_x's default: the address leaves it out)
     assert tab.get_by_text(f"Lesson: {lesson.title}.").count() >= 1
-    tab.get_by_text("re-checked here with rho_x = 0.3").first.wait_for(timeout=60_000)
-    assert tab.get_by_text("does not hold on this view").count() >= 1  # the rho_x = 2 claim, at rho_x = 0.3
+    tab.get_by_text("re-checked here with the input width 0.3").first.wait_for(timeout=60_000)
+    assert tab.get_by_text("Not on this view.").count() >= 1  # the width-2 claim, at width 0.3
     address = tab.url
     context.close()
     fresh = browser.new_context(viewport={"width": 1280, "height": 800})
@@ -150,7 +151,7 @@ def test_a_change_the_lesson_invites_keeps_the_lesson_and_rechecks_its_claims(se
     tab.goto(address)
     _settle(tab, HEADINGS[lesson.page])
     tab.get_by_text(f"Lesson: {lesson.title}.").first.wait_for(timeout=60_000)
-    tab.get_by_text("re-checked here with rho_x = 0.3").first.wait_for(timeout=60_000)
+    tab.get_by_text("re-checked here with the input width 0.3").first.wait_for(timeout=60_000)
     fresh.close()
 
 
@@ -171,4 +172,90 @@ def test_choosing_a_lesson_in_presentation_mode_closes_the_popover_and_shows_the
     focused = tab.evaluate("() => document.activeElement === document.body || !document.activeElement")
     assert focused, "a link kept the focus (and its tooltip) after the choice"
     tab.screenshot(path=str(SHOTS / "stage-popover-after-choice.png"))
+    context.close()
+
+
+#: Every visible text of the page's main area and its figures (maths drawn as symbols: MathML's TeX source hidden).
+_TEXT = """() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const figures = [...main.querySelectorAll('.js-plotly-plot text')].map(t => t.textContent);
+  return [main.innerText, ...figures];
+}"""
+#: The claims under a check mark and those shown apart as not borne out by the view.
+_CLAIMS = """() => ({
+  checked: [...document.querySelectorAll('[data-testid="stAlertContentSuccess"]')].map(e => e.innerText).join(' '),
+  apart: [...document.querySelectorAll('[class*="st-key-claims-not-holding"]')].map(e => e.innerText).join(' '),
+  banner: [...document.querySelectorAll('[data-testid="stAlertContentInfo"]')].map(e => e.innerText).join(' ')})"""
+
+
+def _claims_on_revealed_view(lesson, seed=0):
+    """{claim text: holds} of the claims the revealed stage can show, checked on the revealed view's own data."""
+    run = lessons.LessonRun(lesson, seed=seed, changes=lesson.reveal.changes)
+    return {claim.text: claim.check(run).holds for claim in lesson.reveal.claims + lesson.claims}
+
+
+@pytest.mark.parametrize("key", [lesson.key for lesson in lessons.LESSONS.values()])
+def test_show_me_reveals_on_the_stage_and_marks_only_what_holds(server, browser, key):
+    """Presentation on, 1280 x 800: "Show me" keeps the lesson's banner, which now says what the eye sees; the
+    reveal's claims are under a check mark and hold on the view's data; no claim that does not hold is under one;
+    no setting key or long number is in the page's text. Then a phone (390 x 844) opens the revealed address.
+    Screenshots before and after: tests/screenshots/reveal-<key>-{before,after,phone}.png."""
+    from tests.app.test_reveal_app import faults
+
+    lesson = next(lesson for lesson in lessons.LESSONS.values() if lesson.key == key)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    tab = context.new_page()
+    tab.goto(f"{server}/{_path(lesson)}?{parse.urlencode(lesson_address(lesson, True))}")
+    _settle(tab, HEADINGS[lesson.page])
+    tab.get_by_text(f"Lesson: {lesson.title}.").first.wait_for(timeout=60_000)
+    tab.mouse.move(1275, 795)
+    tab.screenshot(path=str(SHOTS / f"reveal-{key}-before.png"))
+    found = faults(tab.evaluate(_TEXT))
+    tab.get_by_role("button", name="Show me").click()
+    tab.get_by_text("You now see:").first.wait_for(timeout=180_000)
+    _settle(tab, HEADINGS[lesson.page])
+    tab.get_by_text(lesson.reveal.claims[0].text[:60]).first.wait_for(timeout=180_000)
+    tab.wait_for_timeout(1000)
+    tab.mouse.move(1275, 795)
+    tab.screenshot(path=str(SHOTS / f"reveal-{key}-after.png"))
+    if UPDATE_ASSETS:
+        shutil.copyfile(SHOTS / f"reveal-{key}-after.png", ASSETS / f"lesson-{key}-revealed.png")
+    shown = tab.evaluate(_CLAIMS)
+    found += [f"after Show me: {f}" for f in faults(tab.evaluate(_TEXT))]
+    address = tab.url
+    context.close()
+    assert f"Lesson: {lesson.title}." in shown["banner"] and lesson.reveal.sees in shown["banner"]
+    holds = _claims_on_revealed_view(lesson)
+    assert all(holds[c.text] for c in lesson.reveal.claims), holds
+    wrongly = [text for text, ok in holds.items() if not ok and text in shown["checked"]]
+    assert not wrongly, f"under a check mark but not holding here: {wrongly}"
+    for text, ok in holds.items():  # every claim on the page: under a check mark exactly when it holds here
+        assert text in (shown["checked"] if ok else shown["apart"]), (ok, text, shown)
+    assert not found, found
+    phone = browser.new_context(viewport={"width": 390, "height": 844})
+    tab = phone.new_page()
+    tab.goto(address)
+    _settle(tab, HEADINGS[lesson.page])
+    tab.get_by_text("You now see:").first.wait_for(timeout=60_000)
+    tab.screenshot(path=str(SHOTS / f"reveal-{key}-phone.png"))
+    phone.close()
+
+
+def test_back_undoes_show_me(server, browser):
+    lesson = lessons.WHY_WEIGHTS
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    tab = context.new_page()
+    tab.goto(f"{server}/{_path(lesson)}?{parse.urlencode(lesson_address(lesson))}")
+    _settle(tab, HEADINGS[lesson.page])
+    before = tab.url
+    tab.get_by_role("button", name="Show me").click()
+    tab.get_by_text("You now see:").first.wait_for(timeout=120_000)
+    _settle(tab, HEADINGS[lesson.page])
+    assert "home_width=0.3" in tab.url
+    tab.go_back()
+    tab.get_by_role("button", name="Show me").wait_for(timeout=120_000)
+    _settle(tab, HEADINGS[lesson.page])
+    assert tab.url == before and tab.get_by_text("You now see:").count() == 0
+    assert tab.get_by_text(f"Lesson: {lesson.title}.").count() >= 1
     context.close()
