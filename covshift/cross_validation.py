@@ -60,7 +60,7 @@ class IWCVResult:
 
     @property
     def distinguishable(self):
-        """True when |weighted - unweighted| exceeds DISTINGUISHABLE_SE (2) standard errors of the
+        """True when ``|weighted - unweighted|`` exceeds DISTINGUISHABLE_SE (2) standard errors of the
         difference: only then do the two estimates say different things."""
         return bool(abs(self.weighted - self.unweighted) > DISTINGUISHABLE_SE * self.difference_se)
 
@@ -72,7 +72,7 @@ def iw_cv_error(model, X_tr, y_tr, weights, cv=5, random_state=None):
     predicted by a clone of ``model`` fitted on the other folds, with their importance
     weights when ``model.fit`` accepts ``sample_weight`` (importance-weighted empirical risk
     minimisation; without weights otherwise). With the squared loss
-    l_i = ||y_i - f(x_i)||^2 (summed over outputs):
+    l_i = ||y_i - f(x_i)||^2 (summed over outputs)::
 
         weighted   = mean_k (1 / |Z_k|) sum_{i in Z_k} w_i l_i,
         unweighted = mean_k (1 / |Z_k|) sum_{i in Z_k} l_i.

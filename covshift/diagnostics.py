@@ -44,7 +44,7 @@ class FeatureShiftResult:
     Attributes
     ----------
     statistic : ndarray of shape (d,)
-        Two-sample Kolmogorov-Smirnov statistic sup_t |F_tr(t) - F_te(t)| in [0, 1];
+        Two-sample Kolmogorov-Smirnov statistic ``sup_t |F_tr(t) - F_te(t)|`` in [0, 1];
         higher = more shifted.
     p_value : ndarray of shape (d,)
         Its p-value per column, each column tested alone (not corrected).
@@ -134,7 +134,7 @@ def adjust_p_values(p_values, correction="holm"):
 def feature_shift(X_tr, X_te, correction="holm"):
     """How much each input column moved: the two-sample Kolmogorov-Smirnov statistic.
 
-    For column j, D_j = sup_t |F_tr,j(t) - F_te,j(t)| of the two empirical distribution
+    For column j, ``D_j = sup_t |F_tr,j(t) - F_te,j(t)|`` of the two empirical distribution
     functions (:func:`scipy.stats.ks_2samp`), with its p-value, and the p-values corrected
     for testing all d columns (:func:`adjust_p_values`). D_j is scale-free (any increasing
     transformation of a column leaves it unchanged) and lies in [0, 1]. Marginal only: a

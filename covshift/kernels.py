@@ -208,7 +208,7 @@ def pivoted_cholesky(X, sigma, tol, max_rank):
     the point of largest residual diagonal as a pivot (Harbrecht, Peters and Schneider,
     "On the low-rank approximation by the pivoted Cholesky decomposition", 2012), and
     stops when max_i (K - L'L)_ii <= tol. The residual K - L'L is positive semidefinite,
-    so |K_ij - (L'L)_ij| <= sqrt(E_ii E_jj) <= that maximum for every entry: the returned
+    so ``|K_ij - (L'L)_ij|`` <= sqrt(E_ii E_jj) <= that maximum for every entry: the returned
     residual bounds the error of every entry (up to the round-off of the factor, of
     order rank * machine epsilon). Costs rank kernel columns (rank * n evaluations) and
     O(n rank^2) operations; K is never formed.

@@ -29,7 +29,7 @@ class IntegratedShiftClassifier(LinearScoreClassifier):
     test inputs), as section 5.3 advises since the problem is not concave (Theorem 2). Where the
     negative Hessian is not positive definite it is damped (lambda I) so the step is an ascent
     direction, and an Armijo backtracking line search accepts only increases. It stops when
-    max |gradient| <= tol (2m + n) (relative to the m + (m + n) terms of the sums). Primal form for
+    max ``|gradient|`` <= tol (2m + n) (relative to the m + (m + n) terms of the sums). Primal form for
     ``kernel="linear"``; for ``"rbf"`` the dual form
     (classifier over the training points, selector over training and test points) in the
     orthonormal eigen-coordinates of the Gram matrices (see :class:`FeatureMap`). Intercepts of

@@ -44,7 +44,7 @@ class KernelLogisticRegression(LinearScoreClassifier):
     discriminative-covariate-shift with prior variance s_w^2 = C; scikit-learn's
     LogisticRegression(C) has the same optimum). The intercept is not penalised.
 
-    Not a wrapper: it runs its own damped Newton ascent to max |gradient| <= ``tol``, so the iid
+    Not a wrapper: it runs its own damped Newton ascent to max ``|gradient| <= tol``, so the iid
     baseline, the second stage of the two-stage methods and the start of the integrated model
     solve the identical problem. ``kernel="rbf"`` is the exact dual form over all training
     points (no Nystroem subsampling): features k(x, X_tr) U L^{-1/2} from the eigendecomposition
@@ -59,7 +59,7 @@ class KernelLogisticRegression(LinearScoreClassifier):
     C : float, default 1.0
         Prior variance of the weights (larger: weaker regularisation).
     tol : float, default 1e-8
-        Newton's method stops when max |gradient| <= tol * sum(sample_weight).
+        Newton's method stops when max ``|gradient|`` <= tol * sum(sample_weight).
     max_iter : int, default 100
 
     Attributes

@@ -20,7 +20,7 @@ def arm_forward(angles, links=ARM_LINKS):
 
 
 def _arm_poses(n, rng):
-    """Poses of the pool: shoulder q1 ~ U(0, pi), elbow |q2| ~ U(0.2, 2.6) with a random sign
+    """Poses of the pool: shoulder q1 ~ U(0, pi), elbow ``|q2|`` ~ U(0.2, 2.6) with a random sign
     (elbow up or down, the two inverse-kinematics solutions of one hand position)."""
     q1 = rng.uniform(0.0, np.pi, n)
     q2 = rng.uniform(0.2, 2.6, n) * rng.choice([-1.0, 1.0], n)
@@ -78,7 +78,7 @@ def _select_poses(n, accept, noise, n_distractors, rng):
 def arm_pose(n_tr=300, n_te=300, noise=0.02, n_distractors=3, shift=2.0, random_state=0):
     """A small pose-estimation stand-in for HumanEva: a planar two-link arm.
 
-    The pool of poses has shoulder angle q1 ~ U(0, pi) and elbow angle |q2| ~ U(0.2, 2.6)
+    The pool of poses has shoulder angle q1 ~ U(0, pi) and elbow angle ``|q2|`` ~ U(0.2, 2.6)
     with elbow up or down at random; links 1.0 and 0.8. Inputs: the hand position plus
     N(0, noise^2) per coordinate, then ``n_distractors`` N(0, 0.5^2) features unrelated to
     the pose. Outputs: the joint angles (q1, q2) in radians. Elbow up and elbow down reach

@@ -108,7 +108,7 @@ class FWCS(_FrankWolfeKliep):
     line_search : {"exact", "armijo"}
         Safeguarded Newton on the concave phi(rho), or Algorithm 3 (backtracking).
     tol : float, default 1e-4
-        Stop when the duality gap <g, d^FW> <= tol * |F|. Since F is concave the gap
+        Stop when the duality gap <g, d^FW> <= tol * ``|F|``. Since F is concave the gap
         bounds the suboptimality: F* - F <= gap.
     max_iter : int, default 10000
     refresh_every : int
@@ -177,7 +177,7 @@ class FCFWCS(_FrankWolfeKliep):
 
     Each outer iteration computes the full gradient and the duality-gap certificate,
     adds the Frank-Wolfe vertex, then re-optimises F exactly over the active face by
-    equality-constrained Newton steps (Hessian A_S' diag(1/v^2) A_S, O(n_te |S|^2)),
+    equality-constrained Newton steps (Hessian A_S' diag(1/v^2) A_S, O(n_te ``|S|^2``)),
     with a ratio test that drops atoms reaching zero and the exact line search; a
     projected-gradient direction replaces Newton when the face Hessian is singular.
     The optimum of KLIEP is very sparse, so few outer iterations are needed.
@@ -188,7 +188,7 @@ class FCFWCS(_FrankWolfeKliep):
         Newton iterations per face.
     max_face : int, default 150
         When the active set reaches this size (a dense optimum, e.g. a small sigma in high
-        dimension) the corrective Newton solve, O(n_te |S|^2), is replaced by a pairwise
+        dimension) the corrective Newton solve, O(n_te ``|S|^2``), is replaced by a pairwise
         step (as PFWCS) for that iteration.
 
     Other parameters and attributes as :class:`FWCS`; ``history_.inner_iterations``

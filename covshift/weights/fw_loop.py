@@ -42,7 +42,7 @@ class FrankWolfeHistory:
     step_kind : str array                  "good", "drop", "swap" (section III-B) or "final"
     direction : str array                  "towards", "away", "pairwise", "corrective" or ""
     step_size : float array                rho_t (FCFWCS: weight given to the new vertex)
-    active_size : int array                |S_{t+1}|, atoms active after the step
+    active_size : int array                ``|S_{t+1}|``, atoms active after the step
     towards_atom, away_atom : int arrays   l_t^FW, l_t^AFW as centre indices (-1: none)
     atoms_dropped : int array              atoms that left the active set in the step
     inner_iterations : int array           corrective Newton iterations (FCFWCS; else 0)
@@ -53,7 +53,7 @@ class FrankWolfeHistory:
     beta : float array (n_atoms,)          alpha = beta * mu (eq. 4), to rebuild alpha_t
 
     The sparse iterates make replay free: :meth:`iterate` rebuilds mu_t in
-    O(|S_t|) without solving again.
+    O(``|S_t|``) without solving again.
     """
 
     objective: np.ndarray
@@ -82,7 +82,7 @@ class FrankWolfeHistory:
         return t % len(self)
 
     def iterate(self, t):
-        """The sparse iterate mu_t of row t: (atom indices, their mu), in O(|S_t|)."""
+        """The sparse iterate mu_t of row t: (atom indices, their mu), in O(``|S_t|``)."""
         t = self._row(t)
         rows = slice(self.iterate_start[t], self.iterate_start[t + 1])
         return self.iterate_atom[rows], self.iterate_mu[rows]

@@ -51,7 +51,7 @@ class KLIEP(KliepFamily):
     max_iter : int >= 1, default 20000
         Total number of projected-gradient iterations.
     tol : float, default 1e-4
-        Stop when the duality gap is at most tol * |F| (as the Frank-Wolfe solvers).
+        Stop when the duality gap is at most ``tol * |F|`` (as the Frank-Wolfe solvers).
     projection : {"exact", "sugiyama"}
         "exact" is the Euclidean projection onto the simplex (projected gradient
         proper, converges to the optimum); "sugiyama" is the heuristic of the original
@@ -67,7 +67,7 @@ class KLIEP(KliepFamily):
     duality_gap_ : float
         Frank-Wolfe gap of the returned solution on its centre problem (F* - F <= gap).
     converged_ : bool
-        duality_gap_ <= tol * |objective_|.
+        ``duality_gap_ <= tol * |objective_|``.
     history_ : dict of per-iteration arrays
         ``objective``, ``gap`` (at the iterate), ``step_size`` (t) and ``elapsed`` (s).
     """

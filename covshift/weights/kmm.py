@@ -312,14 +312,14 @@ class EnsembleKMM(_KMMParams):
         k = 10: k = clip(n // 200, 1, 10), n being the size of the split set (test for
         "ens", training for "enstr"/"vf", the smaller of the two for "evf"), so k = 10
         from 2000 points. With bags of ~30 points (k = 10 on 300) the bag solutions are
-        too noisy: with no shift at all VFKMM gave median |w - 1| = 0.86. An explicit
+        too noisy: with no shift at all VFKMM gave median ``|w - 1|`` = 0.86. An explicit
         value wins, with a warning when bags hold fewer than 50 points.
     eta : float in (0, 1), default 0.001
         Tolerated probability that a training point is never sampled ("vf"/"evf"), the
         paper's value.
     sigma, B, eps, ridge : as :class:`KMM` (sigma chosen once on all the data; every bag solves
         with K + ridge I). Without shift, on 2-D Gaussians, the default ridge brings the median
-        |w - 1| from 0.80 (KMM) and 0.81 (VFKMM) to 0.19-0.22 at n = 300 and 0.05-0.12 at n = 1000.
+        ``|w - 1|`` from 0.80 (KMM) and 0.81 (VFKMM) to 0.19-0.22 at n = 300 and 0.05-0.12 at n = 1000.
     n_jobs : int or None
     random_state : None, int, RandomState or Generator (scikit-learn's convention; an instance
         gives one seed per fit, drawn from it)
