@@ -49,7 +49,8 @@ class WeightEstimator(BaseEstimator):
 
         Returns
         -------
-        self
+        self : WeightEstimator
+            The fitted estimator: ``weights_`` holds the training points' weights (mean 1).
         """
         seed = seed_of(getattr(self, "random_state", None))
         self._check_params()
@@ -62,7 +63,18 @@ class WeightEstimator(BaseEstimator):
         return self
 
     def predict_weights(self, X):
-        """Importance weight w(x) at any inputs ``X`` (same scale as ``weights_``)."""
+        """Importance weight w(x) at any inputs ``X`` (same scale as ``weights_``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Inputs at which to evaluate the fitted ratio.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            w(x) for each row of ``X``, on the scale where the training weights have mean 1.
+        """
         X = validate_predict(self, X, "weights_")
         return self._predict_raw(X) * self.weight_scale_
 

@@ -30,7 +30,7 @@ class LogisticRatio(WeightEstimator):
     features : {"rbf", "raw"}, default "rbf"
         Gaussian-kernel features (scikit-learn's Nystroem map with gamma = 1 / (2 sigma^2))
         or the standardised raw inputs (a linear log-ratio).
-    sigma : float or None
+    sigma : float or None, default None
         Kernel width of the RBF features; None is the median heuristic.
     n_components : int, default 100
         Nystroem features (capped at the number of points).
@@ -41,12 +41,39 @@ class LogisticRatio(WeightEstimator):
     clip : float, default 100
         Ratios are clipped to [0, clip] before normalising, so a few points deep in
         the test-only region cannot take all the weight.
-    random_state : None, int, RandomState or Generator (scikit-learn's convention; an instance
-        gives one seed per fit, drawn from it)
+    random_state : None, int, RandomState or Generator, default 0
+        Seeds the Nystroem features and the calibration folds (scikit-learn's convention; an
+        instance gives one seed per fit, drawn from it).
 
     Attributes
     ----------
-    weights_, classifier_, sigma_
+    weights_ : ndarray of shape (n_tr,)
+        Importance weights of the training points, mean 1.
+    classifier_ : sklearn.pipeline.Pipeline
+        The fitted classifier of training vs test inputs.
+    sigma_ : float or None
+        The width of the RBF features (None with ``features="raw"``).
+
+    See Also
+    --------
+    covshift.TwoStageShiftClassifier : These weights, then a weighted classifier (the paper's
+        two-stage baseline).
+    covshift.IntegratedShiftClassifier : Classifier and selector learned together.
+    RuLSIF : A direct least-squares fit of the ratio.
+
+    References
+    ----------
+    S. Bickel, M. Brueckner and T. Scheffer (2007). Discriminative learning for differing training
+    and test distributions. *ICML* (eq. 7).
+
+    Examples
+    --------
+    >>> from covshift import LogisticRatio, data
+    >>> shift = data.sinc_shift(n_tr=100, n_te=80, random_state=0)
+    >>> ratio = LogisticRatio().fit(shift.X_tr, shift.X_te)
+    >>> w = ratio.predict_weights(shift.X_tr)
+    >>> w.shape, bool(abs(w.mean() - 1) < 1e-9)
+    ((100,), True)
     """
 
     def __init__(self, features="rbf", sigma=None, n_components=100, C=1.0, calibrate=True,

@@ -43,7 +43,7 @@ class KLIEP(KliepFamily):
 
     Parameters
     ----------
-    sigma : float, "median" or "auto" (default)
+    sigma : float, "median" or "auto", default "auto"
         Kernel width; "auto" is :func:`covshift.model_selection.kliep_sigma` (one width
         for the whole KLIEP family).
     n_centers : int or None, default 100
@@ -52,24 +52,68 @@ class KLIEP(KliepFamily):
         Total number of projected-gradient iterations.
     tol : float, default 1e-4
         Stop when the duality gap is at most ``tol * |F|`` (as the Frank-Wolfe solvers).
-    projection : {"exact", "sugiyama"}
+    projection : {"exact", "sugiyama"}, default "exact"
         "exact" is the Euclidean projection onto the simplex (projected gradient
         proper, converges to the optimum); "sugiyama" is the heuristic of the original
         code (project onto the hyperplane, clip, rescale), which is not a projection and
         may stop short (then ``converged_`` is False).
     momentum : bool, default True
         Nesterov extrapolation with adaptive restart.
-    sigma_grid, cv, random_state : as in :class:`covshift.weights.FWCS`.
+    sigma_grid : sequence of float or None, default None
+        Candidate widths for ``sigma="auto"`` (None: :func:`covshift.model_selection.default_sigma_grid`).
+    cv : int, default 5
+        Number of folds of the likelihood cross-validation of ``sigma="auto"``.
+    random_state : None, int or RandomState, default 0
+        Seeds the centre subset and the cross-validation folds.
 
     Attributes
     ----------
-    weights_, alpha_, mu_, centers_, center_index_, objective_, n_iter_, sigma_
+    weights_ : ndarray of shape (n_tr,)
+        Importance weights of the training points, mean 1.
+    alpha_ : ndarray of shape (n_centers,)
+        Mixture coefficients of w(x) = sum_l alpha_l k(x, c_l).
+    mu_ : ndarray of shape (n_centers,)
+        The same solution in atom coordinates, on the unit simplex (alpha = beta * mu).
+    centers_ : ndarray of shape (n_centers, d)
+        The Gaussian centres (test points).
+    center_index_ : ndarray of shape (n_centers,)
+        Their rows in ``X_te``.
+    objective_ : float
+        F at the solution, the test log-likelihood of the weights.
+    n_iter_ : int
+        Iterations run.
+    sigma_ : float
+        The kernel width used.
     duality_gap_ : float
         Frank-Wolfe gap of the returned solution on its centre problem (F* - F <= gap).
     converged_ : bool
         ``duality_gap_ <= tol * |objective_|``.
-    history_ : dict of per-iteration arrays
-        ``objective``, ``gap`` (at the iterate), ``step_size`` (t) and ``elapsed`` (s).
+    history_ : dict of ndarray
+        Per-iteration ``objective``, ``gap`` (at the iterate), ``step_size`` (t) and ``elapsed`` (s).
+
+    See Also
+    --------
+    FCFWCS : The same objective on all test points as centres, solved exactly with a certificate.
+    FWCS : KLIEP by standard Frank-Wolfe (Algorithm 2 of Chapaneri and Jayaswal).
+    covshift.model_selection.kliep_sigma : The width that ``sigma="auto"`` chooses.
+
+    References
+    ----------
+    M. Sugiyama, T. Suzuki, S. Nakajima, H. Kashima, P. von Buenau and M. Kawanabe (2008). Direct
+    importance estimation for covariate shift adaptation. *Annals of the Institute of Statistical
+    Mathematics* 60(4), 699-746. The objective as written in eq. 2 of S. V. Chapaneri and
+    D. J. Jayaswal (2019), Covariate shift adaptation for structured regression with Frank-Wolfe
+    algorithms, *IEEE Access* 7.
+
+    Examples
+    --------
+    >>> from covshift import KLIEP, data
+    >>> shift = data.sinc_shift(n_tr=100, n_te=80, random_state=0)
+    >>> kliep = KLIEP(sigma=0.3).fit(shift.X_tr, shift.X_te)
+    >>> kliep.weights_.shape, round(float(kliep.weights_.mean()), 6)
+    ((100,), 1.0)
+    >>> bool(kliep.converged_)
+    True
     """
 
     def __init__(self, sigma="auto", n_centers=100, max_iter=20000, tol=1e-4,

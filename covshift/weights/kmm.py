@@ -249,15 +249,41 @@ class KMM(_KMMParams):
         2.0e-4 -> 7.2e-5 (diabetes), 1.4e-4 -> 4.3e-5 (breast cancer). The term adds
         lambda sum b_i^2 / 2, which grows like n while b'Kb grows like n^2, so its influence
         fades as the sample grows.
-    random_state : None, int, RandomState or Generator (scikit-learn's convention; an instance
-        gives one seed per fit, drawn from it)
-        Only used to subsample for the median heuristic.
+    random_state : None, int, RandomState or Generator, default 0
+        Only used to subsample for the median heuristic (scikit-learn's convention; an instance
+        gives one seed per fit, drawn from it).
 
     Attributes
     ----------
-    weights_ : ndarray (n_tr,), mean 1
-    beta_ : ndarray (n_tr,), the raw QP solution
+    weights_ : ndarray of shape (n_tr,)
+        Importance weights of the training points, mean 1. KMM gives no w(x) at new inputs:
+        its ``predict_weights`` raises ``NotImplementedError``.
+    beta_ : ndarray of shape (n_tr,)
+        The raw QP solution.
     sigma_ : float
+        The kernel width used.
+
+    See Also
+    --------
+    EnsembleKMM : The sampling ensembles ENSKMM, ENSTRKMM, VFKMM and EVFKMM, for larger data.
+    FCFWCS : KLIEP's weights, with w(x) at any input.
+
+    References
+    ----------
+    J. Huang, A. Gretton, K. Borgwardt, B. Schoelkopf and A. Smola (2007). Correcting sample
+    selection bias by unlabeled data. *NIPS 19* (the QP, their eq. 6). S. Chandra, A. Haque,
+    L. Khan and C. Aggarwal (2016). Efficient sampling-based kernel mean matching. *ICDM*
+    (CENKMM, section IV).
+
+    Examples
+    --------
+    >>> from covshift import KMM, data
+    >>> shift = data.sinc_shift(n_tr=100, n_te=80, random_state=0)
+    >>> kmm = KMM().fit(shift.X_tr, shift.X_te)
+    >>> kmm.weights_.shape, bool(kmm.weights_.min() >= 0)
+    ((100,), True)
+    >>> round(float(kmm.weights_.mean()), 6)
+    1.0
     """
 
     def __init__(self, sigma=None, B=1000.0, eps=None, ridge=0.5, random_state=0):
@@ -285,17 +311,16 @@ class KMM(_KMMParams):
 class EnsembleKMM(_KMMParams):
     """Sampling-based KMM ensembles of sampling-based-kmm, bags run with joblib.
 
-    Strategies
-    ----------
-    "ens"   ENSKMM: the test set is split into ``n_parts`` parts; KMM on (all training,
-            each part); weights averaged over the parts.
-    "enstr" ENSTRKMM: the training set is split without replacement into ``n_parts``;
-            KMM on (each part, all test); each point keeps its part's weight.
-    "vf"    VFKMM (Algorithm 1): s = ln(eta) / (m ln(1 - 1/n_tr)) bootstrap samples of
-            m = n_tr / n_parts training points (m-out-of-n, with replacement); KMM on
-            (each sample, all test); each point's weight is the average over the samples
-            it fell into.
-    "evf"   EVFKMM: VFKMM on each of ``n_parts`` test parts, averaged over the parts.
+    The four strategies of Chandra et al. (2016), chosen by ``strategy``:
+
+    - ``"ens"``, ENSKMM: the test set is split into ``n_parts`` parts; KMM on (all training,
+      each part); weights averaged over the parts.
+    - ``"enstr"``, ENSTRKMM: the training set is split without replacement into ``n_parts``;
+      KMM on (each part, all test); each point keeps its part's weight.
+    - ``"vf"``, VFKMM (their Algorithm 1): s = ln(eta) / (m ln(1 - 1/n_tr)) bootstrap samples of
+      m = n_tr / n_parts training points (m-out-of-n, with replacement); KMM on (each sample,
+      all test); each point's weight is the average over the samples it fell into.
+    - ``"evf"``, EVFKMM: VFKMM on each of ``n_parts`` test parts, averaged over the parts.
 
     Points that no bootstrap sample drew (probability about eta each) get the weight
     of their nearest sampled training point; their indices are in ``unsampled_``.
@@ -306,6 +331,7 @@ class EnsembleKMM(_KMMParams):
     Parameters
     ----------
     strategy : {"vf", "evf", "ens", "enstr"}, default "vf"
+        Which ensemble (above).
     n_parts : int or None, default None
         k of the paper: number of test or training parts; m = n_tr / k for "vf"/"evf".
         None keeps at least MIN_DEFAULT_BAG = 200 points in every part, up to the paper's
@@ -317,17 +343,55 @@ class EnsembleKMM(_KMMParams):
     eta : float in (0, 1), default 0.001
         Tolerated probability that a training point is never sampled ("vf"/"evf"), the
         paper's value.
-    sigma, B, eps, ridge : as :class:`KMM` (sigma chosen once on all the data; every bag solves
-        with K + ridge I). Without shift, on 2-D Gaussians, the default ridge brings the median
-        ``|w - 1|`` from 0.80 (KMM) and 0.81 (VFKMM) to 0.19-0.22 at n = 300 and 0.05-0.12 at n = 1000.
-    n_jobs : int or None
-    random_state : None, int, RandomState or Generator (scikit-learn's convention; an instance
-        gives one seed per fit, drawn from it)
+    sigma : float or None, default None
+        As :class:`KMM` (chosen once on all the data).
+    B : float, default 1000
+        As :class:`KMM`.
+    eps : float or None, default None
+        As :class:`KMM`.
+    ridge : float >= 0, default 0.5
+        As :class:`KMM`: every bag solves with K + ridge I. Without shift, on 2-D Gaussians, the
+        default ridge brings the median ``|w - 1|`` from 0.80 (KMM) and 0.81 (VFKMM) to
+        0.19-0.22 at n = 300 and 0.05-0.12 at n = 1000.
+    n_jobs : int or None, default None
+        Bags solved in parallel by joblib (None: one at a time, -1: all cores or Dask workers).
+    random_state : None, int, RandomState or Generator, default 0
+        Seeds the splits and samples (scikit-learn's convention; an instance gives one seed per
+        fit, drawn from it).
 
     Attributes
     ----------
-    weights_, sigma_, n_parts_ (k used), n_samples_ (bags solved), unsampled_ (indices),
-    sample_counts_
+    weights_ : ndarray of shape (n_tr,)
+        Importance weights of the training points, mean 1 (no w(x) at new inputs, as KMM).
+    sigma_ : float
+        The kernel width used.
+    n_parts_ : int
+        The k used.
+    n_samples_ : int
+        Bags solved.
+    unsampled_ : ndarray of int
+        Training points that no bag drew.
+    sample_counts_ : ndarray of shape (n_tr,)
+        How many bags drew each training point.
+
+    See Also
+    --------
+    KMM : The centralised QP that every bag solves.
+
+    References
+    ----------
+    S. Chandra, A. Haque, L. Khan and C. Aggarwal (2016). Efficient sampling-based kernel mean
+    matching. *IEEE International Conference on Data Mining (ICDM)*.
+
+    Examples
+    --------
+    >>> from covshift import EnsembleKMM, data
+    >>> shift = data.sinc_shift(n_tr=200, n_te=100, random_state=0)
+    >>> vfkmm = EnsembleKMM(strategy="vf", n_parts=2).fit(shift.X_tr, shift.X_te)
+    >>> vfkmm.n_parts_, vfkmm.weights_.shape
+    (2, (200,))
+    >>> bool(vfkmm.n_samples_ > 1)
+    True
     """
 
     def __init__(self, strategy="vf", n_parts=None, eta=0.001, sigma=None, B=1000.0, eps=None, ridge=0.5,

@@ -31,17 +31,55 @@ class RuLSIF(WeightEstimator):
     Parameters
     ----------
     alpha : float in [0, 1), default 0.1
-    sigma : float, sequence or None
+        Relative weight a of the test density in the denominator; 0 is uLSIF.
+    sigma : float, sequence or None, default None
         Width or grid of widths; None is median * {1/4, 1/2, 1, 2}.
-    lam : float, sequence or None
+    lam : float, sequence or None, default None
         Ridge or grid; None is 10^{-3 .. 0}.
     n_centers : int, default 100
-    random_state : None, int, RandomState or Generator (scikit-learn's convention; an instance
-        gives one seed per fit, drawn from it)
+        Seeded subset of test points used as Gaussian centres.
+    random_state : None, int, RandomState or Generator, default 0
+        Seeds the centre subset (scikit-learn's convention; an instance gives one seed per fit,
+        drawn from it).
 
     Attributes
     ----------
-    weights_, theta_, centers_, sigma_, lam_, cv_results_ (LOO score per grid point)
+    weights_ : ndarray of shape (n_tr,)
+        Importance weights of the training points, mean 1.
+    theta_ : ndarray of shape (n_centers,)
+        Coefficients of r(x) = sum_l theta_l k(x, c_l), clipped at 0.
+    centers_ : ndarray of shape (n_centers, d)
+        The Gaussian centres (test points).
+    sigma_ : float
+        The chosen width.
+    lam_ : float
+        The chosen ridge.
+    cv_results_ : dict
+        ``sigma``, ``lam`` and the leave-one-out score per grid point (``loo_score``).
+
+    See Also
+    --------
+    ULSIF : The plain ratio (alpha = 0).
+    FCFWCS : KLIEP's likelihood objective instead of least squares.
+    LogisticRatio : The ratio from a classifier of training vs test inputs.
+
+    References
+    ----------
+    M. Yamada, T. Suzuki, T. Kanamori, H. Hachiya and M. Sugiyama (2013). Relative density-ratio
+    estimation for robust distribution comparison. *Neural Computation* 25(5), 1324-1370 (the
+    objective and its closed form, section 2). T. Kanamori, S. Hido and M. Sugiyama (2009). A
+    least-squares approach to direct importance estimation. *JMLR* 10, 1391-1445 (uLSIF and its
+    leave-one-out score).
+
+    Examples
+    --------
+    >>> from covshift import RuLSIF, data
+    >>> shift = data.sinc_shift(n_tr=100, n_te=80, random_state=0)
+    >>> rulsif = RuLSIF(alpha=0.1).fit(shift.X_tr, shift.X_te)
+    >>> rulsif.weights_.shape, sorted(rulsif.cv_results_)
+    ((100,), ['lam', 'loo_score', 'sigma'])
+    >>> bool(rulsif.predict_weights(shift.X_te).max() <= 1 / 0.1 * rulsif.weight_scale_ + 1e-9)
+    True
     """
 
     def __init__(self, alpha=0.1, sigma=None, lam=None, n_centers=100, random_state=0):
@@ -91,13 +129,65 @@ class RuLSIF(WeightEstimator):
 
 
 class ULSIF(RuLSIF):
-    """uLSIF: :class:`RuLSIF` with alpha = 0 (the plain density ratio)."""
+    """uLSIF: :class:`RuLSIF` with alpha = 0 (the plain density ratio).
+
+    Parameters
+    ----------
+    sigma : float, sequence or None, default None
+        Width or grid of widths; None is median * {1/4, 1/2, 1, 2}.
+    lam : float, sequence or None, default None
+        Ridge or grid; None is 10^{-3 .. 0}.
+    n_centers : int, default 100
+        Seeded subset of test points used as Gaussian centres.
+    random_state : None, int, RandomState or Generator, default 0
+        Seeds the centre subset.
+
+    Attributes
+    ----------
+    weights_ : ndarray of shape (n_tr,)
+        Importance weights of the training points, mean 1.
+    theta_ : ndarray of shape (n_centers,)
+        Coefficients of w(x) = sum_l theta_l k(x, c_l), clipped at 0.
+    sigma_ : float
+        The chosen width.
+    lam_ : float
+        The chosen ridge.
+
+    See Also
+    --------
+    RuLSIF : The relative ratio, bounded by 1 / alpha.
+
+    References
+    ----------
+    T. Kanamori, S. Hido and M. Sugiyama (2009). A least-squares approach to direct importance
+    estimation. *JMLR* 10, 1391-1445 (uLSIF, section 3.3; its leave-one-out score).
+
+    Examples
+    --------
+    >>> from covshift import ULSIF, data
+    >>> shift = data.sinc_shift(n_tr=100, n_te=80, random_state=0)
+    >>> ulsif = ULSIF().fit(shift.X_tr, shift.X_te)
+    >>> ulsif.alpha, ulsif.weights_.shape
+    (0.0, (100,))
+    """
 
     def __init__(self, sigma=None, lam=None, n_centers=100, random_state=0):
         super().__init__(alpha=0.0, sigma=sigma, lam=lam, n_centers=n_centers,
                          random_state=random_state)
 
     def get_params(self, deep=True):
+        """Parameters of this estimator (those of RuLSIF without ``alpha``, which is fixed at 0).
+
+        Parameters
+        ----------
+        deep : bool, default True
+            Also the parameters of contained estimators (there are none).
+
+        Returns
+        -------
+        dict
+            Parameter names mapped to their values.
+        """
         params = super().get_params(deep)
         params.pop("alpha", None)
         return params

@@ -38,7 +38,7 @@ fig.tight_layout()
 plt.show()
 
 # %%
-# KMM's weights are a step function of the training points only: ``predict_weights`` of the
-# KMM family extends them to new inputs by the nearest training point. ``ridge=0.5`` (the
-# default) keeps the quadratic program from piling all the weight on a few points;
-# ``ridge=0`` is the papers' QP.
+# The KMM family gives weights for the training points only (``weights_``): its
+# ``predict_weights`` refuses and names the estimators that evaluate w(x) at new inputs
+# (KLIEP, FCFWCS, LogisticRatio, RuLSIF). ``ridge=0.5`` (the default) keeps the quadratic
+# program from piling all the weight on a few points; ``ridge=0`` is the papers' QP.
