@@ -27,6 +27,40 @@ class GPR(MultiOutputMixin, RegressorMixin, BaseEstimator):
     normalize_y : bool, default False
         Subtract the training mean and divide by the standard deviation of each
         output before fitting (as scikit-learn's GaussianProcessRegressor).
+
+    Attributes
+    ----------
+    X_train_ : ndarray of shape (n, d)
+        The training inputs.
+    dual_coef_ : ndarray of shape (n, p)
+        K_W^-1 W^1/2 Y (standardised outputs with ``normalize_y``).
+    cholesky_ : ndarray of shape (n, n)
+        Lower Cholesky factor of K_W.
+    sqrt_weight_ : ndarray of shape (n,)
+        Square roots of the sample weights.
+    y_mean_, y_std_ : ndarray of shape (p,)
+        The outputs' standardisation (0 and 1 without ``normalize_y``).
+
+    See Also
+    --------
+    TwinGP : Structured outputs: the Twin GPs KLTGP, IKLTGP and SMTGP (IW-SMTGP with weights).
+    WKNN : Importance-weighted k nearest neighbours.
+    tuned_gpr : A GPR whose width and noise maximise the marginal likelihood.
+
+    References
+    ----------
+    S. V. Chapaneri and D. J. Jayaswal (2019). Covariate shift adaptation for structured
+    regression with Frank-Wolfe algorithms. *IEEE Access* 7 (eqs. 6 and 11).
+
+    Examples
+    --------
+    >>> from covshift import GPR, FCFWCS, data
+    >>> shift = data.sinc_shift(n_tr=100, n_te=80, random_state=0)
+    >>> w = FCFWCS(sigma=0.3).fit(shift.X_tr, shift.X_te).weights_
+    >>> gpr = GPR(rho=2.0).fit(shift.X_tr, shift.Y_tr, sample_weight=w)
+    >>> mean, std = gpr.predict(shift.X_te, return_std=True)
+    >>> mean.shape, std.shape
+    ((80, 1), (80, 1))
     """
 
     def __init__(self, rho=0.3, lam=0.01, normalize_y=False):
@@ -40,6 +74,22 @@ class GPR(MultiOutputMixin, RegressorMixin, BaseEstimator):
         check_choice(self.normalize_y, "normalize_y", {True, False})
 
     def fit(self, X, y, sample_weight=None):
+        """Fit the GP, with importance weights when given.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Training inputs.
+        y : array-like of shape (n,) or (n, p)
+            Training outputs.
+        sample_weight : array-like of shape (n,) or None, default None
+            Importance weights: point i gets noise variance lambda / w_i (None: all 1).
+
+        Returns
+        -------
+        self : GPR
+            The fitted model.
+        """
         self._check_params()
         X, Y, self._y_1d = validate_xy(self, X, y)
         w = check_sample_weight(sample_weight, len(X))
@@ -58,7 +108,22 @@ class GPR(MultiOutputMixin, RegressorMixin, BaseEstimator):
         return self
 
     def predict(self, X, return_std=False):
-        """Predictive mean (and standard deviation of the latent f per output)."""
+        """Predictive mean (and standard deviation of the latent f per output).
+
+        Parameters
+        ----------
+        X : array-like of shape (m, d)
+            Test inputs.
+        return_std : bool, default False
+            Also return the predictive standard deviation.
+
+        Returns
+        -------
+        mean : ndarray of shape (m,) or (m, p)
+            Predictive mean (1-D when fitted on 1-D ``y``).
+        std : ndarray of shape (m,) or (m, p)
+            Standard deviation of the latent f, only with ``return_std``.
+        """
         X = validate_predict(self, X, "dual_coef_")
         check_gpr_memory(len(self.X_train_), len(X))
         k = gaussian_kernel(X, self.X_train_, self.rho) * self.sqrt_weight_
@@ -86,17 +151,30 @@ def tuned_gpr(X, Y, sample_weight=None, n_restarts=2, random_state=0):
 
     Parameters
     ----------
-    X : array-like (n, d)
-    Y : array-like (n,) or (n, p)
-    sample_weight : ignored here (accepted so that callers can pass it uniformly)
-    n_restarts : int
+    X : array-like of shape (n, d)
+        Training inputs.
+    Y : array-like of shape (n,) or (n, p)
+        Training outputs.
+    sample_weight : array-like or None, default None
+        Ignored here (accepted so that callers can pass it uniformly).
+    n_restarts : int, default 2
         Extra optimiser starts (scikit-learn's ``n_restarts_optimizer``).
-    random_state : None, int, RandomState or Generator (scikit-learn's convention; an instance
-        gives one seed per fit, drawn from it)
+    random_state : None, int, RandomState or Generator, default 0
+        Seeds the optimiser's restarts (scikit-learn's convention).
 
     Returns
     -------
     GPR
+        Unfitted, with the chosen ``rho`` and ``lam`` and ``normalize_y=True``.
+
+    Examples
+    --------
+    >>> from covshift import data
+    >>> from covshift.regression import tuned_gpr
+    >>> shift = data.sinc_shift(n_tr=100, n_te=80, random_state=0)
+    >>> model = tuned_gpr(shift.X_tr, shift.Y_tr)
+    >>> bool(model.rho > 0 and model.lam > 0), model.normalize_y
+    (True, True)
     """
     from sklearn.gaussian_process import GaussianProcessRegressor
     from sklearn.gaussian_process.kernels import RBF, WhiteKernel

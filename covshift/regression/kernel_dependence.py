@@ -106,9 +106,25 @@ class _KernelDependenceKNN(TwinGP):
         self.init = init
 
     def predict(self, X, return_certainty=False):
-        """The outputs of maximal dependence at every row of X (TwinGP's batched BFGS), with the
-        criterion at them if ``return_certainty``. Changes nothing in the estimator (the BFGS
-        diagnostics of the call are not kept), so predictions do not depend on earlier calls."""
+        """The outputs of maximal dependence at every row of X (TwinGP's batched BFGS).
+
+        Changes nothing in the estimator (the BFGS diagnostics of the call are not kept), so
+        predictions do not depend on earlier calls.
+
+        Parameters
+        ----------
+        X : array-like of shape (M, dx)
+            Test inputs.
+        return_certainty : bool, default False
+            Also return the criterion at the predictions.
+
+        Returns
+        -------
+        Y_hat : ndarray of shape (M, dy)
+            The predictions ((M,) if fitted on 1-D y).
+        certainty : ndarray of shape (M,)
+            The criterion (HSIC_p or the alignment A_p), only with ``return_certainty``.
+        """
         return TwinGP.predict(copy.copy(self), X, return_certainty=return_certainty)
 
     @property
@@ -123,7 +139,22 @@ class _KernelDependenceKNN(TwinGP):
         check_int(self.max_iter, "max_iter", minimum=0)
 
     def fit(self, X, y, sample_weight=None):
-        """Store the training data (and weights) and index the inputs for neighbour search."""
+        """Store the training data (and weights) and index the inputs for neighbour search.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, dx)
+            Training inputs.
+        y : array-like of shape (n,) or (n, dy)
+            Training outputs.
+        sample_weight : array-like of shape (n,) or None, default None
+            Importance weights: the weighted empirical measure p of the criterion (None: all 1).
+
+        Returns
+        -------
+        self
+            The fitted model.
+        """
         self._check_params()
         X, Y, self._y_1d = validate_xy(self, X, y)
         self.weight_ = check_sample_weight(sample_weight, len(X))
@@ -160,13 +191,43 @@ class _KernelDependenceKNN(TwinGP):
         return np.exp(-d2 / (2 * self.rho_y**2))
 
     def cost_and_gradient(self, Yh, local, divergence=None):
-        """Minus the criterion at candidate outputs Yh (M, dy), and its gradient in y."""
+        """Minus the criterion at candidate outputs Yh (M, dy), and its gradient in y.
+
+        Parameters
+        ----------
+        Yh : ndarray of shape (M, dy)
+            Candidate outputs, one per test point.
+        local : object
+            The neighbourhoods of the test points (internal).
+        divergence : None
+            Unused (TwinGP's signature).
+
+        Returns
+        -------
+        cost : ndarray of shape (M,)
+            Minus the criterion.
+        gradient : ndarray of shape (M, dy)
+            Its gradient in y.
+        """
         ky = self._ky(Yh, local)
         cost, dk = self._criterion(ky, local)
         return cost, self._chain(dk, ky, Yh, local)
 
     def certainty(self, Y_hat, local):
-        """The criterion (HSIC_p or the alignment) at the prediction."""
+        """The criterion (HSIC_p or the alignment) at the prediction.
+
+        Parameters
+        ----------
+        Y_hat : ndarray of shape (M, dy)
+            The predictions.
+        local : object
+            The neighbourhoods of the test points (internal).
+
+        Returns
+        -------
+        ndarray of shape (M,)
+            The criterion at each prediction.
+        """
         return -self._criterion(self._ky(Y_hat, local), local)[0]
 
 
@@ -178,20 +239,30 @@ class HSICKNN(_KernelDependenceKNN):
     HSIC_p = tr(P Kc_X P Kc_Y), Kc = H_p K H_p' (module doc). With B = H_p' P Kc_X P H_p,
     HSIC_p(y) = sum_{i,j <= K} B_ij K_Y,ij + B_tt + 2 sum_i B_it k_y,i(y): linear in k_y.
 
-    Parameters
-    ----------
-    n_neighbors : int, default 50
-        K, the neighbourhood of each test point in input space.
-    rho_x, rho_y : float
-        Input and output kernel widths, exp(-||a - b||^2 / (2 rho^2)); defaults as TwinGP
-        (Toy 1 of sharma-mittal-tgp, Table 1).
-    max_iter, tol : as in :class:`TwinGP`.
-    init : {"best_neighbor", "mean"} or array (M, dy)
-        Start of the BFGS search: the neighbour output with the largest criterion (the
-        criterion is multi-modal in y), the weighted neighbour mean, or user outputs.
+%(parameters)s
 
+    See Also
+    --------
+    KTAKNN : The kernel target alignment instead of HSIC.
+    TwinGP : The Twin GPs, which these share their BFGS search with.
+
+    Notes
+    -----
     ``predict`` sets no attribute, as :class:`TwinGP`'s (``_predict`` gives the BFGS diagnostics).
     ``predict(X, return_certainty=True)`` also returns HSIC_p at the prediction.
+
+    References
+    ----------
+    L. Bo and C. Sminchisescu (2010). Twin Gaussian processes for structured prediction. *IJCV* 87.
+    A. Gretton, O. Bousquet, A. Smola and B. Schoelkopf (2005). Measuring statistical dependence
+    with Hilbert-Schmidt norms. *ALT* (eq. 4).
+
+    Examples
+    --------
+    >>> from covshift import HSICKNN, data
+    >>> toy = data.s_shape(n_tr=100, n_te=10, random_state=0)
+    >>> HSICKNN(n_neighbors=20).fit(toy.X_tr, toy.Y_tr).predict(toy.X_te).shape
+    (10, 1)
     """
 
     divergence = "hsic"
@@ -221,7 +292,26 @@ class KTAKNN(_KernelDependenceKNN):
     With k = k_y(y): <K_X, K_Y>_p = c + a'k, a_i = 2 p_i p_t K_X,it, and
     <K_Y, K_Y>_p = d + q'(k * k), q_i = 2 p_i p_t.
 
-    Parameters and attributes as :class:`HSICKNN`; ``return_certainty`` gives A_p in (0, 1].
+    ``return_certainty`` gives A_p in (0, 1].
+
+%(parameters)s
+
+    See Also
+    --------
+    HSICKNN : HSIC instead of the alignment.
+
+    References
+    ----------
+    L. Bo and C. Sminchisescu (2010). Twin Gaussian processes for structured prediction. *IJCV* 87.
+    N. Cristianini and J. Kandola (2001). On kernel-target alignment. *NIPS 14* (definition 1).
+
+    Examples
+    --------
+    >>> from covshift import KTAKNN, data
+    >>> toy = data.s_shape(n_tr=100, n_te=10, random_state=0)
+    >>> Y_hat, alignment = KTAKNN(n_neighbors=20).fit(toy.X_tr, toy.Y_tr).predict(toy.X_te, return_certainty=True)
+    >>> Y_hat.shape, bool(((alignment > 0) & (alignment <= 1 + 1e-12)).all())
+    ((10, 1), True)
     """
 
     divergence = "kta"
@@ -243,3 +333,36 @@ class KTAKNN(_KernelDependenceKNN):
         d_alignment = (local.linear * scale[:, None]
                        - (alignment / norm_y2)[:, None] * local.quad * ky)
         return -alignment, -d_alignment
+
+
+_PARAMETERS = """    Parameters
+    ----------
+    n_neighbors : int, default 50
+        K, the neighbourhood of each test point in input space.
+    rho_x : float, default sqrt(2.5)
+        Input kernel width, exp(-||a - b||^2 / (2 rho^2)); the default as TwinGP (Toy 1 of
+        sharma-mittal-tgp, Table 1).
+    rho_y : float, default sqrt(0.025)
+        Output kernel width; the default as TwinGP.
+    max_iter : int, default 50
+        BFGS iterations per test point.
+    tol : float, default 1e-8
+        A test point has converged when its step is below tol * rho_y.
+    init : {"best_neighbor", "mean"} or array of shape (M, dy), default "best_neighbor"
+        Start of the BFGS search: the neighbour output with the largest criterion (the
+        criterion is multi-modal in y), the weighted neighbour mean, or user outputs.
+
+    Attributes
+    ----------
+    weight_ : ndarray of shape (n,)
+        The importance weights of the training points (all 1 without ``sample_weight``).
+    X_train_, Y_train_ : ndarray
+        The training inputs and outputs.
+    n_outputs_ : int
+        dy.
+    neighbors_ : sklearn.neighbors.NearestNeighbors
+        The index of the training inputs."""
+
+for _estimator in (HSICKNN, KTAKNN):  # one text for the parameters the two share
+    if _estimator.__doc__:  # None under python -OO
+        _estimator.__doc__ = _estimator.__doc__.replace("%(parameters)s", _PARAMETERS)

@@ -25,6 +25,33 @@ class WKNN(MultiOutputMixin, RegressorMixin, BaseEstimator):
     Parameters
     ----------
     n_neighbors : int, default 5
+        k, the number of neighbours that vote.
+
+    Attributes
+    ----------
+    weight_ : ndarray of shape (n,)
+        The importance weights of the training points (all 1 without ``sample_weight``).
+    Y_train_ : ndarray of shape (n, p)
+        The training outputs.
+    neighbors_ : sklearn.neighbors.NearestNeighbors
+        The index of the training inputs.
+
+    See Also
+    --------
+    GPR : Importance-weighted Gaussian process regression.
+    HSICKNN : Structured outputs from the nearest neighbours' kernel dependence.
+
+    References
+    ----------
+    S. V. Chapaneri and D. J. Jayaswal (2019). Covariate shift adaptation for structured
+    regression with Frank-Wolfe algorithms. *IEEE Access* 7 (the W-KNN baseline).
+
+    Examples
+    --------
+    >>> from covshift import WKNN, data
+    >>> shift = data.sinc_shift(n_tr=100, n_te=80, random_state=0)
+    >>> WKNN(n_neighbors=5).fit(shift.X_tr, shift.Y_tr.ravel()).predict(shift.X_te).shape
+    (80,)
     """
 
     def __init__(self, n_neighbors=5):
@@ -34,6 +61,22 @@ class WKNN(MultiOutputMixin, RegressorMixin, BaseEstimator):
         check_int(self.n_neighbors, "n_neighbors")
 
     def fit(self, X, y, sample_weight=None):
+        """Store the training data and weights and index the inputs.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Training inputs.
+        y : array-like of shape (n,) or (n, p)
+            Training outputs.
+        sample_weight : array-like of shape (n,) or None, default None
+            Importance weights of the votes (None: all 1).
+
+        Returns
+        -------
+        self : WKNN
+            The fitted model.
+        """
         self._check_params()
         X, Y, self._y_1d = validate_xy(self, X, y)
         self.weight_ = check_sample_weight(sample_weight, len(X))
@@ -42,6 +85,18 @@ class WKNN(MultiOutputMixin, RegressorMixin, BaseEstimator):
         return self
 
     def predict(self, X):
+        """Weighted mean of the k nearest training outputs at every row of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, d)
+            Test inputs.
+
+        Returns
+        -------
+        ndarray of shape (m,) or (m, p)
+            The predictions (1-D when fitted on 1-D ``y``).
+        """
         X = validate_predict(self, X, "neighbors_")
         distance, idx = self.neighbors_.kneighbors(X)
         v = self.weight_[idx] / (distance + 1e-12)

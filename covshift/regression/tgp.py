@@ -45,6 +45,22 @@ def rho_from_paper(two_rho_squared):
     Read literally with k(a, b) = exp(-||a - b||^2 / (2 rho^2)), Table 1 of
     sharma-mittal-tgp (Toy 1: 2 rho_x^2 = 5, 2 rho_y^2 = 0.05) reproduces the reported
     errors (bench/results/regression.md); the figure captions' "2 rho_y^2 = 5000" does not.
+
+    Parameters
+    ----------
+    two_rho_squared : float
+        The paper's c = 2 rho^2.
+
+    Returns
+    -------
+    float
+        rho = sqrt(c / 2).
+
+    Examples
+    --------
+    >>> from covshift.regression import rho_from_paper
+    >>> round(rho_from_paper(5.0), 6)  # Toy 1's input width, 2 rho_x^2 = 5
+    1.581139
     """
     return float(np.sqrt(check_positive(two_rho_squared, "2 rho^2") / 2.0))
 
@@ -76,21 +92,26 @@ class TwinGP(MultiOutputMixin, RegressorMixin, BaseEstimator):
         KLTGP (eq. 5 of sharma-mittal-tgp), "IKLTGP (SMTGP paper eq. 7)" or Sharma-Mittal
         TGP (eq. 10 / 16). "ikl" implements eq. 7 of the SMTGP paper as printed, which is
         not the exact inverse KL divergence of the two processes.
-    theta, gamma : float
-        Sharma-Mittal order theta in (0, 1) and degree gamma > 0 (the SM paper's alpha
-        and beta). gamma only changes the power of the cost, not its minimiser; gamma = 1
-        is its Renyi limit. Defaults 0.9 and 1.5 (SM paper, Toy 1).
-    rho_x, rho_y : float
-        Input and output kernel widths in exp(-||a - b||^2 / (2 rho^2)) (eq. 8). For a
-        paper's "2 rho^2 = c" use :func:`rho_from_paper`. Defaults are Toy 1's
-        2 rho_x^2 = 5 and 2 rho_y^2 = 0.05 (Table 1 of sharma-mittal-tgp).
-    lambda_x, lambda_y : float, default 1e-4
-        Regularisers added to the kernel diagonals (eq. 8).
+    theta : float in (0, 1), default 0.9
+        Sharma-Mittal order (the SM paper's alpha; 0.9 is its Toy 1 value).
+    gamma : float > 0, default 1.5
+        Sharma-Mittal degree (the SM paper's beta). It only changes the power of the cost, not
+        its minimiser; gamma = 1 is its Renyi limit.
+    rho_x : float, default sqrt(2.5)
+        Input kernel width in exp(-||a - b||^2 / (2 rho^2)) (eq. 8); for a paper's
+        "2 rho^2 = c" use :func:`rho_from_paper`. The default is Toy 1's 2 rho_x^2 = 5
+        (Table 1 of sharma-mittal-tgp).
+    rho_y : float, default sqrt(0.025)
+        Output kernel width; the default is Toy 1's 2 rho_y^2 = 0.05.
+    lambda_x : float, default 1e-4
+        Regulariser added to the input kernel's diagonal (eq. 8).
+    lambda_y : float, default 1e-4
+        Regulariser added to the output kernel's diagonal.
     max_iter : int, default 50
         BFGS iterations per test point (the papers use 50).
     tol : float, default 1e-8
         A test point has converged when its step is below tol * rho_y.
-    init : {"auto", "linear", "ridge", "kl"} or array of shape (M, dy)
+    init : {"auto", "linear", "ridge", "kl"} or array of shape (M, dy), default "auto"
         Starting outputs of the minimisation. "linear": affine least squares on the
         training data (weighted by ``sample_weight``), the start of the original
         ``TGPTest.m``; "ridge": kernel ridge regression k_XW' K_XW^-1 S Y; "kl": the KLTGP
@@ -98,7 +119,7 @@ class TwinGP(MultiOutputMixin, RegressorMixin, BaseEstimator):
         the papers' choice: "linear" for "kl" and "ikl", and the chain
         linear -> KLTGP -> SMTGP ("kl") for "sm", as the SMTGP paper starts SMTGP from
         the KLTGP prediction.
-    knn : int or None
+    knn : int or None, default None
         Use only the knn nearest training inputs of each test point (how the papers scale
         TGP to thousands of points), still batched. With ``knn`` sample weights are not
         repetition-equivalent (k copies of a point fill k neighbour slots; weight k gives one
@@ -112,10 +133,52 @@ class TwinGP(MultiOutputMixin, RegressorMixin, BaseEstimator):
         max_iter keep a last iterate that round-off can move, as any change of BLAS
         threads can.
 
+    Attributes
+    ----------
+    X_train_, Y_train_ : ndarray
+        The training inputs (n, dx) and outputs (n, dy).
+    sqrt_weight_ : ndarray of shape (n,)
+        Square roots of the sample weights: point i behaves as if its noise were lambda / w_i.
+    n_outputs_ : int
+        dy.
+    Kx_, Ky_ : ndarray of shape (n, n) or None
+        The unregularised input and output kernel matrices (None with ``knn``).
+
+    See Also
+    --------
+    GPR : Independent GPs per output, the papers' baseline.
+    HSICKNN : A structured regressor maximising HSIC over the nearest neighbours.
+    covshift.FCFWCS : Importance weights for ``sample_weight`` (IW-SMTGP).
+
+    Notes
+    -----
     ``predict`` sets no attribute: points that did not converge within ``max_iter`` and
     Schur complements clipped at the floor are reported by warnings (``_predict`` gives the
     counts per point), and a point's prediction does not depend on the other points predicted
-    with it.
+    with it. With ``sample_weight``, SMTGP becomes IW-SMTGP (Chapaneri and Jayaswal, 2019,
+    eqs. 14-17): K_XW = W^1/2 K W^1/2 + lambda I with the unregularised K.
+
+    References
+    ----------
+    L. Bo and C. Sminchisescu (2010). Twin Gaussian processes for structured prediction.
+    *IJCV* 87, 28-52 (KLTGP). M. Elhoseiny and A. Elgammal (2015). Generalized twin Gaussian
+    processes using Sharma-Mittal divergence. *Machine Learning* 100, 399-424 (SMTGP, eqs. 10,
+    16, 17). S. V. Chapaneri and D. J. Jayaswal (2019). Covariate shift adaptation for
+    structured regression with Frank-Wolfe algorithms. *IEEE Access* 7 (IW-SMTGP).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from covshift import FCFWCS, TwinGP, data
+    >>> circle = data.circle_outputs(n_tr=60, n_te=20, random_state=0)
+    >>> w = FCFWCS(sigma=0.3).fit(circle.X_tr, circle.X_te).weights_
+    >>> model = TwinGP("sm", rho_x=2.0, rho_y=0.5, lambda_x=1e-3, lambda_y=1e-3, max_iter=200)
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")  # a point on a flat cost may stop at max_iter
+    ...     Y_hat, phi = model.fit(circle.X_tr, circle.Y_tr, sample_weight=w).predict(
+    ...         circle.X_te, return_certainty=True)
+    >>> Y_hat.shape, bool(((phi > 0) & (phi <= 1)).all())
+    ((20, 2), True)
     """
 
     def __init__(self, divergence="sm", theta=0.9, gamma=1.5, rho_x=float(np.sqrt(2.5)),
@@ -150,7 +213,22 @@ class TwinGP(MultiOutputMixin, RegressorMixin, BaseEstimator):
                              f"number (-1: all cores); got {self.n_jobs!r}.")
 
     def fit(self, X, y, sample_weight=None):
-        """Store the training data and precompute the weighted kernel inverses."""
+        """Store the training data and precompute the weighted kernel inverses.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, dx)
+            Training inputs.
+        y : array-like of shape (n,) or (n, dy)
+            Training outputs.
+        sample_weight : array-like of shape (n,) or None, default None
+            Importance weights (None: all 1): IW-SMTGP with ``divergence="sm"``.
+
+        Returns
+        -------
+        self : TwinGP
+            The fitted model.
+        """
         self._check_params()
         X, Y, self._y_1d = validate_xy(self, X, y)
         w = check_sample_weight(sample_weight, len(X))
@@ -193,10 +271,19 @@ class TwinGP(MultiOutputMixin, RegressorMixin, BaseEstimator):
     def predict(self, X, return_certainty=False):
         """Structured prediction for every row of X (eq. 10 / 14), batched.
 
+        Parameters
+        ----------
+        X : array-like of shape (M, dx)
+            Test inputs.
+        return_certainty : bool, default False
+            Also return each prediction's certainty.
+
         Returns
         -------
-        Y_hat : ndarray (M, dy) (or (M,) if fitted on 1-D Y)
-        certainty : ndarray (M,), only with return_certainty
+        Y_hat : ndarray of shape (M, dy)
+            The predictions ((M,) if fitted on 1-D y).
+        certainty : ndarray of shape (M,)
+            Only with ``return_certainty``.
             "sm": phi = eta_x^(1-theta) eta_y^theta / eta_xy in (0, 1] (eq. 17);
             "kl"/"ikl": 2 sqrt(eta_x eta_y) / (eta_x + eta_y) in (0, 1], the agreement of
             the input and output predictive variances. This is this project's analogue
@@ -331,6 +418,22 @@ class TwinGP(MultiOutputMixin, RegressorMixin, BaseEstimator):
         a = K_XYW^-1 (1 - theta) k_X, k_XY' K_XYW^-1 k_XY = (1 - theta) k_X' a
         + 2 theta k_Y' a + theta^2 k_Y' K_XYW^-1 k_Y (sm), so each cost reads one
         precomputed vector per test point.
+
+        Parameters
+        ----------
+        Yh : ndarray of shape (M, dy)
+            Candidate outputs, one per test point.
+        local : object
+            The per-test-point precomputations of ``_local`` (internal).
+        divergence : {"kl", "ikl", "sm"}
+            The cost.
+
+        Returns
+        -------
+        cost : ndarray of shape (M,)
+            The cost at each candidate.
+        gradient : ndarray of shape (M, dy)
+            Its gradient in y.
         """
         ky = self._ky(Yh, local)
         kyy = 1.0 + self.lambda_y
@@ -367,13 +470,38 @@ class TwinGP(MultiOutputMixin, RegressorMixin, BaseEstimator):
         return (weighted - c.sum(axis=1)[:, None] * Yh) / self.rho_y / self.rho_y  # no rho_y**2 overflow
 
     def sm_cost(self, J):
-        """Eq. (10) from J = log eta_xy - theta log eta_y (the gamma = 1 limit for gamma = 1)."""
+        """Eq. (10) from J = log eta_xy - theta log eta_y (the gamma = 1 limit for gamma = 1).
+
+        Parameters
+        ----------
+        J : float or ndarray
+            The cost minimised, log eta_xy - theta log eta_y.
+
+        Returns
+        -------
+        float or ndarray
+            The Sharma-Mittal divergence of eq. (10).
+        """
         t, g = self.theta, self.gamma
         if g == 1:
             return J / (2 * (1 - t))
         return (np.exp(-(1 - g) / (2 * (1 - t)) * J) - 1) / (g - 1)
 
     def certainty(self, Y_hat, local):
+        """Certainty of each prediction in (0, 1] (phi of eq. 17 for "sm"; see :meth:`predict`).
+
+        Parameters
+        ----------
+        Y_hat : ndarray of shape (M, dy)
+            The predictions.
+        local : object
+            The per-test-point precomputations of ``_local`` (internal).
+
+        Returns
+        -------
+        ndarray of shape (M,)
+            The certainty of each prediction.
+        """
         ky = self._ky(Y_hat, local)
         eta_y = self._clip_eta(1 + self.lambda_y - np.sum(ky * apply_rows(local.inv_y, ky), axis=1), local.clipped)
         if self.divergence != "sm":
