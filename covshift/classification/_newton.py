@@ -22,7 +22,7 @@ from ..exceptions import ConvergenceWarning, NumericalWarning
 class NewtonHistory:
     """One row per accepted iterate (row 0 is the start).
 
-    Attributes
+    Parameters
     ----------
     objective : ndarray
         Objective value at each iterate (non-decreasing by construction).

@@ -28,15 +28,23 @@ def weighted_logistic_objective(theta, F, y01, sample_weight, penalty, order=2):
 
     Parameters
     ----------
-    theta : ndarray (d,)
-    F : ndarray (m, d)
+    theta : ndarray of shape (d,)
+        The model's weights (the last one multiplies the intercept column of ``F``).
+    F : ndarray of shape (m, d)
         Design matrix.
-    y01 : ndarray (m,) of {0, 1}
-    sample_weight : ndarray (m,)
-    penalty : ndarray (d, d)
+    y01 : ndarray of shape (m,)
+        Labels in {0, 1}.
+    sample_weight : ndarray of shape (m,)
+        s_i, the weight of each point's log-likelihood.
+    penalty : ndarray of shape (d, d)
         P, the inverse prior covariance (symmetric positive semi-definite).
-    order : 0 or 2
+    order : {0, 2}, default 2
         0: the value only; 2: (value, gradient, Hessian).
+
+    Returns
+    -------
+    float or tuple
+        J(theta), or (J, gradient of shape (d,), Hessian of shape (d, d)) with ``order=2``.
     """
     f = F @ theta
     value = sample_weight @ class_log_likelihood(f, y01) - 0.5 * theta @ penalty @ theta
@@ -95,14 +103,23 @@ def joint_objective(theta, F, G, y01, penalty_w, penalty_v, order=2):
     ----------
     theta : ndarray
         [w, v] stacked: the first F.shape[1] entries are w.
-    F : ndarray (m, d_w)
+    F : ndarray of shape (m, d_w)
         Classifier design on the training points.
-    G : ndarray (m + n, d_v)
+    G : ndarray of shape (m + n, d_v)
         Selector design on training then test points.
-    y01 : ndarray (m,) of {0, 1}
-    penalty_w, penalty_v : ndarray
-        P_w, P_v (eq. 15: 1 / s_w^2 and 1 / s_v^2 times the identity in the primal).
-    order : 0 or 2
+    y01 : ndarray of shape (m,)
+        Labels in {0, 1}.
+    penalty_w : ndarray
+        P_w (eq. 15: 1 / s_w^2 times the identity in the primal).
+    penalty_v : ndarray
+        P_v (1 / s_v^2 times the identity in the primal).
+    order : {0, 2}, default 2
+        0: the value only; 2: (value, gradient, Hessian).
+
+    Returns
+    -------
+    float or tuple
+        J(w, v), or (J, gradient, Hessian) in the stacked parameters with ``order=2``.
     """
     m, d_w = F.shape
     n = G.shape[0] - m

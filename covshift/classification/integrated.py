@@ -19,7 +19,7 @@ class IntegratedShiftClassifier(LinearScoreClassifier):
     priors of eq. 15 (variances s_w^2 = C_w, s_v^2 = C_v) of Bickel, Brueckner and Scheffer,
     "Discriminative learning for differing training and test distributions"
     (discriminative-covariate-shift); the log-posterior is eq. 24, see
-    :func:`covshift.classification._objectives.joint_objective`. Training points are weighted
+    :func:`covshift.classification.joint_objective`. Training points are weighted
     by omega(x) = (m / n)(1 - q(x)) / q(x) (eq. 7), q(x) = p(sigma = 1 | x; v) the selector. The
     weights are not normalised and their mean is below 1 at the optimum (a property of eq. 24, see
     joint_objective): tune C_w for this model rather than reuse the iid classifier's C.
@@ -32,26 +32,69 @@ class IntegratedShiftClassifier(LinearScoreClassifier):
     max ``|gradient|`` <= tol (2m + n) (relative to the m + (m + n) terms of the sums). Primal form for
     ``kernel="linear"``; for ``"rbf"`` the dual form
     (classifier over the training points, selector over training and test points) in the
-    orthonormal eigen-coordinates of the Gram matrices (see :class:`FeatureMap`). Intercepts of
+    orthonormal eigen-coordinates of the Gram matrices. Intercepts of
     classifier and selector are free parameters (not penalised; the paper's inputs carry none).
 
     Parameters
     ----------
     kernel : {"rbf", "linear"}, default "rbf"
-    sigma : float or None
+        Dual (RBF) or primal (linear) classifier and selector.
+    sigma : float or None, default None
         Kernel width of classifier and selector; None: median heuristic on X_tr (as the iid model).
-    C_w, C_v : float, default 1.0
-        Prior variances of classifier and selector weights.
+    C_w : float, default 1.0
+        Prior variance of the classifier's weights.
+    C_v : float, default 1.0
+        Prior variance of the selector's weights.
     tol : float, default 1e-8
         Relative gradient-norm tolerance (times 2m + n, the number of likelihood terms).
     max_iter : int, default 100
+        Most Newton steps.
 
     Attributes
     ----------
-    classes_, n_features_in_, sigma_, feature_map_, selector_map_, coef_, intercept_,
-    selector_coef_, selector_intercept_, weights_ (implied weights of the training points),
-    objective_ (log-posterior at the solution, up to a constant), objective_start_ (at the iid
-    start), n_iter_, converged_, history_ (:class:`NewtonHistory`), iid_coef_, iid_intercept_
+    classes_ : ndarray of shape (2,)
+        The two class labels.
+    sigma_ : float or None
+        The kernel width used.
+    coef_, intercept_ : ndarray, float
+        The classifier w.
+    selector_coef_, selector_intercept_ : ndarray, float
+        The selector v.
+    weights_ : ndarray of shape (m,)
+        Implied weights of the training points, omega(x) of eq. 7.
+    objective_ : float
+        Log-posterior at the solution, up to a constant.
+    objective_start_ : float
+        The same at the iid start.
+    iid_coef_, iid_intercept_ : ndarray, float
+        The iid classifier it started from.
+    n_iter_ : int
+        Newton steps taken.
+    converged_ : bool
+        Whether the gradient tolerance was reached.
+    history_ : NewtonHistory
+        One row per Newton step.
+
+    See Also
+    --------
+    TwoStageShiftClassifier : The two-stage baseline: weights first, then a weighted classifier.
+    KernelLogisticRegression : The iid baseline and the start of the joint optimisation.
+
+    References
+    ----------
+    S. Bickel, M. Brueckner and T. Scheffer (2007). Discriminative learning for differing training
+    and test distributions. *ICML* (Optimization Problem 1, eqs. 12-24, Theorem 1).
+
+    Examples
+    --------
+    >>> from covshift import IntegratedShiftClassifier, data
+    >>> toy = data.shift_classification_2d(random_state=0)
+    >>> clf = IntegratedShiftClassifier(kernel="linear").fit(toy.X_tr, toy.Y_tr[:, 0], toy.X_te)
+    >>> p_test = clf.selector_proba(toy.X_te)
+    >>> bool(((p_test > 0) & (p_test < 1)).all()), clf.weights_.shape == (len(toy.X_tr),)
+    (True, True)
+    >>> bool(clf.objective_ >= clf.objective_start_)
+    True
     """
 
     def __init__(self, kernel="rbf", sigma=None, C_w=1.0, C_v=1.0, tol=1e-8, max_iter=100):
@@ -63,8 +106,22 @@ class IntegratedShiftClassifier(LinearScoreClassifier):
         self.max_iter = max_iter
 
     def fit(self, X, y, X_te):
-        """Maximise the joint log-posterior on the labelled training data (X, y) (the paper's
-        X_tr, y_tr) and the unlabelled test inputs X_te. Returns self."""
+        """Maximise the joint log-posterior on labelled training data and unlabelled test inputs.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, d)
+            The labelled training inputs (the paper's X_tr).
+        y : array-like of shape (m,)
+            Their labels (y_tr), two classes.
+        X_te : array-like of shape (n, d)
+            The unlabelled test inputs.
+
+        Returns
+        -------
+        self : IntegratedShiftClassifier
+            The fitted classifier.
+        """
         X_tr, X_te, self.classes_, y01 = check_classification_input(self, X, y, X_te)
         check_kernel_params(self.kernel, self.sigma)
         C_w, C_v = check_positive(self.C_w, "C_w"), check_positive(self.C_v, "C_v")
@@ -103,14 +160,47 @@ class IntegratedShiftClassifier(LinearScoreClassifier):
         return np.concatenate([classifier.theta, selector.theta])
 
     def selector_scores(self, X):
-        """u(x) = log q(x) / (1 - q(x)), the selector's score (positive: looks like training)."""
+        """u(x) = log q(x) / (1 - q(x)), the selector's score (positive: looks like training).
+
+        Parameters
+        ----------
+        X : array-like of shape (k, d)
+            Inputs.
+
+        Returns
+        -------
+        ndarray of shape (k,)
+            u(x) for each row.
+        """
         X = validate_predict(self, X, "selector_coef_")
         return self.selector_map_.transform(X) @ self.selector_coef_ + self.selector_intercept_
 
     def selector_proba(self, X):
-        """p(test | x) = 1 - p(sigma = 1 | x; v) (eq. 14), the selector's probability of 'test'."""
+        """p(test | x) = 1 - p(sigma = 1 | x; v) (eq. 14), the selector's probability of 'test'.
+
+        Parameters
+        ----------
+        X : array-like of shape (k, d)
+            Inputs.
+
+        Returns
+        -------
+        ndarray of shape (k,)
+            p(test | x) for each row.
+        """
         return expit(-self.selector_scores(X))
 
     def predict_weights(self, X):
-        """Implied importance weight (m / n)(1 - q(x)) / q(x) at any inputs (eq. 7)."""
+        """Implied importance weight (m / n)(1 - q(x)) / q(x) at any inputs (eq. 7).
+
+        Parameters
+        ----------
+        X : array-like of shape (k, d)
+            Inputs.
+
+        Returns
+        -------
+        ndarray of shape (k,)
+            The implied weight of each row.
+        """
         return implied_weights(self.selector_scores(X), self.n_train_, self.n_test_)

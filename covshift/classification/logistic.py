@@ -16,17 +16,50 @@ class LinearScoreClassifier(ClassifierMixin, BaseEstimator):
     """Prediction for models with score f(x) = z(x) . coef_ + intercept_ (sets nothing itself)."""
 
     def decision_function(self, X):
-        """Score f(x); positive means ``classes_[1]``."""
+        """Score f(x); positive means ``classes_[1]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Inputs.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            f(x) for each row of ``X``.
+        """
         X = validate_predict(self, X, "coef_")
         return self.feature_map_.transform(X) @ self.coef_ + self.intercept_
 
     def predict_proba(self, X):
-        """Class probabilities, columns in the order of ``classes_`` (eq. 13 / eq. 22)."""
+        """Class probabilities, columns in the order of ``classes_`` (eq. 13 / eq. 22).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Inputs.
+
+        Returns
+        -------
+        ndarray of shape (n, 2)
+            p(classes_[0] | x) and p(classes_[1] | x).
+        """
         p = expit(self.decision_function(X))
         return np.column_stack([1.0 - p, p])
 
     def predict(self, X):
-        """The class with the larger probability (``classes_[1]`` where the score is positive)."""
+        """The class with the larger probability (``classes_[1]`` where the score is positive).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Inputs.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The predicted classes.
+        """
         positive = self.decision_function(X) > 0
         return self.classes_[positive.astype(int)]
 
@@ -54,18 +87,58 @@ class KernelLogisticRegression(LinearScoreClassifier):
     Parameters
     ----------
     kernel : {"rbf", "linear"}, default "rbf"
-    sigma : float or None
+        The dual form over the training points, or the primal linear model.
+    sigma : float or None, default None
         Width of k(a, b) = exp(-||a - b||^2 / (2 sigma^2)); None: median heuristic on X_tr.
     C : float, default 1.0
         Prior variance of the weights (larger: weaker regularisation).
     tol : float, default 1e-8
         Newton's method stops when max ``|gradient|`` <= tol * sum(sample_weight).
     max_iter : int, default 100
+        Most Newton steps.
 
     Attributes
     ----------
-    classes_, n_features_in_, sigma_, feature_map_, coef_, intercept_, dual_coef_ (rbf only),
-    objective_, n_iter_, converged_, history_ (:class:`NewtonHistory`)
+    classes_ : ndarray of shape (2,)
+        The two class labels.
+    n_features_in_ : int
+        Number of input columns.
+    sigma_ : float or None
+        The kernel width used (None for ``kernel="linear"``).
+    feature_map_ : object
+        The map z(x) of the inputs to the model's features.
+    coef_ : ndarray
+        Weights of the features.
+    intercept_ : float
+        The unpenalised intercept.
+    dual_coef_ : ndarray or None
+        alpha in f(x) = sum_j alpha_j k(x, x_j) + b (rbf only).
+    objective_ : float
+        The penalised log-likelihood at the solution.
+    n_iter_ : int
+        Newton steps taken.
+    converged_ : bool
+        Whether the gradient tolerance was reached.
+    history_ : NewtonHistory
+        One row per Newton step.
+
+    See Also
+    --------
+    TwoStageShiftClassifier : Importance weights first, then this classifier with them.
+    IntegratedShiftClassifier : Classifier and selector learned together.
+
+    References
+    ----------
+    S. Bickel, M. Brueckner and T. Scheffer (2007). Discriminative learning for differing training
+    and test distributions. *ICML* (eqs. 13 and 15).
+
+    Examples
+    --------
+    >>> from covshift import KernelLogisticRegression, data
+    >>> toy = data.shift_classification_2d(random_state=0)
+    >>> clf = KernelLogisticRegression(kernel="linear").fit(toy.X_tr, toy.Y_tr[:, 0])
+    >>> clf.predict_proba(toy.X_te).shape[1], bool(clf.converged_)
+    (2, True)
     """
 
     def __init__(self, kernel="rbf", sigma=None, C=1.0, tol=1e-8, max_iter=100):
@@ -80,16 +153,19 @@ class KernelLogisticRegression(LinearScoreClassifier):
 
         Parameters
         ----------
-        X : array-like (m, d)
+        X : array-like of shape (m, d)
             The labelled training inputs (the paper's X_tr).
-        y : array-like (m,) with two classes
-            Their labels (y_tr).
-        X_te : ignored (validated if given)
-        sample_weight : array-like (m,) of non-negative numbers, optional (None: all ones)
+        y : array-like of shape (m,)
+            Their labels (y_tr), two classes.
+        X_te : array-like or None, default None
+            Ignored (validated if given).
+        sample_weight : array-like of shape (m,) or None, default None
+            Non-negative weights of the training points (None: all ones).
 
         Returns
         -------
-        self
+        self : KernelLogisticRegression
+            The fitted classifier.
         """
         X_tr, _, self.classes_, y01 = check_classification_input(self, X, y, X_te, need_test=False)
         check_kernel_params(self.kernel, self.sigma)

@@ -18,14 +18,44 @@ class TwoStageShiftClassifier(LinearScoreClassifier):
 
     Parameters
     ----------
-    weights : covshift weight estimator, default LogisticRatio()
-        Anything with ``fit(X_tr, X_te)`` and ``weights_`` (cloned before fitting).
-    classifier : classifier with ``fit(X, y, sample_weight=...)``, default KernelLogisticRegression()
+    weights : covshift weight estimator or None, default None
+        Anything with ``fit(X_tr, X_te)`` and ``weights_`` (cloned before fitting); None is
+        ``LogisticRatio()``.
+    classifier : classifier or None, default None
+        Anything with ``fit(X, y, sample_weight=...)``; None is ``KernelLogisticRegression()``.
 
     Attributes
     ----------
-    weights_estimator_, classifier_, weights_ (training weights, mean 1), classes_, n_features_in_,
-    coef_, intercept_, feature_map_ (those of the fitted classifier)
+    weights_estimator_ : WeightEstimator
+        The fitted first stage.
+    classifier_ : classifier
+        The fitted second stage.
+    weights_ : ndarray of shape (m,)
+        Training weights, mean 1.
+    classes_ : ndarray of shape (2,)
+        The two class labels.
+    coef_, intercept_, feature_map_ : object
+        Those of the fitted classifier (when it has them).
+
+    See Also
+    --------
+    IntegratedShiftClassifier : Classifier and selector learned together instead.
+    KernelLogisticRegression : The default second stage.
+    covshift.LogisticRatio : The default first stage (eq. 7).
+
+    References
+    ----------
+    S. Bickel, M. Brueckner and T. Scheffer (2007). Discriminative learning for differing training
+    and test distributions. *ICML* (section 6, the two-stage baselines).
+
+    Examples
+    --------
+    >>> from covshift import KernelLogisticRegression, LogisticRatio, TwoStageShiftClassifier, data
+    >>> toy = data.shift_classification_2d(random_state=0)
+    >>> clf = TwoStageShiftClassifier(LogisticRatio(), KernelLogisticRegression(kernel="linear"))
+    >>> clf = clf.fit(toy.X_tr, toy.Y_tr[:, 0], toy.X_te)
+    >>> round(float(clf.weights_.mean()), 6), clf.predict(toy.X_te[:4]).shape
+    (1.0, (4,))
     """
 
     def __init__(self, weights=None, classifier=None):
@@ -33,8 +63,22 @@ class TwoStageShiftClassifier(LinearScoreClassifier):
         self.classifier = classifier
 
     def fit(self, X, y, X_te):
-        """Stage 1 on the inputs (X = the paper's X_tr, and X_te), stage 2 on the weighted
-        labelled data (X, y). Returns self."""
+        """Stage 1 on the inputs (X = the paper's X_tr, and X_te), stage 2 on the weighted labelled data.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, d)
+            The labelled training inputs.
+        y : array-like of shape (m,)
+            Their labels, two classes.
+        X_te : array-like of shape (n, d)
+            The unlabelled test inputs (first stage only).
+
+        Returns
+        -------
+        self : TwoStageShiftClassifier
+            The fitted classifier.
+        """
         X_tr, X_te, self.classes_, _ = check_classification_input(self, X, y, X_te)
         self.weights_estimator_ = clone(self.weights if self.weights is not None else LogisticRatio())
         self.weights_ = self.weights_estimator_.fit(X_tr, X_te).weights_
@@ -46,10 +90,33 @@ class TwoStageShiftClassifier(LinearScoreClassifier):
         return self
 
     def decision_function(self, X):
+        """The fitted classifier's score at every row of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (k, d)
+            Inputs.
+
+        Returns
+        -------
+        ndarray of shape (k,)
+            Positive means ``classes_[1]``.
+        """
         X = validate_predict(self, X, "classifier_")
         return self.classifier_.decision_function(X)
 
     def predict_weights(self, X):
-        """The first stage's weight at any inputs (where the estimator supports it)."""
+        """The first stage's weight at any inputs (where the estimator supports it).
+
+        Parameters
+        ----------
+        X : array-like of shape (k, d)
+            Inputs.
+
+        Returns
+        -------
+        ndarray of shape (k,)
+            w(x) on the scale of ``weights_``.
+        """
         check_is_fitted(self, "weights_estimator_")
         return self.weights_estimator_.predict_weights(X)
