@@ -33,12 +33,24 @@ _MULTILABEL_CLASSES = ({0, 2, 4, 6, 8}, {5, 6, 7, 8, 9}, {0, 6, 8, 9}, {2, 3, 5,
 class TransferData:
     """Source and target domains of one task.
 
-    X_source, y_source : all labelled source examples.
-    X_pool, y_pool : target examples from which the l labelled ones are drawn.
-    X_test, y_test : held-out target examples, used only for evaluation.
-    digits_pool, digits_test : the digit classes (0-9) of the target examples (for display).
-    images_test : the transformed 8x8 target test images (for display).
-    task : "multiclass" or "multilabel"; shift : the transformation; label_names : output names.
+    Parameters
+    ----------
+    X_source, y_source : ndarray
+        All labelled source examples.
+    X_pool, y_pool : ndarray
+        Target examples from which the l labelled ones are drawn.
+    X_test, y_test : ndarray
+        Held-out target examples, used only for evaluation.
+    digits_pool, digits_test : ndarray
+        The digit classes (0-9) of the target examples (for display).
+    images_test : ndarray of shape (n_test, 8, 8)
+        The transformed target test images (for display).
+    task : {"multiclass", "multilabel"}
+        The outputs.
+    shift : str
+        The transformation.
+    label_names : tuple of str
+        Output names.
     """
 
     X_source: np.ndarray
@@ -56,13 +68,39 @@ class TransferData:
 
 
 def digit_attributes(digits):
-    """The four multi-label outputs of every digit class: an (n, 4) 0/1 matrix (see module doc)."""
+    """The four multi-label outputs of every digit class (see module doc).
+
+    Parameters
+    ----------
+    digits : array-like of shape (n,)
+        Digit classes 0-9.
+
+    Returns
+    -------
+    ndarray of shape (n, 4)
+        0/1 labels.
+    """
     digits = np.asarray(digits)
     return np.column_stack([np.isin(digits, sorted(s)) for s in _MULTILABEL_CLASSES]).astype(int)
 
 
 def transform_images(images, shift="thicken+rotate", angle=15.0):
-    """Apply the target-domain transformation to 8x8 images with pixels in [0, 1]."""
+    """Apply the target-domain transformation to 8x8 images with pixels in [0, 1].
+
+    Parameters
+    ----------
+    images : array-like of shape (n, 8, 8)
+        Pixels in [0, 1].
+    shift : str, default "thicken+rotate"
+        Steps joined by "+": "thicken", "blur", "rotate", "invert".
+    angle : float, default 15.0
+        Rotation in degrees.
+
+    Returns
+    -------
+    ndarray of shape (n, 8, 8)
+        The transformed images, pixels in [0, 1].
+    """
     steps = [s for s in str(shift).split("+") if s]
     unknown = [s for s in steps if s not in SHIFTS]
     if not steps or unknown:
@@ -94,10 +132,26 @@ def digits_transfer(task="multiclass", shift="thicken+rotate", angle=15.0, test_
     ----------
     task : {"multiclass", "multilabel"}
         Outputs: the digit class 0-9, or the four labels of :func:`digit_attributes`.
-    shift, angle : see :func:`transform_images`.
-    test_fraction : float in (0, 1)
-    random_state : None, int, RandomState or Generator
+    shift : str, default "thicken+rotate"
+        The transformation, see :func:`transform_images`.
+    angle : float, default 15.0
+        Rotation in degrees, see :func:`transform_images`.
+    test_fraction : float in (0, 1), default 0.5
+        Share of the target half kept as the test set.
+    random_state : None, int, RandomState or Generator, default 0
         Seed of both splits. Keep it fixed to reuse one source model across experiments.
+
+    Returns
+    -------
+    TransferData
+        Source, pool and test sets.
+
+    Examples
+    --------
+    >>> from covshift.transfer.data import digits_transfer
+    >>> d = digits_transfer(random_state=0)
+    >>> d.X_source.shape[1], len(d.X_source) + len(d.X_pool) + len(d.X_test)
+    (64, 1797)
     """
     from sklearn.datasets import load_digits
 
@@ -124,7 +178,22 @@ def digits_transfer(task="multiclass", shift="thicken+rotate", angle=15.0, test_
 
 
 def draw_labelled(n_pool, n_labelled, random_state=0):
-    """Indices of ``n_labelled`` target examples drawn at random (seeded) from the pool."""
+    """Indices of ``n_labelled`` target examples drawn at random (seeded) from the pool.
+
+    Parameters
+    ----------
+    n_pool : int
+        Size of the pool.
+    n_labelled : int
+        l, how many to draw (1 to ``n_pool``).
+    random_state : None, int, RandomState or Generator, default 0
+        The seed.
+
+    Returns
+    -------
+    ndarray of shape (n_labelled,)
+        Distinct pool indices.
+    """
     if isinstance(n_labelled, (bool, np.bool_)) or not isinstance(n_labelled, (int, np.integer)) \
             or not 1 <= n_labelled <= n_pool:
         raise ValueError(f"n_labelled (the number of labelled target examples l) must be an integer between "

@@ -51,7 +51,18 @@ class StructuredProblem(BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X):
-        """Fit the input embedding phi on the inputs X; returns self."""
+        """Fit the input embedding phi on the inputs X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Inputs.
+
+        Returns
+        -------
+        self : StructuredProblem
+            The fitted problem.
+        """
         check_choice(self.features, "features", EMBEDDINGS)
         X = as_2d_float(X, "X")
         self.n_features_in_ = X.shape[1]
@@ -68,7 +79,18 @@ class StructuredProblem(BaseEstimator):
         return self
 
     def embed(self, X):
-        """phi(X): the embedded inputs with a constant 1 appended (a bias per output factor)."""
+        """phi(X): the embedded inputs with a constant 1 appended (a bias per output factor).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Inputs.
+
+        Returns
+        -------
+        ndarray of shape (n, e)
+            The embedded inputs Z.
+        """
         check_is_fitted(self, "n_features_in_")
         X = as_2d_float(X, "X")
         if X.shape[1] != self.n_features_in_:
@@ -79,43 +101,169 @@ class StructuredProblem(BaseEstimator):
 
     # -- what an output structure must define ------------------------------------------
     def check_outputs(self, Y, name="y"):
-        """Y as an array of valid outputs, or a ValueError naming ``name``."""
+        """Y as an array of valid outputs, or a ValueError naming ``name``.
+
+        Parameters
+        ----------
+        Y : array-like
+            Outputs of this structure.
+        name : str, default "y"
+            The parameter's name in the error message.
+
+        Returns
+        -------
+        ndarray
+            The validated outputs.
+        """
         raise NotImplementedError
 
     def n_joint_features(self, n_embedded):
-        """Length m of Psi(x, y) for an embedding of length ``n_embedded``."""
+        """Length m of Psi(x, y) for an embedding of length ``n_embedded``.
+
+        Parameters
+        ----------
+        n_embedded : int
+            Length e of phi(x).
+
+        Returns
+        -------
+        int
+            m.
+        """
         raise NotImplementedError
 
     def joint_features(self, Z, Y):
-        """Psi(x_i, y_i) for every row of the embedded inputs Z: shape (n, m)."""
+        """Psi(x_i, y_i) for every row of the embedded inputs Z.
+
+        Parameters
+        ----------
+        Z : ndarray of shape (n, e)
+            Embedded inputs (:meth:`embed`).
+        Y : ndarray
+            One output per row.
+
+        Returns
+        -------
+        ndarray of shape (n, m)
+            The joint features.
+        """
         raise NotImplementedError
 
     def weights_as_table(self, w, n_embedded):
-        """Reshape w so that ``Z @ table`` gives the potentials of w' Psi."""
+        """Reshape w so that ``Z @ table`` gives the potentials of w' Psi.
+
+        Parameters
+        ----------
+        w : ndarray of shape (m,)
+            Weights of the joint features.
+        n_embedded : int
+            Length e of phi(x).
+
+        Returns
+        -------
+        ndarray
+            The table, e rows.
+        """
         raise NotImplementedError
 
     def potentials(self, Z, w):
-        """Score table of f(x, y) = w' Psi(x, y) for every embedded input (see module doc)."""
+        """Score table of f(x, y) = w' Psi(x, y) for every embedded input (see module doc).
+
+        Parameters
+        ----------
+        Z : ndarray of shape (n, e)
+            Embedded inputs.
+        w : ndarray of shape (m,)
+            Weights of the joint features.
+
+        Returns
+        -------
+        ndarray
+            The potentials, one row per input.
+        """
         return Z @ self.weights_as_table(w, Z.shape[1])
 
     def scores(self, potentials, Y):
-        """f(x_i, y_i) read from a score table, one value per example."""
+        """f(x_i, y_i) read from a score table, one value per example.
+
+        Parameters
+        ----------
+        potentials : ndarray
+            A score table (:meth:`potentials`).
+        Y : ndarray
+            One output per row.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The scores.
+        """
         raise NotImplementedError
 
     def loss(self, Y_true, Y_pred):
-        """Structured loss L(y_i, y'_i), one value per example."""
+        """Structured loss L(y_i, y'_i), one value per example.
+
+        Parameters
+        ----------
+        Y_true : ndarray
+            True outputs.
+        Y_pred : ndarray
+            Predicted outputs.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The losses.
+        """
         raise NotImplementedError
 
     def loss_augmented_argmax(self, potentials, Y_true):
-        """argmax_y L(y_i, y) + f(x_i, y) for every example (eq. 6 of the paper)."""
+        """argmax_y L(y_i, y) + f(x_i, y) for every example (eq. 6 of the paper).
+
+        Parameters
+        ----------
+        potentials : ndarray
+            A score table.
+        Y_true : ndarray
+            True outputs.
+
+        Returns
+        -------
+        ndarray
+            The most violated output of each example.
+        """
         raise NotImplementedError
 
     def predict(self, potentials):
-        """argmax_y f(x_i, y) for every example."""
+        """argmax_y f(x_i, y) for every example.
+
+        Parameters
+        ----------
+        potentials : ndarray
+            A score table.
+
+        Returns
+        -------
+        ndarray
+            The best-scoring output of each example.
+        """
         raise NotImplementedError
 
     def random_outputs(self, n, rng):
-        """n outputs drawn uniformly from Y (Algorithm 1's random initial y-bar)."""
+        """n outputs drawn uniformly from Y (Algorithm 1's random initial y-bar).
+
+        Parameters
+        ----------
+        n : int
+            How many.
+        rng : numpy.random.Generator
+            The random source.
+
+        Returns
+        -------
+        ndarray
+            n outputs.
+        """
         raise NotImplementedError
 
 
@@ -129,8 +277,14 @@ class MulticlassProblem(StructuredProblem):
     ----------
     n_classes : int
         K, the number of classes.
-    features, n_components, gamma, random_state
+    features : {"linear", "random_fourier", "nystroem"}, default "linear"
         The input embedding, see :class:`StructuredProblem`.
+    n_components : int, default 200
+        Number of explicit kernel features.
+    gamma : float, default 0.05
+        Kernel parameter of the explicit features.
+    random_state : None, int, RandomState or Generator, default 0
+        Seed of the explicit features.
     """
 
     def __init__(self, n_classes, features="linear", n_components=200, gamma=0.05, random_state=0):
@@ -195,8 +349,14 @@ class MultilabelProblem(StructuredProblem):
     ----------
     n_labels : int
         L, the number of binary labels.
-    features, n_components, gamma, random_state
+    features : {"linear", "random_fourier", "nystroem"}, default "linear"
         The input embedding, see :class:`StructuredProblem`.
+    n_components : int, default 200
+        Number of explicit kernel features.
+    gamma : float, default 0.05
+        Kernel parameter of the explicit features.
+    random_state : None, int, RandomState or Generator, default 0
+        Seed of the explicit features.
     """
 
     def __init__(self, n_labels, features="linear", n_components=200, gamma=0.05, random_state=0):

@@ -30,8 +30,32 @@ class ResidualDeltaRegressor(RegressorMixin, BaseEstimator):
         Trained on the source data by :meth:`fit` (a clone; ``sample_weight`` is passed on).
     C : float, default 10.0
         Trade-off of the ridge objective: larger C follows the target labels more.
-    rho : float or None
+    rho : float or None, default None
         Width of the basis functions; None uses the median heuristic of the target inputs.
+
+    Attributes
+    ----------
+    base_model_ : regressor
+        The source model, fitted on the source data.
+    rho_ : float
+        The width used.
+    centers_ : ndarray of shape (l, d)
+        The labelled target inputs (centres of Psi).
+    coef_ : ndarray of shape (l, p)
+        W.
+
+    See Also
+    --------
+    covshift.DomainTransferSSVM : The paper's structured method.
+
+    Examples
+    --------
+    >>> from covshift import GPR, data
+    >>> from covshift.transfer import ResidualDeltaRegressor
+    >>> shift = data.sinc_shift(n_tr=100, n_te=80, random_state=0)
+    >>> delta = ResidualDeltaRegressor(GPR(rho=2.0)).fit(shift.X_tr, shift.Y_tr, shift.X_te[:10], shift.Y_te[:10])
+    >>> delta.predict(shift.X_te).shape, delta.coef_.shape
+    ((80, 1), (10, 1))
     """
 
     def __init__(self, base_model, C=10.0, rho=None):
@@ -40,7 +64,26 @@ class ResidualDeltaRegressor(RegressorMixin, BaseEstimator):
         self.rho = rho
 
     def fit(self, X_source, Y_source, X_target, Y_target, sample_weight=None):
-        """Fit the base model on the source, then the delta function on the target labels."""
+        """Fit the base model on the source, then the delta function on the target labels.
+
+        Parameters
+        ----------
+        X_source : array-like of shape (n, d)
+            Source inputs.
+        Y_source : array-like of shape (n,) or (n, p)
+            Source outputs.
+        X_target : array-like of shape (l, d)
+            The labelled target inputs.
+        Y_target : array-like of shape (l,) or (l, p)
+            Their outputs.
+        sample_weight : array-like of shape (n,) or None, default None
+            Passed on to the base model's fit on the source.
+
+        Returns
+        -------
+        self : ResidualDeltaRegressor
+            The fitted model.
+        """
         check_positive(self.C, "C")
         X_source, Y_source, self._y_1d = check_xy(X_source, Y_source)
         X_target, Y_target, _ = check_xy(X_target, Y_target)
@@ -66,6 +109,18 @@ class ResidualDeltaRegressor(RegressorMixin, BaseEstimator):
         return np.asarray(self.base_model_.predict(X), dtype=float).reshape(len(X), -1)
 
     def predict(self, X):
+        """f_T(x) = f_S(x) + W' Psi(x) at every row of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, d)
+            Inputs.
+
+        Returns
+        -------
+        ndarray of shape (m,) or (m, p)
+            The adapted predictions.
+        """
         check_is_fitted(self, "coef_")
         X = check_features(X, self.n_features_in_)
         pred = self._base(X) + gaussian_kernel(X, self.centers_, self.rho_) @ self.coef_

@@ -24,8 +24,8 @@ and the working-set update is a union, W <- W ∪ {y-bar}. Eq. (6) runs over the
 examples (the unlabelled x_{l+1..n} have no y_i).
 
 The paper leaves C to the user. ``DomainTransferSSVM(C="auto")``, the default, chooses it from
-the labelled target examples (:func:`cv_folds`, :func:`cross_validate_C`, :func:`choose_C`)
-over :data:`AUTO_C_GRID`, which includes C = 0, the source model unchanged.
+the labelled target examples (``cv_folds``, ``cross_validate_C``, ``choose_C``)
+over ``AUTO_C_GRID``, which includes C = 0, the source model unchanged.
 """
 
 import time
@@ -48,10 +48,16 @@ QP_OPTIONS = {"show_progress": False, "abstol": 1e-10, "reltol": 1e-9, "feastol"
 class CuttingPlaneHistory:
     """One row per cutting-plane iteration (Algorithm 1), for plots and replay.
 
-    violation : the most violated constraint's violation after the QP of this iteration
-    working_set_size : number of constraints in the QP of this iteration
-    objective : 1/2 ||w||^2 + C xi of that QP (a lower bound on the optimum)
-    seconds : wall time since the start of fit
+    Parameters
+    ----------
+    violation : ndarray
+        The most violated constraint's violation after the QP of this iteration.
+    working_set_size : ndarray
+        Number of constraints in the QP of this iteration.
+    objective : ndarray
+        1/2 ``||w||^2`` + C xi of that QP (a lower bound on the optimum).
+    seconds : ndarray
+        Wall time since the start of fit.
     """
 
     violation: np.ndarray
@@ -128,23 +134,34 @@ def cutting_plane(problem, Z, Y, offset, C, epsilon, max_iter, rng, qp_options=N
 
     Parameters
     ----------
-    problem : fitted StructuredProblem
-    Z : ndarray (l, d)
+    problem : StructuredProblem
+        The fitted output structure.
+    Z : ndarray of shape (l, d)
         Embedded labelled inputs phi(x_i).
     Y : array of outputs
         The true outputs y_i, already checked by ``problem.check_outputs``.
-    offset : score table
-        Potentials of f_S on Z (zeros for a plain structural SVM).
-    C, epsilon : float
-        Trade-off of eq. (2) and the termination threshold epsilon_cp.
+    offset : ndarray
+        The score table of f_S on Z (zeros for a plain structural SVM).
+    C : float
+        Trade-off of eq. (2).
+    epsilon : float
+        The termination threshold epsilon_cp.
     max_iter : int
         Budget of cutting-plane iterations.
-    rng : numpy Generator
+    rng : numpy.random.Generator
         Draws the random initial y-bar of Algorithm 1.
-    warm_start : (G, b) or None
+    qp_options : dict or None, default None
+        cvxopt settings of the working-set QP (None: ``QP_OPTIONS``).
+    warm_start : tuple of (G, b) or None, default None
         A working set to start from instead of one random y-bar: the ``working_set`` of an
         earlier result on the same (Z, Y, offset). Its constraints are constraints of eq. (2)
         whatever C is, so a fit at a larger C starts where the one at a smaller C stopped.
+
+    Returns
+    -------
+    CuttingPlaneResult
+        ``coef``, ``slack``, ``objective``, ``violation``, the working set, its dual
+        coefficients and the :class:`CuttingPlaneHistory`.
     """
     start = time.perf_counter()
     Psi_true = problem.joint_features(Z, Y)
@@ -218,7 +235,7 @@ def _check_common(estimator, X, Y, problem, allow_auto=False):
 
 
 def cv_folds(Y, rng):
-    """Fold index of every labelled example for ``C="auto"``: min(l, :data:`AUTO_FOLDS`) folds
+    """Fold index of every labelled example for ``C="auto"``: min(l, ``AUTO_FOLDS``) folds
     stratified by the output (one example per fold, leave-one-out, while l <= AUTO_FOLDS).
 
     Stratified: the examples, shuffled by ``rng`` and then sorted by output value (the class,
@@ -238,7 +255,7 @@ def cv_folds(Y, rng):
 def cross_validate_C(problem, Z, Y, offset, grid, epsilon, max_iter, rng):
     """Held-out task loss of domain transfer at every C of ``grid`` (ascending), per example.
 
-    Every example is held out once (folds of :func:`cv_folds`); its loss L(y_i, y-hat_i) is that
+    Every example is held out once (folds of ``cv_folds``); its loss L(y_i, y-hat_i) is that
     of the model fitted on the other folds, to epsilon = max(epsilon, :data:`AUTO_EPSILON`).
     C = 0 is the source model: its held-out losses come from the source scores ``offset`` with
     no fit. On each fold the positive C are fitted in ascending order, each warm-started from
@@ -266,7 +283,7 @@ def cross_validate_C(problem, Z, Y, offset, grid, epsilon, max_iter, rng):
 
 
 def choose_C(losses):
-    """Index of the C that ``C="auto"`` keeps, from the held-out losses of :func:`cross_validate_C`
+    """Index of the C that ``C="auto"`` keeps, from the held-out losses of ``cross_validate_C``
     (rows: the grid, ascending, row 0 the source model C = 0; columns: the l examples).
 
     The C of the lowest mean held-out loss, the smallest one on a tie; it replaces the source
@@ -293,7 +310,7 @@ class _CuttingPlaneModel(BaseEstimator):
     def _fit_cutting_plane(self, X, y, problem, offset_for):
         """Algorithm 1 on (X, y) with the constant scores ``offset_for(X, zero_table)`` in the
         constraints (zero for a plain structural SVM, f_S(x, y) for domain transfer); returns self.
-        With C = "auto", C is first chosen by :func:`cross_validate_C` over :data:`AUTO_C_GRID`."""
+        With C = "auto", C is first chosen by ``cross_validate_C`` over ``AUTO_C_GRID``."""
         X, y, C, epsilon, max_iter = _check_common(self, X, y, problem, self._allow_auto_C)
         Z = problem.embed(X)
         check_structured_memory(type(self).__name__, len(Z), problem.n_joint_features(Z.shape[1]))
@@ -330,17 +347,54 @@ class _CuttingPlaneModel(BaseEstimator):
         return self.problem_.potentials(self.problem_.embed(X), self.coef_)
 
     def predict(self, X):
-        """argmax_y f(x, y) for every row of X."""
+        """argmax_y f(x, y) for every row of X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Inputs.
+
+        Returns
+        -------
+        ndarray
+            The predicted outputs.
+        """
         potentials = self.potentials(X)
         return self.problem_.predict(potentials)
 
     def joint_score(self, X, y):
-        """f(x_i, y_i) for every example (the model's score of the given outputs)."""
+        """f(x_i, y_i) for every example (the model's score of the given outputs).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Inputs.
+        y : array-like
+            Their outputs.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The scores.
+        """
         potentials = self.potentials(X)
         return self.problem_.scores(potentials, self.problem_.check_outputs(y))
 
     def score(self, X, y):
-        """1 - mean structured loss: accuracy (0/1 loss) or 1 - Hamming loss."""
+        """1 - mean structured loss: accuracy (0/1 loss) or 1 - Hamming loss.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Inputs.
+        y : array-like
+            Their true outputs.
+
+        Returns
+        -------
+        float
+            1 - mean loss.
+        """
         predicted = self.predict(X)
         Y = self.problem_.check_outputs(y)
         return 1.0 - float(np.mean(self.problem_.loss(Y, predicted)))
@@ -368,11 +422,50 @@ class StructuredSVM(_CuttingPlaneModel):
 
     Attributes
     ----------
-    coef_ : w.  problem_ : the fitted problem (its embedding).  n_iter_, working_set_size_,
-    objective_ (1/2 ||w||^2 + C xi of the last working-set QP, a lower bound on the optimum of
-    eq. 2; the optimum is at most objective_ + C violation_), slack_ (xi), violation_ (of the
-    final most violated constraint), converged_, history_ (:class:`CuttingPlaneHistory`),
-    dual_coef_ (alpha).
+    coef_ : ndarray
+        w.
+    problem_ : StructuredProblem
+        The fitted problem (its embedding).
+    n_iter_ : int
+        Cutting-plane iterations.
+    working_set_size_ : int
+        Constraints in the last QP.
+    objective_ : float
+        1/2 ``||w||^2`` + C xi of the last working-set QP, a lower bound on the optimum of eq. 2;
+        the optimum is at most ``objective_ + C violation_``.
+    slack_ : float
+        xi.
+    violation_ : float
+        Of the final most violated constraint.
+    converged_ : bool
+        Whether the violation fell below ``epsilon``.
+    history_ : CuttingPlaneHistory
+        One row per iteration.
+    dual_coef_ : ndarray
+        alpha, the working set's dual coefficients.
+
+    See Also
+    --------
+    DomainTransferSSVM : Adapts a fitted StructuredSVM to a target domain from a few labels.
+    covshift.transfer.MulticlassProblem : The 0/1-loss output structure.
+    covshift.transfer.MultilabelProblem : The Hamming-loss output structure.
+
+    References
+    ----------
+    I. Tsochantaridis, T. Hofmann, T. Joachims and Y. Altun (2004). Support vector machine learning
+    for interdependent and structured output spaces. *ICML*. T. Joachims, T. Finley and C.-N. Yu
+    (2009). Cutting-plane training of structural SVMs. *Machine Learning* 77. J. J.-Y. Wang (2014),
+    Domain transfer structured output learning: eq. (2) with f_S = 0, Algorithm 1.
+
+    Examples
+    --------
+    >>> from covshift import StructuredSVM
+    >>> from covshift.transfer import MulticlassProblem
+    >>> from covshift.transfer.data import digits_transfer
+    >>> d = digits_transfer(random_state=0)
+    >>> svm = StructuredSVM(MulticlassProblem(10), C=10).fit(d.X_source[:300], d.y_source[:300])
+    >>> bool(svm.converged_), bool(svm.score(d.X_source[300:600], d.y_source[300:600]) > 0.8)
+    (True, True)
     """
 
     def __init__(self, problem, C=1.0, epsilon=1e-3, max_iter=1000, random_state=0):
@@ -383,13 +476,37 @@ class StructuredSVM(_CuttingPlaneModel):
         self.random_state = random_state
 
     def fit(self, X, y):
-        """Learn w from the examples (X, y); returns self."""
+        """Learn w from the examples (X, y).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Inputs.
+        y : array-like
+            Their outputs, valid for ``problem``.
+
+        Returns
+        -------
+        self : StructuredSVM
+            The fitted model.
+        """
         X = validate_input(self, X, reset=True)
         problem = fitted_problem(self.problem, X)
         return self._fit_cutting_plane(X, y, problem, lambda X, zeros: zeros)
 
     def potentials(self, X):
-        """The score table of f(x, y) = w' Psi(x, y) (see covshift.transfer.problems)."""
+        """The score table of f(x, y) = w' Psi(x, y) (see ``covshift.transfer.problems``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Inputs.
+
+        Returns
+        -------
+        ndarray
+            The potentials, one row per input.
+        """
         X = validate_predict(self, X, "coef_")
         return self._own_potentials(X)
 
@@ -405,10 +522,10 @@ class DomainTransferSSVM(_CuttingPlaneModel):
     the source model alone (a large C on a mild shift pulls the scores of the labelled classes
     up for every input), so by default C is chosen from the labels (``C="auto"``): the
     cross-validated mean task loss (0/1 or Hamming) on the l labelled target examples is
-    compared over :data:`AUTO_C_GRID`, which starts at C = 0, the source model itself (w = 0).
+    compared over ``AUTO_C_GRID``, which starts at C = 0, the source model itself (w = 0).
     The best C wins, ties going to the smaller C, the closer to the source model; and it
     replaces the source model only if it beats it by more than one standard error of the paired
-    per-example differences (:func:`choose_C`). Then w is refitted on all l examples at that C
+    per-example differences (``choose_C``). Then w is refitted on all l examples at that C
     (the same fit as with that number given as C).
 
     Parameters
@@ -422,11 +539,11 @@ class DomainTransferSSVM(_CuttingPlaneModel):
         Output structure and the joint feature map Psi of the delta function.
     C : "auto" or float >= 0, default "auto"
         Trade-off of eq. (2); C = 0 keeps the source model unchanged (w = 0), a large C follows
-        the target labels. ``"auto"`` chooses C from :data:`AUTO_C_GRID` by stratified
-        :data:`AUTO_FOLDS`-fold cross-validation, which is leave-one-out while l <= 5
-        (:func:`cv_folds`). The source scores of the l examples are computed once, and on each
+        the target labels. ``"auto"`` chooses C from ``AUTO_C_GRID`` by stratified
+        ``AUTO_FOLDS``-fold cross-validation, which is leave-one-out while l <= 5
+        (``cv_folds``). The source scores of the l examples are computed once, and on each
         fold the grid is walked upwards with warm-started working sets and a looser stopping
-        threshold (:func:`cross_validate_C`), so the search costs a few fits (measured: 3-7 times
+        threshold (``cross_validate_C``), so the search costs a few fits (measured: 3-7 times
         one fit at C = 10 on the digits, l = 10..50), not one per grid point and fold. With
         l = 1 nothing is left to validate on, and C = 0 is kept.
     epsilon : float, default 1e-3
@@ -448,12 +565,30 @@ class DomainTransferSSVM(_CuttingPlaneModel):
         Their cross-validated 1 - mean loss (accuracy for the 0/1 loss, 1 - Hamming loss).
     n_folds_ : int
         Number of cross-validation folds (l for leave-one-out; 0 when C was given).
-    Others as :class:`StructuredSVM`; ``coef_`` is the delta w.
+    coef_ : ndarray
+        The delta w; the other fitted attributes are those of :class:`StructuredSVM`.
+
+    See Also
+    --------
+    StructuredSVM : The source model, and the structural SVM this one adapts.
+    covshift.transfer.ResidualDeltaRegressor : A regression analogue of the delta idea.
 
     References
     ----------
-    Wang, "Domain transfer structured output learning" (domain-transfer-structured-output):
-    eqs. (1)-(6) and Algorithm 1. The choice of C by cross-validation is this library's.
+    J. J.-Y. Wang (2014). Domain transfer structured output learning
+    (domain-transfer-structured-output): eqs. (1)-(6) and Algorithm 1. The choice of C by
+    cross-validation is this library's.
+
+    Examples
+    --------
+    >>> from covshift import DomainTransferSSVM, StructuredSVM
+    >>> from covshift.transfer import MulticlassProblem
+    >>> from covshift.transfer.data import digits_transfer
+    >>> d = digits_transfer(shift="thicken+rotate", random_state=0)
+    >>> source = StructuredSVM(MulticlassProblem(10), C=10).fit(d.X_source, d.y_source)
+    >>> target = DomainTransferSSVM(source, MulticlassProblem(10)).fit(d.X_pool[:20], d.y_pool[:20])
+    >>> float(target.C_) in (0.0, 0.01, 0.1, 1.0, 10.0), target.cv_losses_.shape
+    (True, (5, 20))
     """
 
     _allow_auto_C = True
@@ -479,7 +614,20 @@ class DomainTransferSSVM(_CuttingPlaneModel):
         return table
 
     def fit(self, X, y):
-        """Learn the delta w from the l labelled target examples (X, y); returns self."""
+        """Learn the delta w from the l labelled target examples (X, y).
+
+        Parameters
+        ----------
+        X : array-like of shape (l, d)
+            Labelled target inputs.
+        y : array-like
+            Their outputs.
+
+        Returns
+        -------
+        self : DomainTransferSSVM
+            The fitted model.
+        """
         if np.shape(X)[:1] == (0,):
             raise ValueError("DomainTransferSSVM needs at least one labelled target example (l >= 1); "
                              "got l = 0. Without target labels use the source model itself.")
@@ -488,7 +636,18 @@ class DomainTransferSSVM(_CuttingPlaneModel):
         return self._fit_cutting_plane(X, y, problem, lambda X, zeros: self._source_potentials(X, zeros.shape))
 
     def potentials(self, X):
-        """Score table of f_T(x, y) = f_S(x, y) + w' Psi(x, y) (eq. 1)."""
+        """Score table of f_T(x, y) = f_S(x, y) + w' Psi(x, y) (eq. 1).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Target inputs.
+
+        Returns
+        -------
+        ndarray
+            The potentials, one row per input.
+        """
         X = validate_predict(self, X, "coef_")
         own = self._own_potentials(X)
         return self._source_potentials(X, own.shape) + own
