@@ -1,6 +1,6 @@
 """Diagnostics of covariate shift: is there a shift, where, what do the weights cost, and do they correct it?
 
-- :func:`two_sample_test` (:mod:`covshift.two_sample`): do training and test inputs come from the
+- :func:`two_sample_test` (``covshift.two_sample``): do training and test inputs come from the
   same distribution? Kernel MMD (Gretton et al. 2012) or a classifier two-sample test (Lopez-Paz
   and Oquab 2017), both with permutation p-values.
 - :func:`feature_shift`: which input columns moved (two-sample Kolmogorov-Smirnov per column), with
@@ -9,7 +9,7 @@
   importance weights are worth (Kish 1965), how concentrated they are, and, given the inputs,
   whether they move the training means onto the test means and what ESS weights that did so
   could have at most.
-- :func:`iw_cv_error` (:mod:`covshift.cross_validation`): importance-weighted cross-validation
+- :func:`iw_cv_error` (``covshift.cross_validation``): importance-weighted cross-validation
   (Sugiyama, Krauledat and Mueller 2007) of a model's test error, beside the ordinary estimate,
   each with its standard error.
 

@@ -3,8 +3,8 @@
 Bad input raises :class:`ValueError`; numerical trouble that the code can work around
 (underflowing kernels, an iteration budget that ran out) emits one of the warnings below and
 returns a finite, sane result. The library only raises them, as scikit-learn does: a caller that
-wants them as data records them with :func:`warnings.catch_warnings` (``record=True``) around its
-own calls (the teaching app: :mod:`teaching.outcomes`).
+wants them as data records them with ``warnings.catch_warnings`` (``record=True``) around its
+own calls (the teaching app: ``teaching.outcomes``).
 """
 
 from sklearn.exceptions import ConvergenceWarning as _SklearnConvergenceWarning

@@ -1,10 +1,10 @@
 """Model selection under covariate shift: the KLIEP width and importance-weighted cross-validation.
 
 - :func:`kliep_sigma`, :func:`default_sigma_grid`: one kernel width for the whole KLIEP family
-  (implemented in :mod:`covshift.weights.sigma`, with the KLIEP solvers).
+  (implemented in ``covshift.weights.sigma``, with the KLIEP solvers).
 - :func:`iwcv_score`: importance-weighted cross-validation (Sugiyama, Krauledat and
   Mueller 2007) of a regression model, unbiased under covariate shift
-  (:mod:`covshift.cross_validation`).
+  (``covshift.cross_validation``).
 """
 
 from .cross_validation import held_out_log_likelihood, iwcv_score

@@ -35,8 +35,22 @@ MASKED_CLASS_LABEL = -1
 
 
 def source_rows(y, sample_domain, n_samples):
-    """Boolean mask of the source (training) rows: ``sample_domain >= 0``; without
-    ``sample_domain``, the rows whose label is not masked (not NaN, not -1)."""
+    """Boolean mask of the source (training) rows.
+
+    Parameters
+    ----------
+    y : array-like or None
+        Labels, the target rows' masked (NaN, or -1 for class labels).
+    sample_domain : array-like of shape (n_samples,) or None
+        >= 0 on source rows, < 0 on target rows; when given it decides.
+    n_samples : int
+        Number of rows.
+
+    Returns
+    -------
+    ndarray of bool, shape (n_samples,)
+        ``sample_domain >= 0``; without ``sample_domain``, the rows whose label is not masked.
+    """
     if sample_domain is not None:
         with named_errors("sample_domain"):
             domain = column_or_1d(sample_domain)
@@ -87,10 +101,37 @@ class ImportanceReweighter(MetaEstimatorMixin, BaseEstimator):
 
     Attributes
     ----------
-    weight_estimator_, estimator_ : the fitted clones.
-    weights_ : ndarray of shape (n_source_,), the weights of the source rows (mean 1).
-    n_source_, n_target_ : rows of each domain the weights were fitted on.
-    n_features_in_, feature_names_in_ : as scikit-learn sets them.
+    weight_estimator_ : WeightEstimator
+        The fitted clone of ``weight_estimator``.
+    estimator_ : estimator
+        The fitted clone of ``estimator``.
+    weights_ : ndarray of shape (n_source,)
+        The weights of the source rows (mean 1).
+    n_source_, n_target_ : int
+        Rows of each domain the weights were fitted on.
+
+    See Also
+    --------
+    make_reweighting_pipeline : Preprocessing steps, then this.
+    importance_weighted_scorer : IWCV as a scorer of a grid search.
+    ReweightAdapter : The weights as a step of skada's pipelines.
+
+    References
+    ----------
+    M. Sugiyama, M. Krauledat and K.-R. Mueller (2007). Covariate shift adaptation by importance
+    weighted cross validation. *JMLR* 8, 985-1005 (IWCV, the score).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from covshift import FCFWCS, GPR, data
+    >>> from covshift.pipeline import ImportanceReweighter
+    >>> shift = data.sinc_shift(n_tr=60, n_te=40, random_state=0)
+    >>> X = np.vstack([shift.X_tr, shift.X_te])
+    >>> y = np.r_[shift.Y_tr.ravel(), np.full(len(shift.X_te), np.nan)]  # target labels masked
+    >>> model = ImportanceReweighter(FCFWCS(sigma=0.3), GPR(rho=1.0)).fit(X, y)
+    >>> model.n_source_, model.n_target_, model.predict(shift.X_te).shape
+    (60, 40, (40,))
     """
 
     __metadata_request__fit = {"sample_domain": True}
@@ -101,8 +142,24 @@ class ImportanceReweighter(MetaEstimatorMixin, BaseEstimator):
         self.estimator = estimator
 
     def fit(self, X, y, sample_domain=None, **fit_params):
-        """Weights from the source and target rows of (X, sample_domain), then ``estimator`` on
-        the source rows with ``sample_weight=weights_`` (and ``fit_params`` sliced to them)."""
+        """Weights from the source and target rows, then ``estimator`` on the source rows with them.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Source and target rows stacked.
+        y : array-like of shape (n,) or (n, p)
+            Labels; the target rows' are not used (masked: NaN, or -1 for classes).
+        sample_domain : array-like of shape (n,) or None, default None
+            >= 0 on source rows, < 0 on target rows (None: the masked labels tell).
+        **fit_params : dict
+            Passed to ``estimator.fit``, sliced to the source rows.
+
+        Returns
+        -------
+        self : ImportanceReweighter
+            The fitted meta-estimator.
+        """
         if y is None:
             raise ValueError(f"This {type(self).__name__} estimator requires y to be passed, but the target y "
                              "is None.")
@@ -122,19 +179,65 @@ class ImportanceReweighter(MetaEstimatorMixin, BaseEstimator):
 
     @available_if(_estimator_has("predict"))
     def predict(self, X):
-        """The fitted estimator's prediction (at any rows, source or target)."""
+        """The fitted estimator's prediction (at any rows, source or target).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Rows.
+
+        Returns
+        -------
+        ndarray
+            ``estimator_.predict(X)``.
+        """
         return self.estimator_.predict(validate_predict(self, X, "estimator_"))
 
     @available_if(_estimator_has("predict_proba"))
     def predict_proba(self, X):
+        """The fitted estimator's class probabilities.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Rows.
+
+        Returns
+        -------
+        ndarray of shape (n, n_classes)
+            ``estimator_.predict_proba(X)``.
+        """
         return self.estimator_.predict_proba(validate_predict(self, X, "estimator_"))
 
     @available_if(_estimator_has("decision_function"))
     def decision_function(self, X):
+        """The fitted estimator's decision function.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Rows.
+
+        Returns
+        -------
+        ndarray
+            ``estimator_.decision_function(X)``.
+        """
         return self.estimator_.decision_function(validate_predict(self, X, "estimator_"))
 
     def held_out_weights(self, X):
-        """w(x) of the fitted weight estimator at new rows (IWCV's weights of held-out rows)."""
+        """w(x) of the fitted weight estimator at new rows (IWCV's weights of held-out rows).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Held-out rows.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            Their weights.
+        """
         check_is_fitted(self, "weight_estimator_")
         try:
             return self.weight_estimator_.predict_weights(X)
@@ -145,9 +248,27 @@ class ImportanceReweighter(MetaEstimatorMixin, BaseEstimator):
                              "LogisticRatio or (R)uLSIF.") from None
 
     def score(self, X, y, sample_weight=None, sample_domain=None):
-        """Importance-weighted score (IWCV) on the source rows of (X, y): the estimator's own
-        ``score`` with ``sample_weight`` = the given weights (of those rows) or, by default,
-        :meth:`held_out_weights`. Target rows (masked labels) are left out."""
+        """Importance-weighted score (IWCV) on the source rows of (X, y).
+
+        The estimator's own ``score`` with ``sample_weight`` = the given weights (of those rows)
+        or, by default, :meth:`held_out_weights`. Target rows (masked labels) are left out.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Rows.
+        y : array-like of shape (n,) or (n, p)
+            Labels, the target rows' masked.
+        sample_weight : array-like of shape (n,) or None, default None
+            Weights to score with instead of the fitted w(x).
+        sample_domain : array-like of shape (n,) or None, default None
+            >= 0 on source rows, < 0 on target rows.
+
+        Returns
+        -------
+        float
+            The weighted score.
+        """
         X = validate_predict(self, X, "estimator_")
         source = source_rows(y, sample_domain, len(X))
         if not source.any():
@@ -165,20 +286,47 @@ class ImportanceReweighter(MetaEstimatorMixin, BaseEstimator):
 
 
 def make_reweighting_pipeline(weight_estimator, estimator, *steps):
-    """``make_pipeline(*steps, ImportanceReweighter(weight_estimator, estimator))``: optional
-    preprocessing ``steps`` (fitted on source and target rows together), then the weights and
-    the model. Pass ``sample_domain`` as ``importancereweighter__sample_domain`` (or mask the
-    target labels)."""
+    """Preprocessing steps, then the weights and the model, as one pipeline.
+
+    ``make_pipeline(*steps, ImportanceReweighter(weight_estimator, estimator))``: the ``steps``
+    are fitted on source and target rows together. Pass ``sample_domain`` as
+    ``importancereweighter__sample_domain`` (or mask the target labels).
+
+    Parameters
+    ----------
+    weight_estimator : WeightEstimator
+        E.g. ``FCFWCS(sigma="auto")``.
+    estimator : estimator
+        The model, fitted with ``sample_weight``.
+    *steps : transformers
+        Preprocessing before the weights.
+
+    Returns
+    -------
+    sklearn.pipeline.Pipeline
+        The unfitted pipeline.
+    """
     from sklearn.pipeline import make_pipeline
 
     return make_pipeline(*steps, ImportanceReweighter(weight_estimator, estimator))
 
 
 def importance_weighted_scorer(scoring=None):
-    """A scorer for ``GridSearchCV(ImportanceReweighter(...), scoring=...)`` that evaluates
-    ``scoring`` (any scikit-learn scoring name or scorer; None: the estimator's score) on the
-    held-out source rows with the fold's importance weights (IWCV). Target rows are found from
-    masked labels."""
+    """A scorer of importance-weighted cross-validation for ``GridSearchCV(ImportanceReweighter(...))``.
+
+    It evaluates ``scoring`` on the held-out source rows with the fold's importance weights
+    (IWCV). Target rows are found from masked labels.
+
+    Parameters
+    ----------
+    scoring : str, callable or None, default None
+        Any scikit-learn scoring name or scorer; None: the estimator's score.
+
+    Returns
+    -------
+    callable
+        ``scorer(estimator, X, y)``.
+    """
 
     def scorer(estimator, X, y):
         X = validate_predict(estimator, X, "estimator_")
@@ -197,6 +345,20 @@ class ReweightAdapter(BaseEstimator):
     estimator on the source and target rows and returns ``(X, {"sample_weight": w})`` with w the
     weights on source rows and 0 on target rows; skada routes them to the final estimator
     (``estimator.set_fit_request(sample_weight=True)``). ``transform`` passes X through.
+
+    Parameters
+    ----------
+    weight_estimator : WeightEstimator
+        Fitted (a clone) on the source and target rows.
+
+    Attributes
+    ----------
+    weight_estimator_ : WeightEstimator
+        The fitted clone.
+    weights_ : ndarray of shape (n,)
+        Weights of the source rows, 0 on target rows.
+    n_source_, n_target_ : int
+        Rows of each domain.
     """
 
     __metadata_request__fit = {"sample_domain": True}
@@ -206,6 +368,22 @@ class ReweightAdapter(BaseEstimator):
         self.weight_estimator = weight_estimator
 
     def fit(self, X, y=None, *, sample_domain=None):
+        """Fit the weight estimator on the source and target rows.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Source and target rows.
+        y : array-like or None, default None
+            Labels, the target rows' masked.
+        sample_domain : array-like of shape (n,) or None, default None
+            >= 0 on source rows, < 0 on target rows.
+
+        Returns
+        -------
+        self : ReweightAdapter
+            The fitted adapter.
+        """
         X = validate_input(self, X, reset=True)
         source, self.n_source_, self.n_target_ = _split(X, y, sample_domain)
         self.weight_estimator_ = clone(self.weight_estimator).fit(X[source], X[~source])
@@ -214,9 +392,47 @@ class ReweightAdapter(BaseEstimator):
         return self
 
     def fit_transform(self, X, y=None, *, sample_domain=None, **params):
+        """Fit, then hand X and the weights to the next step (skada's adapter protocol).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Source and target rows.
+        y : array-like or None, default None
+            Labels, the target rows' masked.
+        sample_domain : array-like of shape (n,) or None, default None
+            >= 0 on source rows, < 0 on target rows.
+        **params : dict
+            Ignored.
+
+        Returns
+        -------
+        tuple
+            ``(X, {"sample_weight": weights_})``.
+        """
         self.fit(X, y, sample_domain=sample_domain)
         return X, {"sample_weight": self.weights_}
 
     def transform(self, X, y=None, *, sample_domain=None, allow_source=False, **params):
+        """Pass X through unchanged.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Rows.
+        y : array-like or None, default None
+            Ignored.
+        sample_domain : array-like or None, default None
+            Ignored.
+        allow_source : bool, default False
+            Ignored (skada's protocol).
+        **params : dict
+            Ignored.
+
+        Returns
+        -------
+        array-like
+            X.
+        """
         check_is_fitted(self, "weight_estimator_")
         return X

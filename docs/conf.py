@@ -118,5 +118,28 @@ def _skip_foreign_member(app, what, name, obj, skip, options):
     return None
 
 
+def _resolve_by_name(app, env, node, contnode):
+    """Resolve a Python cross-reference that names a covshift object by another path.
+
+    Each object has one page (``covshift.GPR``, not also ``covshift.regression.GPR``), while the
+    docstrings name objects as their own module sees them (``GPR``, ``WeightEstimator``). A
+    reference that Sphinx cannot resolve is resolved here when exactly one documented object has
+    that last name; otherwise it stays unresolved and, under ``nitpicky`` and ``-W``, fails the build.
+    """
+    if node.get("refdomain") != "py":
+        return None
+    target = node["reftarget"].lstrip("~.")
+    if not (target.startswith("covshift.") or "." not in target):
+        return None
+    domain = env.get_domain("py")
+    last = target.rsplit(".", 1)[-1]
+    matches = [name for name in domain.objects if name.rsplit(".", 1)[-1] == last and name.startswith("covshift")]
+    if len(matches) != 1:
+        return None
+    found = domain.resolve_any_xref(env, node["refdoc"], app.builder, matches[0], node, contnode)
+    return found[0][1] if found else None
+
+
 def setup(app):
     app.connect("autodoc-skip-member", _skip_foreign_member)
+    app.connect("missing-reference", _resolve_by_name)

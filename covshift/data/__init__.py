@@ -1,8 +1,8 @@
 """Seeded data generators with a known covariate shift, each returning a :class:`ShiftData`.
 
-- :mod:`.shift`: the container, selection by the inputs and the papers' regression toys;
-- :mod:`.arm`: the planar arm (HumanEva stand-in);
-- :mod:`.classification`: binary classification under sample-selection bias.
+- ``covshift.data.shift``: the container, selection by the inputs and the papers' regression toys;
+- ``covshift.data.arm``: the planar arm (HumanEva stand-in);
+- ``covshift.data.classification``: binary classification under sample-selection bias.
 """
 
 from .arm import ARM_LINKS, arm_forward, arm_pose

@@ -12,7 +12,7 @@ Target domain: *other* images of the same digits, redrawn by a visible transform
 Transformations combine with "+", applied left to right, e.g. ``"thicken+rotate"``.
 
 The multi-label version replaces the class by four binary labels defined from it
-(:data:`MULTILABEL_NAMES`): "even" (0, 2, 4, 6, 8), "greater than 4" (5-9),
+(``MULTILABEL_NAMES``): "even" (0, 2, 4, 6, 8), "greater than 4" (5-9),
 "has a closed loop" (0, 6, 8, 9; the 4 of this data set is mostly written open, so it counts
 as open) and "prime" (2, 3, 5, 7).
 """

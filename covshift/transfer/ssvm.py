@@ -559,8 +559,9 @@ class DomainTransferSSVM(_CuttingPlaneModel):
         The C of the fitted delta: the given number, or the one ``"auto"`` chose.
     C_grid_ : ndarray
         The C compared (for a given number C, just ``[C]``).
-    cv_losses_ : ndarray of shape (len(C_grid_), l)
-        Held-out loss of every labelled example at every C (NaN when C was given or l = 1).
+    cv_losses_ : ndarray of shape (n_C, l)
+        Held-out loss of every labelled example at each of the n_C values of ``C_grid_`` (NaN when
+        C was given or l = 1).
     cv_scores_ : ndarray
         Their cross-validated 1 - mean loss (accuracy for the 0/1 loss, 1 - Hamming loss).
     n_folds_ : int

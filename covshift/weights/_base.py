@@ -30,7 +30,7 @@ class WeightEstimator(BaseEstimator):
 
     ``random_state`` follows scikit-learn: None, an integer seed, a ``np.random.RandomState``
     (or a ``np.random.Generator``). An instance gives one integer seed per fit, drawn from it
-    (:func:`covshift._validation.seed_of`): every random choice of that fit uses the seed, so
+    (``covshift._validation.seed_of``): every random choice of that fit uses the seed, so
     a fit with ``RandomState(s)`` equals the fit with ``seed_of(RandomState(s))``.
     """
 

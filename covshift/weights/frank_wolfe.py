@@ -343,7 +343,7 @@ _ATTRIBUTES = """    Attributes
     objective_ : float
         F at the solution, the test log-likelihood of the weights.
     duality_gap_ : float
-        The certificate: F* - objective_ <= duality_gap_.
+        The certificate: F* - ``objective_`` <= ``duality_gap_``.
     n_iter_ : int
         Iterations run.
     converged_ : bool

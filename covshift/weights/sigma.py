@@ -34,6 +34,24 @@ def default_sigma_grid(X_tr, X_te, n=9, random_state=0, max_centers=None):
     centres of the likelihood cross-validation, which computes the grid from its own distances). In high dimension every point is far from its neighbours, so
     widths far below the nearest-neighbour distance only fit single points (and make the
     optimum dense and slow).
+
+    Parameters
+    ----------
+    X_tr : array-like of shape (n_tr, d)
+        Training inputs.
+    X_te : array-like of shape (n_te, d)
+        Test inputs.
+    n : int, default 9
+        Number of widths.
+    random_state : int, default 0
+        Seeds the subsets.
+    max_centers : int or None, default None
+        Test points from which ``nearest`` is measured (None: LCV_CENTERS).
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        Increasing widths.
     """
     X_tr, X_te = check_train_test(X_tr, X_te)
     max_centers = LCV_CENTERS if max_centers is None else check_int(max_centers, "max_centers")
@@ -62,38 +80,39 @@ def kliep_sigma(X_tr, X_te, rule="lcv", sigma_grid=None, n_folds=5, y_tr=None, r
     (eq. 2 of fw-covariate-shift-iw-smtgp) once sigma is fixed, so sigma is chosen once,
     here, with the exact solver (fully-corrective Frank-Wolfe), whatever solver is compared.
 
-    Rules
-    -----
-    "lcv" (default): likelihood cross-validation (Sugiyama et al. 2008, section 4.2).
-        Training and test points are each split into ``n_folds`` folds; for fold k, KLIEP
-        is fitted on the other folds and scored on the held-out points only:
+    Two rules:
 
-            score_k = mean_{held-out test} log w(x) - log mean_{held-out train} w(x),
+    - ``"lcv"`` (default): likelihood cross-validation (Sugiyama et al. 2008, section 4.2).
+      Training and test points are each split into ``n_folds`` folds; for fold k, KLIEP
+      is fitted on the other folds and scored on the held-out points only:
 
-        the held-out log-likelihood of p_te ~ w p_tr. As in Sugiyama et al., the model has
-        b = min(100, n_te) Gaussian centres (LCV_CENTERS, a seeded subset of the test
-        points; a fold uses those among its fitting points), whatever centres the estimator
-        then uses at the chosen width. What we changed: (i) the normalisation of w is
-        checked on held-out training points too (Sugiyama's variant holds out test points
-        only; on the paper's data it then prefers ever smaller sigma, since spikes placed
-        between training points cost nothing in the fitted constraint); (ii) the choice is
-        the largest width whose mean score is within one standard error (over folds) of the
-        best mean (the one-standard-error rule, not the plain argmax): neighbouring widths
-        often tie within the fold noise, and the rule makes the choice insensitive to the
-        loose ranking tolerance; (iii) each fold is solved by the exact solver
-        (fully-corrective Frank-Wolfe, as FCFWCS) only to the duality gap
-        ``ranking_tol`` (nats per point), see Speed.
-    "iwcv": the paper's rule (section II): for each sigma, KLIEP weights on all the data
-        (all test points up to ``max_centers`` as centres), then the importance-weighted
-        cross-validation error (:func:`iwcv_score`) of a downstream ``regressor`` trained
-        with those weights on (X_tr, y_tr). Smallest error wins. The weights enter both the
-        fit and the validation loss, so the comparison across widths is a heuristic, not an
-        unbiased estimate.
+          score_k = mean_{held-out test} log w(x) - log mean_{held-out train} w(x),
+
+      the held-out log-likelihood of p_te ~ w p_tr. As in Sugiyama et al., the model has
+      b = min(100, n_te) Gaussian centres (LCV_CENTERS, a seeded subset of the test
+      points; a fold uses those among its fitting points), whatever centres the estimator
+      then uses at the chosen width. What we changed: (i) the normalisation of w is
+      checked on held-out training points too (Sugiyama's variant holds out test points
+      only; on the paper's data it then prefers ever smaller sigma, since spikes placed
+      between training points cost nothing in the fitted constraint); (ii) the choice is
+      the largest width whose mean score is within one standard error (over folds) of the
+      best mean (the one-standard-error rule, not the plain argmax): neighbouring widths
+      often tie within the fold noise, and the rule makes the choice insensitive to the
+      loose ranking tolerance; (iii) each fold is solved by the exact solver
+      (fully-corrective Frank-Wolfe, as FCFWCS) only to the duality gap
+      ``ranking_tol`` (nats per point), see Speed.
+    - ``"iwcv"``: the paper's rule (section II): for each sigma, KLIEP weights on all the data
+      (all test points up to ``max_centers`` as centres), then the importance-weighted
+      cross-validation error (:func:`iwcv_score`) of a downstream ``regressor`` trained
+      with those weights on (X_tr, y_tr). Smallest error wins. The weights enter both the
+      fit and the validation loss, so the comparison across widths is a heuristic, not an
+      unbiased estimate.
+
 
     Speed (rule "lcv"): the squared distances from the centres to all points are computed
     once; the kernels of each width are written in place into two reusable buffers; the K
     folds of a width share them and are solved together, each step one batched numpy
-    operation (:func:`covshift.weights.fully_corrective.solve_folds`); the grid is walked from
+    operation (``covshift.weights.fully_corrective.solve_folds``); the grid is walked from
     the largest width down, each fold warm-started from its own solution at the previous
     width; and the ranking solves stop at the loose duality gap ``ranking_tol`` per point.
     The estimator then solves once, tightly, with its own centres at the chosen width.
@@ -103,14 +122,19 @@ def kliep_sigma(X_tr, X_te, rule="lcv", sigma_grid=None, n_folds=5, y_tr=None, r
 
     Parameters
     ----------
-    X_tr, X_te : array-like (n_tr, d), (n_te, d)
-    rule : {"lcv", "iwcv"}
-    sigma_grid : sequence of float or None
+    X_tr : array-like of shape (n_tr, d)
+        Training inputs.
+    X_te : array-like of shape (n_te, d)
+        Test inputs.
+    rule : {"lcv", "iwcv"}, default "lcv"
+        Likelihood cross-validation or the paper's importance-weighted CV (above).
+    sigma_grid : sequence of float or None, default None
         Candidate widths; default :func:`default_sigma_grid`.
     n_folds : int, default 5
         Folds of the cross-validation (capped at the smaller sample size).
-    y_tr : array-like (n_tr,) or (n_tr, p), required for rule="iwcv"
-    regressor : scikit-learn regressor or None
+    y_tr : array-like of shape (n_tr,) or (n_tr, p), default None
+        Training outputs, required for rule="iwcv".
+    regressor : scikit-learn regressor or None, default None
         Downstream model of rule="iwcv"; default :class:`covshift.regression.GPR` with the
         median-heuristic width of X_tr, lam = 0.01 and normalised outputs.
     ranking_tol : float, default 1e-2
@@ -118,18 +142,38 @@ def kliep_sigma(X_tr, X_te, rule="lcv", sigma_grid=None, n_folds=5, y_tr=None, r
         most ``ranking_tol`` per fitting test point (its fitted mean log-density is then
         within ``ranking_tol`` nats of the optimum, the unit of the held-out score); "iwcv"
         when its relative duality gap is at most ``ranking_tol``.
-    max_centers : int or None
+    max_centers : int or None, default None
         Gaussian centres (a seeded subset of the test points); default LCV_CENTERS (100)
         for "lcv" and MAX_CV_CENTERS (1000) for "iwcv".
-    random_state : int
+    random_state : int, default 0
         Seeds the folds and the centre subset.
 
     Returns
     -------
-    dict with ``sigma`` (the grid), ``best_sigma`` (the choice), ``rule``, ``seconds`` and,
-    for "lcv", ``mean_log_likelihood`` and ``std_log_likelihood`` (over folds) per grid
-    point and ``best_mean_sigma`` (the plain argmax); for "iwcv", ``iwcv_error`` per grid
-    point.
+    dict
+        ``sigma`` (the grid), ``best_sigma`` (the choice), ``rule``, ``seconds`` and, for
+        "lcv", ``mean_log_likelihood`` and ``std_log_likelihood`` (over folds) per grid point
+        and ``best_mean_sigma`` (the plain argmax); for "iwcv", ``iwcv_error`` per grid point.
+
+    See Also
+    --------
+    covshift.FCFWCS : Uses this width with ``sigma="auto"``, as every KLIEP-family estimator does.
+
+    References
+    ----------
+    M. Sugiyama et al. (2008). Direct importance estimation for covariate shift adaptation.
+    *Annals of the Institute of Statistical Mathematics* 60(4), section 4.2 (likelihood
+    cross-validation). S. V. Chapaneri and D. J. Jayaswal (2019), *IEEE Access* 7, section II
+    (the IWCV rule).
+
+    Examples
+    --------
+    >>> from covshift import data
+    >>> from covshift.model_selection import kliep_sigma
+    >>> shift = data.sinc_shift(n_tr=200, n_te=150, random_state=0)
+    >>> result = kliep_sigma(shift.X_tr, shift.X_te, random_state=0)
+    >>> len(result["sigma"]), bool(result["best_sigma"] in result["sigma"])
+    (9, True)
     """
     X_tr, X_te = check_train_test(X_tr, X_te)
     check_choice(rule, "rule", {"lcv", "iwcv"})
