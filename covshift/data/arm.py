@@ -12,7 +12,20 @@ ARM_LINKS = (1.0, 0.8)
 
 
 def arm_forward(angles, links=ARM_LINKS):
-    """Hand position (n, 2) of a planar two-link arm with joint angles (n, 2) (shoulder, elbow)."""
+    """Hand position of a planar two-link arm.
+
+    Parameters
+    ----------
+    angles : ndarray of shape (n, 2)
+        Joint angles (shoulder, elbow) in radians.
+    links : tuple of float, default ARM_LINKS
+        Lengths of the upper arm and the forearm.
+
+    Returns
+    -------
+    ndarray of shape (n, 2)
+        The hand positions.
+    """
     q1, q2 = angles[:, 0], angles[:, 1]
     l1, l2 = links
     return np.column_stack([l1 * np.cos(q1) + l2 * np.cos(q1 + q2),
@@ -91,9 +104,25 @@ def arm_pose(n_tr=300, n_te=300, noise=0.02, n_distractors=3, shift=2.0, random_
     probability 1 - q(x), so p(y | x) is the same in both. ``shift = 0`` is no shift. The
     true ratio is Z (1 - q) / ((1 - Z) q) with Z = E_pool[q] by quadrature.
 
+    Parameters
+    ----------
+    n_tr : int, default 300
+        Training poses.
+    n_te : int, default 300
+        Test poses.
+    noise : float, default 0.02
+        Standard deviation of the noise on the hand position.
+    n_distractors : int, default 3
+        Unrelated input features.
+    shift : float, default 2.0
+        Steepness of the selection (0: no shift).
+    random_state : None, int, RandomState or Generator, default 0
+        The seed.
+
     Returns
     -------
-    ShiftData with X of shape (n, 2 + n_distractors) and Y of shape (n, 2).
+    ShiftData
+        X of shape (n, 2 + n_distractors) and Y of shape (n, 2).
     """
     n_tr, n_te = check_int(n_tr, "n_tr", minimum=2), check_int(n_te, "n_te")
     n_distractors = check_int(n_distractors, "n_distractors", minimum=0)

@@ -19,7 +19,18 @@ class _SideSelection:
 
 
 def classification_boundary(x1):
-    """The 2-D toy's true class boundary x_2 = 0.6 - 0.35 x_1^2 (rises on the left, falls on the right)."""
+    """The 2-D toy's true class boundary x_2 = 0.6 - 0.35 x_1^2 (rises on the left, falls on the right).
+
+    Parameters
+    ----------
+    x1 : float or array-like
+        First input.
+
+    Returns
+    -------
+    float or ndarray
+        x_2 on the boundary.
+    """
     return 0.6 - 0.35 * np.asarray(x1, dtype=float) ** 2
 
 
@@ -34,9 +45,28 @@ def shift_classification_2d(n=400, steepness=1.5, label_noise=0.3, random_state=
     linear classifier fitted to the training sample is visibly wrong in the test region.
     p(y | x) is the same in both sets (a covariate shift); ``density_ratio`` is the exact ratio.
 
+    Parameters
+    ----------
+    n : int, default 400
+        Size of the pool.
+    steepness : float, default 1.5
+        Of the selection (0: a random split).
+    label_noise : float, default 0.3
+        Width of the sigmoid of P(y = 1 | x).
+    random_state : None, int, RandomState or Generator, default 0
+        The seed.
+
     Returns
     -------
-    ShiftData with integer labels {0, 1} in Y_tr, Y_te (shape (n, 1)).
+    ShiftData
+        Labels 0.0 and 1.0 (floats) in Y_tr, Y_te (shape (n, 1)).
+
+    Examples
+    --------
+    >>> from covshift import data
+    >>> toy = data.shift_classification_2d(random_state=0)
+    >>> len(toy.X_tr) + len(toy.X_te), sorted(set(toy.Y_tr[:, 0].tolist()))
+    (400, [0.0, 1.0])
     """
     n = check_int(n, "n", minimum=20)
     check_positive(steepness, "steepness", allow_zero=True)
@@ -80,6 +110,20 @@ def classification_task(name, n_tr=None, random_state=0):
     Inputs are standardised over the whole pool; about ``n_tr`` points near the pool mean
     (default: the task's entry in ``CLASSIFICATION_TASKS``) become the training set, the rest
     the test set. Labels are {0, 1} in Y (shape (n, 1)).
+
+    Parameters
+    ----------
+    name : {"breast_cancer", "digits_3_8", "wine"}
+        The task.
+    n_tr : int or None, default None
+        Expected training size.
+    random_state : None, int, RandomState or Generator, default 0
+        The seed.
+
+    Returns
+    -------
+    ShiftData
+        Standardised inputs, labels in {0, 1}.
     """
     X, y = _binary_task(name)
     X = (X - X.mean(axis=0)) / np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)

@@ -40,17 +40,20 @@ def check_scale(value, name, allow_zero=False):
 class ShiftData:
     """A covariate-shift data set.
 
-    Attributes
+    Parameters
     ----------
-    X_tr, Y_tr : training inputs (n_tr, d) and outputs (n_tr, p)
-    X_te, Y_te : test inputs (n_te, d) and outputs (n_te, p)
+    X_tr, Y_tr : ndarray
+        Training inputs (n_tr, d) and outputs (n_tr, p).
+    X_te, Y_te : ndarray
+        Test inputs (n_te, d) and outputs (n_te, p).
         A row of outputs that is not known (an unlabelled point, e.g. the test rows of an
         uploaded file) is NaN: inputs are always complete, so tests of the shift and weights
         use every row, while models fit on and are scored at the labelled rows only
         (:attr:`labelled_tr`, :attr:`labelled_te`).
-    density_ratio : callable or None
+    density_ratio : callable or None, default None
         x -> p_te(x) / p_tr(x) when the densities are known.
-    name : str
+    name : str, default ""
+        A label for tables and figures.
     """
 
     X_tr: np.ndarray
@@ -79,13 +82,32 @@ class ShiftData:
 
 
 def sinc_function(x):
-    """The paper's regression function y = -2 x^3 + 3 sinc(x) + 1 (numpy's normalised sinc)."""
+    """The paper's regression function y = -2 x^3 + 3 sinc(x) + 1 (numpy's normalised sinc).
+
+    Parameters
+    ----------
+    x : float or ndarray
+        Inputs.
+
+    Returns
+    -------
+    float or ndarray
+        y without noise.
+    """
     return -2.0 * x**3 + 3.0 * np.sinc(x) + 1.0
 
 
 @dataclass(frozen=True)
 class GaussianRatio:
-    """True ratio N(mean_te, std_te^2) / N(mean_tr, std_tr^2) of the first input (picklable)."""
+    """True ratio N(mean_te, std_te^2) / N(mean_tr, std_tr^2) of the first input (picklable).
+
+    Parameters
+    ----------
+    mean_tr, std_tr : float
+        The training distribution of the first input.
+    mean_te, std_te : float
+        The test distribution of the first input.
+    """
 
     mean_tr: float
     std_tr: float
@@ -100,7 +122,24 @@ class GaussianRatio:
 
 
 def gaussian_ratio(mean_tr, std_tr, mean_te, std_te):
-    """True ratio N(mean_te, std_te^2) / N(mean_tr, std_tr^2) of 1-D inputs, as a function."""
+    """True ratio N(mean_te, std_te^2) / N(mean_tr, std_tr^2) of 1-D inputs, as a function.
+
+    Parameters
+    ----------
+    mean_tr : float
+        Mean of the training inputs.
+    std_tr : float
+        Their standard deviation.
+    mean_te : float
+        Mean of the test inputs.
+    std_te : float
+        Their standard deviation.
+
+    Returns
+    -------
+    GaussianRatio
+        A picklable callable X -> w(x).
+    """
     return GaussianRatio(float(mean_tr), float(std_tr), float(mean_te), float(std_te))
 
 
@@ -132,8 +171,19 @@ class _LeftSelection:
 
 @dataclass(frozen=True)
 class SelectionRatio:
-    """Exact ratio p_te / p_tr of a split by P(train | x) = q(x): Z (1 - q) / ((1 - Z) q) when the
-    test set is the rest, Z / q when it is the whole pool (picklable)."""
+    """Exact ratio p_te / p_tr of a split by P(train | x) = q(x) (picklable).
+
+    Z (1 - q) / ((1 - Z) q) when the test set is the rest, Z / q when it is the whole pool.
+
+    Parameters
+    ----------
+    probability : callable
+        q, X -> P(train | x).
+    Z : float
+        E[q] over the pool.
+    test_is_rest : bool, default True
+        Whether the test set is the rest of the pool (else the whole pool).
+    """
 
     probability: object
     Z: float
@@ -160,6 +210,37 @@ def sinc_shift(
 
     y = -2x^3 + 3 sinc(x) + 1 + N(0, noise^2); x_tr ~ N(mean_tr, std_tr^2),
     x_te ~ N(mean_te, std_te^2). Defaults are the paper's (500 / 300 points).
+
+    Parameters
+    ----------
+    n_tr : int, default 500
+        Training points.
+    n_te : int, default 300
+        Test points.
+    mean_tr : float, default 0.5
+        Mean of the training inputs.
+    std_tr : float, default 0.5
+        Their standard deviation.
+    mean_te : float, default 0.0
+        Mean of the test inputs.
+    std_te : float, default 0.3
+        Their standard deviation.
+    noise : float, default 0.1
+        Standard deviation of the output noise.
+    random_state : None, int, RandomState or Generator, default 0
+        The seed.
+
+    Returns
+    -------
+    ShiftData
+        With the true ratio as ``density_ratio``.
+
+    Examples
+    --------
+    >>> from covshift import data
+    >>> shift = data.sinc_shift(n_tr=50, n_te=30, random_state=0)
+    >>> shift.X_tr.shape, shift.Y_te.shape, shift.true_weights.shape
+    ((50, 1), (30, 1), (50,))
     """
     n_tr = check_int(n_tr, "n_tr")
     n_te = check_int(n_te, "n_te")
@@ -197,9 +278,28 @@ def selection_bias(X, Y, scale=None, n_tr=None, random_state=0, name="selection 
     each point is a training point with probability q(x) = exp(-||x - x_bar|| / s), s the
     standard deviation of ||x - x_bar|| (or ``scale``); the rest is the test set. With
     ``n_tr``, q is scaled to min(1, c q) with c chosen so that n_tr points are expected
-    in training (in high dimension q alone selects very few). Returns a
-    :class:`ShiftData` whose ``density_ratio`` is the exact ratio of this split,
-    Z (1 - q) / ((1 - Z) q), Z = E[q] (the paper's 1/q is the ratio to the whole pool).
+    in training (in high dimension q alone selects very few).
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+        Inputs of the pool.
+    Y : array-like of shape (n,) or (n, p)
+        Their outputs.
+    scale : float or None, default None
+        s (None: the standard deviation of the distances to the mean).
+    n_tr : int or None, default None
+        Expected number of training points.
+    random_state : None, int, RandomState or Generator, default 0
+        The seed.
+    name : str, default "selection bias"
+        The data set's label.
+
+    Returns
+    -------
+    ShiftData
+        Whose ``density_ratio`` is the exact ratio of this split, Z (1 - q) / ((1 - Z) q),
+        Z = E[q] (the paper's 1/q is the ratio to the whole pool).
     """
     from .._validation import as_2d_float
 
@@ -282,6 +382,24 @@ def s_shape(n_tr=250, n_te=250, noise=0.005, shift=0.0, random_state=0):
     biases the training inputs towards small x by selection with probability
     exp(-shift * (x - min) / range), which keeps p(y|x) (a covariate shift); the
     density ratio is then known up to the sampled pool.
+
+    Parameters
+    ----------
+    n_tr : int, default 250
+        Training points (before the shift's selection).
+    n_te : int, default 250
+        Test points.
+    noise : float, default 0.005
+        Standard deviation of the input noise.
+    shift : float, default 0.0
+        Strength of the selection towards small x (0: none).
+    random_state : None, int, RandomState or Generator, default 0
+        The seed.
+
+    Returns
+    -------
+    ShiftData
+        Inputs x and outputs y, one column each.
     """
     n_tr, n_te = check_int(n_tr, "n_tr", minimum=2), check_int(n_te, "n_te")
     check_scale(noise, "noise", allow_zero=True)
@@ -298,6 +416,24 @@ def double_s(n_tr=250, n_te=500, noise=0.005, shift=0.0, random_state=0):
 
     x = y + 0.3 sin(2 pi y) + noise with y ~ U(-1, 1); 2 n_tr points are drawn and
     every second kept (the paper's down-sampling). Test: n_te equally spaced y.
+
+    Parameters
+    ----------
+    n_tr : int, default 250
+        Training points.
+    n_te : int, default 500
+        Test points.
+    noise : float, default 0.005
+        Standard deviation of the input noise.
+    shift : float, default 0.0
+        Strength of the selection towards small x (0: none).
+    random_state : None, int, RandomState or Generator, default 0
+        The seed.
+
+    Returns
+    -------
+    ShiftData
+        Inputs x and outputs y, one column each.
     """
     n_tr, n_te = check_int(n_tr, "n_tr", minimum=2), check_int(n_te, "n_te")
     check_scale(noise, "noise", allow_zero=True)
@@ -316,6 +452,30 @@ def circle_outputs(n_tr=300, n_te=200, noise=0.03, mean_tr=0.0, std_tr=0.6, mean
     The outputs lie on the unit circle, so they are strongly correlated (structured
     prediction matters); the inputs are shifted between training and test as in
     :func:`sinc_shift`, and the true ratio is known.
+
+    Parameters
+    ----------
+    n_tr : int, default 300
+        Training points.
+    n_te : int, default 200
+        Test points.
+    noise : float, default 0.03
+        Standard deviation of the output noise.
+    mean_tr : float, default 0.0
+        Mean of the training inputs.
+    std_tr : float, default 0.6
+        Their standard deviation.
+    mean_te : float, default 0.5
+        Mean of the test inputs.
+    std_te : float, default 0.3
+        Their standard deviation.
+    random_state : None, int, RandomState or Generator, default 0
+        The seed.
+
+    Returns
+    -------
+    ShiftData
+        Outputs of shape (n, 2), with the true ratio.
     """
     n_tr, n_te = check_int(n_tr, "n_tr"), check_int(n_te, "n_te")
     check_scale(noise, "noise", allow_zero=True)
@@ -343,6 +503,24 @@ def digits_center(shift="selection", n_tr=500, n_max=None, train_classes=(0, 1, 
     sampler with about ``n_tr`` training images (true ratio known); ``shift="class"`` trains mostly on ``train_classes``
     (80 % of their images, 10 % of the others) and tests on the rest; ``None`` is a
     random half split.
+
+    Parameters
+    ----------
+    shift : {"selection", "class", None}, default "selection"
+        How the images are split (above).
+    n_tr : int, default 500
+        About this many training images with ``shift="selection"``.
+    n_max : int or None, default None
+        Use a seeded subset of at most this many images.
+    train_classes : tuple of int, default (0, 1, 2, 3, 4)
+        The favoured classes of ``shift="class"``.
+    random_state : None, int, RandomState or Generator, default 0
+        The seed.
+
+    Returns
+    -------
+    ShiftData
+        48 input pixels, 16 output pixels.
     """
     from sklearn.datasets import load_digits
 
