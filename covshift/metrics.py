@@ -22,7 +22,20 @@ def _real_vector(values, name):
 
 
 def check_weights(w, name="weights"):
-    """``w`` as a 1-D float array; ValueError naming it unless non-empty, finite and non-negative."""
+    """``w`` as a 1-D float array; ValueError naming it unless non-empty, finite and non-negative.
+
+    Parameters
+    ----------
+    w : array-like
+        The weights.
+    name : str, default "weights"
+        Their name in the error message.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The weights as floats.
+    """
     w = _real_vector(w, name)
     if w.size == 0 or not np.all(np.isfinite(w)) or np.any(w < 0):
         raise ValueError(f"{name} must be a non-empty array of finite, non-negative numbers.")
@@ -40,8 +53,29 @@ def _normalised(w, name):
 
 
 def normalized_mse(w, true_w):
-    """Normalised mean squared error of weights (sampling-based-kmm, section IV):
-    mean_i (w_i / sum w - t_i / sum t)^2, both weight vectors scaled to sum to 1."""
+    """Normalised mean squared error of weights (sampling-based-kmm, section IV).
+
+    mean_i (w_i / sum w - t_i / sum t)^2, both weight vectors scaled to sum to 1. Multiply by n^2
+    for the value on the mean-1 scale.
+
+    Parameters
+    ----------
+    w : array-like of shape (n,)
+        Estimated weights.
+    true_w : array-like of shape (n,)
+        True weights.
+
+    Returns
+    -------
+    float
+        The NMSE.
+
+    Examples
+    --------
+    >>> from covshift.metrics import normalized_mse
+    >>> normalized_mse([1.0, 1.0], [2.0, 2.0])
+    0.0
+    """
     w, t = check_weights(w), check_weights(true_w, "true weights")
     if len(w) != len(t):
         raise ValueError(f"Estimated and true weights need the same length; got {len(w)} and {len(t)}.")
@@ -49,8 +83,26 @@ def normalized_mse(w, true_w):
 
 
 def effective_sample_size(w):
-    """(sum w)^2 / sum w^2: how many equally weighted points the weights are worth
-    (scale-free: computed on w / max w, so huge weights cannot overflow)."""
+    """How many equally weighted points the weights are worth: (sum w)^2 / sum w^2.
+
+    Scale-free: computed on w / max w, so huge weights cannot overflow (Kish 1965).
+
+    Parameters
+    ----------
+    w : array-like of shape (n,)
+        Non-negative weights.
+
+    Returns
+    -------
+    float
+        Between 1 and n (0 when every weight is 0).
+
+    Examples
+    --------
+    >>> from covshift.metrics import effective_sample_size
+    >>> effective_sample_size([1.0, 1.0, 1.0, 1.0]), effective_sample_size([1.0, 0.0, 0.0, 0.0])
+    (4.0, 1.0)
+    """
     w = check_weights(w)
     if not np.any(w > 0):
         return 0.0
@@ -59,7 +111,18 @@ def effective_sample_size(w):
 
 
 def max_weight(w):
-    """Largest weight after normalising to mean 1 (max / mean, computed on w / max w)."""
+    """Largest weight after normalising to mean 1 (max / mean, computed on w / max w).
+
+    Parameters
+    ----------
+    w : array-like of shape (n,)
+        Non-negative weights.
+
+    Returns
+    -------
+    float
+        max(w) / mean(w) (0 when every weight is 0).
+    """
     w = check_weights(w)
     if not np.any(w > 0):
         return 0.0
@@ -69,8 +132,24 @@ def max_weight(w):
 def weighted_mmd2(X_tr, X_te, w, sigma):
     """MMD^2 between the w-weighted training sample and the test sample (Gaussian kernel).
 
-    || (1/sum w) sum_i w_i phi(x_tr_i) - (1/n_te) sum_j phi(x_te_j) ||^2 in the RKHS; 0 when
+    ``|| (1/sum w) sum_i w_i phi(x_tr_i) - (1/n_te) sum_j phi(x_te_j) ||^2`` in the RKHS; 0 when
     the weighted training sample matches the test sample in kernel mean.
+
+    Parameters
+    ----------
+    X_tr : array-like of shape (n_tr, d)
+        Training inputs.
+    X_te : array-like of shape (n_te, d)
+        Test inputs.
+    w : array-like of shape (n_tr,)
+        Weights of the training inputs.
+    sigma : float
+        Kernel width.
+
+    Returns
+    -------
+    float
+        The squared MMD, >= 0.
     """
     X_tr, X_te = as_2d_float(X_tr, "X_tr"), as_2d_float(X_te, "X_te")
     a = _normalised(check_weights(w), "weights")
@@ -94,27 +173,71 @@ def _checked_weights(sample_weight, n):
 
 
 def mae(y_true, y_pred, sample_weight=None):
-    """Mean absolute error over all points and outputs (the toys' error measure): scikit-learn's
-    ``mean_absolute_error`` averaged uniformly over the outputs; ``sample_weight`` weights the points."""
+    """Mean absolute error over all points and outputs (the toys' error measure).
+
+    scikit-learn's ``mean_absolute_error`` averaged uniformly over the outputs.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,) or (n, p)
+        True outputs.
+    y_pred : array-like of the same shape
+        Predictions.
+    sample_weight : array-like of shape (n,) or None, default None
+        Weights of the points.
+
+    Returns
+    -------
+    float
+        The MAE.
+    """
     Y, P = _pair(y_true, y_pred)
     return float(mean_absolute_error(Y, P, sample_weight=_checked_weights(sample_weight, len(Y))))
 
 
 def rmse(y_true, y_pred, sample_weight=None):
-    """Root mean squared error per output (array of length dy): scikit-learn's
-    ``root_mean_squared_error`` with ``multioutput="raw_values"``."""
+    """Root mean squared error per output: scikit-learn's ``root_mean_squared_error``, raw values.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,) or (n, p)
+        True outputs.
+    y_pred : array-like of the same shape
+        Predictions.
+    sample_weight : array-like of shape (n,) or None, default None
+        Weights of the points.
+
+    Returns
+    -------
+    ndarray of shape (p,)
+        The RMSE of each output.
+    """
     Y, P = _pair(y_true, y_pred)
     return root_mean_squared_error(Y, P, sample_weight=_checked_weights(sample_weight, len(Y)),
                                    multioutput="raw_values")
 
 
 def r2(y_true, y_pred, sample_weight=None):
-    """Coefficient of determination per output (eq. 19 of fw-covariate-shift-iw-smtgp):
-    scikit-learn's ``r2_score`` with ``multioutput="raw_values"``.
+    """Coefficient of determination per output (eq. 19 of fw-covariate-shift-iw-smtgp).
 
-    An output whose true values do not vary (over the points of positive weight) scores 0.
-    A score below -1e300 (true outputs that hardly vary compared with the errors: the ratio
-    of the sums of squares overflows) is reported as -1e300 with a NumericalWarning.
+    scikit-learn's ``r2_score`` with ``multioutput="raw_values"``. An output whose true values do
+    not vary (over the points of positive weight) scores 0. A score below -1e300 (true outputs that
+    hardly vary compared with the errors: the ratio of the sums of squares overflows) is reported as
+    -1e300 with a NumericalWarning.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,) or (n, p)
+        True outputs.
+    y_pred : array-like of the same shape
+        Predictions.
+    sample_weight : array-like of shape (n,) or None, default None
+        Weights of the points.
+
+    Returns
+    -------
+    ndarray of shape (p,)
+        R^2 of each output.
     """
     Y, P = _pair(y_true, y_pred)
     w = _checked_weights(sample_weight, len(Y))
@@ -132,12 +255,39 @@ def r2(y_true, y_pred, sample_weight=None):
 
 
 def euclidean_errors(y_true, y_pred):
-    """Per-point Euclidean error ||y_hat - y|| of structured outputs (eq. 18 style)."""
+    """Per-point Euclidean error ``||y_hat - y||`` of structured outputs (eq. 18 style).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n, p)
+        True outputs.
+    y_pred : array-like of shape (n, p)
+        Predictions.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The error of each point.
+    """
     Y, P = _pair(y_true, y_pred)
     return np.linalg.norm(Y - P, axis=1)
 
 
 def mean_euclidean_error(y_true, y_pred):
+    """Mean of :func:`euclidean_errors`.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n, p)
+        True outputs.
+    y_pred : array-like of shape (n, p)
+        Predictions.
+
+    Returns
+    -------
+    float
+        The mean Euclidean error.
+    """
     return float(np.mean(euclidean_errors(y_true, y_pred)))
 
 
@@ -151,11 +301,23 @@ def _errors(values, name):
 
 
 def paired_ttest(errors_a, errors_b):
-    """Paired t-test of two models' per-point errors: (t statistic, two-sided p-value).
+    """Paired t-test of two models' per-point errors.
 
-    Identical errors give (0, 1). Differences that are all the same nonzero number have
-    zero spread, so t is unbounded: a NumericalWarning says so and t is returned as
-    +-1e300 with p = 0 (finite numbers for display).
+    Identical errors give (0, 1). Differences that are all the same nonzero number have zero
+    spread, so t is unbounded: a NumericalWarning says so and t is returned as +-1e300 with p = 0
+    (finite numbers for display).
+
+    Parameters
+    ----------
+    errors_a : array-like of shape (n,)
+        Per-point errors of the first model.
+    errors_b : array-like of shape (n,)
+        Per-point errors of the second, at the same points.
+
+    Returns
+    -------
+    tuple of float
+        (t statistic, two-sided p-value).
     """
     a, b = _errors(errors_a, "errors_a"), _errors(errors_b, "errors_b")
     if a.shape != b.shape or a.size < 2:
@@ -174,10 +336,22 @@ def paired_ttest(errors_a, errors_b):
 
 
 def certainty_error_correlation(certainty, errors):
-    """Pearson correlation of the TGP certainty phi with the per-point error (and p-value).
+    """Pearson correlation of the TGP certainty phi with the per-point error, and its p-value.
 
-    The SMTGP papers claim it is negative: more certain predictions are more accurate.
-    A constant certainty or error has no correlation: (0, 1).
+    The SMTGP papers claim it is negative: more certain predictions are more accurate. A constant
+    certainty or error has no correlation: (0, 1).
+
+    Parameters
+    ----------
+    certainty : array-like of shape (n,)
+        Per-point certainty (e.g. the TGP's phi).
+    errors : array-like of shape (n,)
+        Per-point errors.
+
+    Returns
+    -------
+    tuple of float
+        (r, two-sided p-value).
     """
     c, e = _errors(certainty, "certainty"), _errors(errors, "errors")
     if c.shape != e.shape:
@@ -206,7 +380,8 @@ def correlation_interval(r, n, level=0.95):
 
     Returns
     -------
-    (low, high) : tuple of float
+    tuple of float
+        (low, high).
     """
     if not -1.0 <= r <= 1.0:
         raise ValueError(f"r must be in [-1, 1]; got {r}.")
@@ -227,8 +402,10 @@ def certainty_error_bins(certainty, errors, n_bins=5, level=0.95):
 
     Parameters
     ----------
-    certainty, errors : array-like of shape (n,)
-        Per-point certainty (e.g. the TGP's phi) and error.
+    certainty : array-like of shape (n,)
+        Per-point certainty (e.g. the TGP's phi).
+    errors : array-like of shape (n,)
+        Per-point error.
     n_bins : int, default 5
         Number of bins (2 <= n_bins <= n / 2).
     level : float, default 0.95
