@@ -13,14 +13,28 @@ from ._validation import as_2d_float, as_generator, check_positive, is_dask_arra
 
 
 def squared_distances(A, B):
-    """Pairwise squared Euclidean distances ||a||^2 + ||b||^2 - 2 a.b, clipped at 0
-    (scikit-learn's ``euclidean_distances(A, B, squared=True)``: exactly 0 on the diagonal
-    when A is B). The only array of size n x m is the output."""
+    """Pairwise squared Euclidean distances ``||a||^2 + ||b||^2 - 2 a.b``, clipped at 0.
+
+    scikit-learn's ``euclidean_distances(A, B, squared=True)``: exactly 0 on the diagonal when A is
+    B. The only array of size n x m is the output.
+
+    Parameters
+    ----------
+    A : array-like of shape (n, d)
+        First points.
+    B : array-like of shape (m, d)
+        Second points.
+
+    Returns
+    -------
+    ndarray of shape (n, m)
+        The squared distances.
+    """
     return euclidean_distances(A, B, squared=True)
 
 
 def gaussian_kernel(A, B, sigma, row_scale=None):
-    """Gaussian kernel matrix K[i, j] = exp(-||A_i - B_j||^2 / (2 sigma^2)).
+    """Gaussian kernel matrix K[i, j] = exp(-``||A_i - B_j||^2`` / (2 sigma^2)).
 
     Built in place in one float64 array of shape (len(A), len(B)): the expansion
     trick, then an in-place scale and exp (no temporaries of that size).
@@ -28,7 +42,9 @@ def gaussian_kernel(A, B, sigma, row_scale=None):
     Parameters
     ----------
     A : array-like of shape (n, d)
+        Rows of the kernel.
     B : array-like of shape (m, d)
+        Columns of the kernel.
     sigma : float > 0
         Kernel width.
     row_scale : ndarray of shape (n,), optional
@@ -36,7 +52,16 @@ def gaussian_kernel(A, B, sigma, row_scale=None):
 
     Returns
     -------
-    K : ndarray of shape (n, m)
+    ndarray of shape (n, m)
+        K.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from covshift.kernels import gaussian_kernel
+    >>> K = gaussian_kernel(np.zeros((2, 1)), np.array([[0.0], [1.0]]), sigma=1.0)
+    >>> K.shape, float(K[0, 0]), round(float(K[0, 1]), 4)
+    ((2, 2), 1.0, 0.6065)
     """
     sigma = check_positive(sigma, "sigma (kernel width)")
     A = as_2d_float(A, "A")
@@ -64,6 +89,18 @@ def scaled_exponent(d2, sigma):
     or overflow to inf (and 0 * inf = NaN at zero distance), so the exponent is formed as
     -(sqrt(d2) / sigma)^2 / 2 instead: zero distances give 0 (k = 1) and the others
     saturate at -inf (k = 0) or 0 (k = 1), as the kernel does in the limit.
+
+    Parameters
+    ----------
+    d2 : ndarray
+        Squared distances, overwritten.
+    sigma : float > 0
+        Kernel width.
+
+    Returns
+    -------
+    ndarray
+        ``d2`` itself.
     """
     with np.errstate(over="ignore", under="ignore"):
         if _SAFE_WIDTH[0] <= sigma <= _SAFE_WIDTH[1]:
@@ -77,13 +114,43 @@ def scaled_exponent(d2, sigma):
 
 
 def gaussian_from_squared_distances(d2, sigma):
-    """exp(-d2 / (2 sigma^2)) of an array of squared distances (a new array), safe for any sigma."""
+    """exp(-d2 / (2 sigma^2)) of an array of squared distances (a new array), safe for any sigma.
+
+    Parameters
+    ----------
+    d2 : array-like
+        Squared distances.
+    sigma : float > 0
+        Kernel width.
+
+    Returns
+    -------
+    ndarray
+        The kernel values, of the shape of ``d2``.
+    """
     out = np.array(d2, dtype=np.float64, copy=True)
     return np.exp(scaled_exponent(out, float(sigma)), out=out)
 
 
 def kernel_column_means(A, B, sigma, block=1024):
-    """mean_i k(A_i, B_j) for every j, computed in blocks of rows of A (bounded memory)."""
+    """mean_i k(A_i, B_j) for every j, computed in blocks of rows of A (bounded memory).
+
+    Parameters
+    ----------
+    A : array-like of shape (n, d)
+        Rows of the kernel.
+    B : array-like of shape (m, d)
+        Columns of the kernel.
+    sigma : float > 0
+        Kernel width.
+    block : int, default 1024
+        Rows of A per block.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        The column means.
+    """
     total = np.zeros(len(B))
     for start in range(0, len(A), block):
         total += gaussian_kernel(A[start:start + block], B, sigma).sum(axis=0)
@@ -96,12 +163,32 @@ BLOCK_BYTES = 2**21
 
 
 def kernel_blocks(A, B, sigma, row_scale=None, block_bytes=BLOCK_BYTES):
-    """Yield (columns, K) with K = (c_i k(A_i, B_j))_{i, j in columns}, over column blocks of B.
+    """Yield (columns, K) with K = (c_i k(A_i, B_j))_(i, j in columns), over column blocks of B.
 
     Memory O(len(A) * block): one buffer is reused, so consume each block before the
-    next. The exponent log c_i - ||A_i - B_j||^2 / (2 sigma^2) is built by one matrix
+    next. The exponent log c_i - ``||A_i - B_j||^2`` / (2 sigma^2) is built by one matrix
     product and two broadcast additions, clipped at log c_i (distance >= 0), then
     exponentiated in place.
+
+    Parameters
+    ----------
+    A : array-like of shape (n, d)
+        Rows of the kernel.
+    B : array-like of shape (m, d)
+        Columns of the kernel.
+    sigma : float > 0
+        Kernel width.
+    row_scale : ndarray of shape (n,) or None, default None
+        Positive factors c_i of the rows (None: all 1).
+    block_bytes : int, default BLOCK_BYTES
+        Size of one kernel block in bytes.
+
+    Yields
+    ------
+    columns : slice
+        The columns of B in this block.
+    K : ndarray of shape (n, block)
+        Their kernel values (a reused buffer).
     """
     sigma = check_positive(sigma, "sigma (kernel width)")
     A, B = as_2d_float(A, "A"), as_2d_float(B, "B")
@@ -134,7 +221,24 @@ def kernel_blocks(A, B, sigma, row_scale=None, block_bytes=BLOCK_BYTES):
 
 
 def kernel_rows(A, B, sigma, row_scale=None):
-    """gaussian_kernel(A, B, sigma, row_scale) for a few rows A; B may be a dask array (chunk-wise)."""
+    """gaussian_kernel(A, B, sigma, row_scale) for a few rows A; B may be a dask array (chunk-wise).
+
+    Parameters
+    ----------
+    A : array-like of shape (n, d)
+        Rows of the kernel.
+    B : array-like of shape (m, d)
+        Columns of the kernel.
+    sigma : float > 0
+        Kernel width.
+    row_scale : ndarray of shape (n,) or None, default None
+        Positive factors c_i of the rows (None: all 1).
+
+    Returns
+    -------
+    ndarray of shape (n, m)
+        The kernel rows.
+    """
     if is_dask_array(B):
         return np.concatenate(_over_dask_chunks(lambda b: gaussian_kernel(A, b, sigma, row_scale), B), axis=1)
     return gaussian_kernel(A, B, sigma, row_scale)
@@ -166,6 +270,26 @@ def kernel_matvec(A, B, sigma, u, row_scale=None, block_bytes=BLOCK_BYTES):
     the matching part of u and dropped. Exact float64, the same numbers as
     ``gaussian_kernel(A, B, sigma, row_scale) @ u`` up to round-off. B may be a dask
     array: the same blocked sum then runs chunk-wise on dask's scheduler.
+
+    Parameters
+    ----------
+    A : array-like of shape (n, d)
+        Rows of the kernel.
+    B : array-like of shape (m, d)
+        Columns of the kernel.
+    sigma : float > 0
+        Kernel width.
+    u : array-like of shape (m,)
+        The vector.
+    row_scale : ndarray of shape (n,) or None, default None
+        Positive factors c_i of the rows (None: all 1).
+    block_bytes : int, default BLOCK_BYTES
+        Size of one kernel block in bytes.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The product.
     """
     u = np.asarray(u, dtype=float)
     if is_dask_array(B):
@@ -179,7 +303,28 @@ def kernel_matvec(A, B, sigma, u, row_scale=None, block_bytes=BLOCK_BYTES):
 
 
 def kernel_vecmat(weights, A, B, sigma, row_scale=None, block_bytes=BLOCK_BYTES):
-    """weights @ (c_i k(A_i, B_j))_ij, i.e. sum_i weights_i c_i k(A_i, B_j) for every j, in blocks."""
+    """weights @ (c_i k(A_i, B_j))_ij, i.e. sum_i weights_i c_i k(A_i, B_j) for every j, in blocks.
+
+    Parameters
+    ----------
+    weights : array-like of shape (n,)
+        The vector.
+    A : array-like of shape (n, d)
+        Rows of the kernel.
+    B : array-like of shape (m, d)
+        Columns of the kernel.
+    sigma : float > 0
+        Kernel width.
+    row_scale : ndarray of shape (n,) or None, default None
+        Positive factors c_i of the rows (None: all 1).
+    block_bytes : int, default BLOCK_BYTES
+        Size of one kernel block in bytes.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        The product.
+    """
     weights = np.asarray(weights, dtype=float)
     if is_dask_array(B):
         return np.concatenate(_over_dask_chunks(
@@ -191,7 +336,26 @@ def kernel_vecmat(weights, A, B, sigma, row_scale=None, block_bytes=BLOCK_BYTES)
 
 
 def kernel_column_max(A, B, sigma, row_scale=None, block_bytes=BLOCK_BYTES):
-    """max_i c_i k(A_i, B_j) for every j, over column blocks of B (bounded memory; B may be dask)."""
+    """max_i c_i k(A_i, B_j) for every j, over column blocks of B (bounded memory; B may be dask).
+
+    Parameters
+    ----------
+    A : array-like of shape (n, d)
+        Rows of the kernel.
+    B : array-like of shape (m, d)
+        Columns of the kernel.
+    sigma : float > 0
+        Kernel width.
+    row_scale : ndarray of shape (n,) or None, default None
+        Positive factors c_i of the rows (None: all 1).
+    block_bytes : int, default BLOCK_BYTES
+        Size of one kernel block in bytes.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        The column maxima.
+    """
     if is_dask_array(B):
         return np.concatenate(_over_dask_chunks(
             lambda b: kernel_column_max(A, b, sigma, row_scale, block_bytes), B))
@@ -216,7 +380,9 @@ def pivoted_cholesky(X, sigma, tol, max_rank):
     Parameters
     ----------
     X : ndarray of shape (n, d)
+        Points.
     sigma : float > 0
+        Kernel width.
     tol : float
         Largest residual diagonal accepted.
     max_rank : int
@@ -228,7 +394,8 @@ def pivoted_cholesky(X, sigma, tol, max_rank):
 
     Returns
     -------
-    (L, residual) with L of shape (rank, n) and residual = max_i (K - L'L)_ii, or None.
+    tuple or None
+        (L, residual) with L of shape (rank, n) and residual = max_i (K - L'L)_ii, or None.
     """
     X = as_2d_float(X, "X")
     diagonal = np.ones(len(X))  # k(x, x) = 1
@@ -264,6 +431,27 @@ def median_heuristic(X, max_samples=1000, random_state=0):
 
     Zero distances (duplicate points) are ignored; returns a positive width even
     for constant data (falls back to 1.0).
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+        Points.
+    max_samples : int, default 1000
+        Use a seeded subsample of this many points beyond.
+    random_state : None, int, RandomState or Generator, default 0
+        Seeds the subsample.
+
+    Returns
+    -------
+    float
+        The median distance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from covshift.kernels import median_heuristic
+    >>> median_heuristic(np.array([[0.0], [1.0], [3.0]]))
+    2.0
     """
     X = as_2d_float(X, "X")
     if X.shape[0] > max_samples:
