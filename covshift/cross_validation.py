@@ -32,7 +32,7 @@ def _standard_error(folds):
 class IWCVResult:
     """Outcome of :func:`iw_cv_error`.
 
-    Attributes
+    Parameters
     ----------
     weighted : float
         Importance-weighted cross-validation error: the estimate of the test error.
@@ -42,6 +42,7 @@ class IWCVResult:
     weighted_folds, unweighted_folds : ndarray of shape (n_folds,)
         The per-fold values whose means are ``weighted`` and ``unweighted``.
     n_folds : int
+        Number of folds.
     weighted_se, unweighted_se : float
         Standard error of each estimate: the standard deviation of its fold values / sqrt(n_folds).
         The folds share training points, so this is a rough (usually optimistic) measure.
@@ -94,9 +95,12 @@ def iw_cv_error(model, X_tr, y_tr, weights, cv=5, random_state=None):
 
     Parameters
     ----------
-    model : scikit-learn regressor (fit / predict)
-    X_tr : array-like of shape (n, d), n >= 2
+    model : scikit-learn regressor
+        With ``fit`` and ``predict``.
+    X_tr : array-like of shape (n, d)
+        Training inputs, n >= 2.
     y_tr : array-like of shape (n,) or (n, p)
+        Training outputs.
     weights : array-like of shape (n,)
         Importance weights of the training points (finite, >= 0), e.g. an estimator's
         ``weights_``; on the scale where they average 1 over the training points.
@@ -144,22 +148,51 @@ def iw_cv_error(model, X_tr, y_tr, weights, cv=5, random_state=None):
 
 
 def iwcv_score(estimator, X, y, sample_weight, n_folds=5, random_state=0):
-    """Importance-weighted cross-validation error of a regression model (lower is better): the
-    ``weighted`` value of :func:`iw_cv_error` (one implementation), which also reports the
+    """Importance-weighted cross-validation error of a regression model (lower is better).
+
+    The ``weighted`` value of :func:`iw_cv_error` (one implementation), which also reports the
     unweighted error, the per-fold values and the standard errors.
 
     Parameters
     ----------
-    estimator : regressor with fit / predict
-    X : array-like (n, d)
-    y : array-like (n,) or (n, p)
-    sample_weight : array-like (n,), importance weights (>= 0)
+    estimator : regressor
+        With ``fit`` and ``predict``.
+    X : array-like of shape (n, d)
+        Training inputs.
+    y : array-like of shape (n,) or (n, p)
+        Training outputs.
+    sample_weight : array-like of shape (n,)
+        Importance weights (>= 0).
+    n_folds : int, default 5
+        Folds of the cross-validation.
+    random_state : None, int or RandomState, default 0
+        Seeds the folds.
+
+    Returns
+    -------
+    float
+        The IWCV error.
     """
     return iw_cv_error(estimator, X, y, sample_weight, cv=n_folds, random_state=random_state).weighted
 
 
 def held_out_log_likelihood(estimator, X_tr_held, X_te_held):
-    """mean log w(x_te) - log mean w(x_tr) on held-out points (-inf where w vanishes)."""
+    """Held-out log-likelihood of a fitted weight estimator: mean log w(x_te) - log mean w(x_tr).
+
+    Parameters
+    ----------
+    estimator : WeightEstimator
+        Fitted, with ``predict_weights``.
+    X_tr_held : array-like of shape (k, d)
+        Held-out training inputs.
+    X_te_held : array-like of shape (m, d)
+        Held-out test inputs.
+
+    Returns
+    -------
+    float
+        The score (-inf where w vanishes).
+    """
     w_te = estimator.predict_weights(X_te_held)
     w_tr_mean = float(np.mean(estimator.predict_weights(X_tr_held)))
     if not np.all(w_te > 0) or not w_tr_mean > 0:

@@ -41,7 +41,7 @@ CORRECTIONS = {"holm": "Holm", "bh": "Benjamini-Hochberg"}
 class FeatureShiftResult:
     """Outcome of :func:`feature_shift`: one entry per input column, in column order.
 
-    Attributes
+    Parameters
     ----------
     statistic : ndarray of shape (d,)
         Two-sample Kolmogorov-Smirnov statistic ``sup_t |F_tr(t) - F_te(t)|`` in [0, 1];
@@ -65,8 +65,20 @@ class FeatureShiftResult:
     correction: str = "holm"
 
     def most_shifted(self, level=0.05):
-        """Index of the most shifted column if its adjusted p-value is below ``level``, else None
-        (then no single column can be named as shifted: the ranking is only a ranking)."""
+        """Index of the most shifted column if its adjusted p-value is below ``level``, else None.
+
+        None means that no single column can be named as shifted: the ranking is only a ranking.
+
+        Parameters
+        ----------
+        level : float, default 0.05
+            The level of the adjusted p-value.
+
+        Returns
+        -------
+        int or None
+            The column index, or None.
+        """
         first = int(self.ranking[0])
         return first if self.p_value_adjusted[first] < level else None
 
@@ -75,7 +87,7 @@ class FeatureShiftResult:
 class WeightSummary:
     """Outcome of :func:`weight_summary`.
 
-    Attributes
+    Parameters
     ----------
     ess : float
         Effective sample size (sum w)^2 / sum w^2.
@@ -116,6 +128,24 @@ def adjust_p_values(p_values, correction="holm"):
     rate (the chance of declaring any unshifted column shifted) for any dependence between
     the tests. "bh": Benjamini and Hochberg's (JRSS B 57, 1995) false discovery rate
     (:func:`scipy.stats.false_discovery_control`).
+
+    Parameters
+    ----------
+    p_values : array-like
+        The p-values.
+    correction : {"holm", "bh"}, default "holm"
+        Holm's family-wise or Benjamini-Hochberg's false-discovery-rate correction.
+
+    Returns
+    -------
+    ndarray
+        The adjusted p-values, in the input order.
+
+    Examples
+    --------
+    >>> from covshift.diagnostics import adjust_p_values
+    >>> [round(float(p), 3) for p in adjust_p_values([0.01, 0.04, 0.03])]
+    [0.03, 0.06, 0.06]
     """
     if correction not in CORRECTIONS:
         raise ValueError(f"correction must be one of {sorted(CORRECTIONS)}; got {correction!r}.")

@@ -39,7 +39,7 @@ def read_only(array):
 class TwoSampleResult:
     """Outcome of :func:`two_sample_test`.
 
-    Attributes
+    Parameters
     ----------
     statistic : float
         "mmd": the unbiased estimate of MMD^2 (may be slightly negative when there is no
@@ -53,6 +53,7 @@ class TwoSampleResult:
     null_distribution : ndarray of shape (n_permutations,)
         The statistic on each permutation (read-only), for a histogram of the null.
     n_permutations : int
+        Number of permutations.
     n_tr, n_te : int
         Points of each sample actually used (fewer than given beyond MAX_TEST_POINTS).
     """
@@ -102,8 +103,8 @@ def two_sample_test(X_tr, X_te, method="mmd", n_permutations=None, random_state=
     which is valid (P(p <= a) <= a for every level a) when there is no shift, whatever
     the sample sizes: the permuted statistics and the observed one are then exchangeable.
 
-    Methods
-    -------
+    Two statistics (``method``):
+
     "mmd" (default)
         The unbiased estimate of the squared maximum mean discrepancy MMD^2_u (Gretton,
         Borgwardt, Rasch, Schoelkopf and Smola, "A kernel two-sample test", JMLR 13, 2012,

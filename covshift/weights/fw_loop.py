@@ -36,24 +36,37 @@ class FrankWolfeHistory:
     (problems from LOW_RANK_MIN_ENTRIES atom entries) a gap is the largest value the
     float64 gap can take given the gradient's error bound, an upper bound.
 
-    Attributes
-    ----------
-    objective, gap : float arrays          F(mu_t) and <g_t, d_t^FW>
-    step_kind : str array                  "good", "drop", "swap" (section III-B) or "final"
-    direction : str array                  "towards", "away", "pairwise", "corrective" or ""
-    step_size : float array                rho_t (FCFWCS: weight given to the new vertex)
-    active_size : int array                ``|S_{t+1}|``, atoms active after the step
-    towards_atom, away_atom : int arrays   l_t^FW, l_t^AFW as centre indices (-1: none)
-    atoms_dropped : int array              atoms that left the active set in the step
-    inner_iterations : int array           corrective Newton iterations (FCFWCS; else 0)
-    elapsed : float array                  seconds since the start, at the end of the row
-    iterate_start : int array (len + 1)    row t's sparse iterate mu_t is
-    iterate_atom, iterate_mu : arrays      ``iterate_atom[s:e]``, ``iterate_mu[s:e]`` with
-                                           s, e = iterate_start[t], iterate_start[t + 1]
-    beta : float array (n_atoms,)          alpha = beta * mu (eq. 4), to rebuild alpha_t
-
     The sparse iterates make replay free: :meth:`iterate` rebuilds mu_t in
     O(``|S_t|``) without solving again.
+
+    Parameters
+    ----------
+    objective, gap : ndarray of float
+        F(mu_t) and <g_t, d_t^FW>.
+    step_kind : ndarray of str
+        "good", "drop", "swap" (section III-B) or "final".
+    direction : ndarray of str
+        "towards", "away", "pairwise", "corrective" or "".
+    step_size : ndarray of float
+        rho_t (FCFWCS: the weight given to the new vertex).
+    active_size : ndarray of int
+        ``|S_{t+1}|``, atoms active after the step.
+    towards_atom, away_atom : ndarray of int
+        l_t^FW and l_t^AFW as centre indices (-1: none).
+    atoms_dropped : ndarray of int
+        Atoms that left the active set in the step.
+    inner_iterations : ndarray of int
+        Corrective Newton iterations (FCFWCS; else 0).
+    elapsed : ndarray of float
+        Seconds since the start, at the end of the row.
+    iterate_start : ndarray of int, length len + 1
+        Row t's sparse iterate mu_t is ``iterate_atom[s:e]``, ``iterate_mu[s:e]`` with
+        s, e = iterate_start[t], iterate_start[t + 1].
+    iterate_atom, iterate_mu : ndarray
+        The sparse iterates, concatenated.
+    beta : ndarray of shape (n_atoms,)
+        alpha = beta * mu (eq. 4), to rebuild alpha_t.
+
     """
 
     objective: np.ndarray
@@ -82,20 +95,55 @@ class FrankWolfeHistory:
         return t % len(self)
 
     def iterate(self, t):
-        """The sparse iterate mu_t of row t: (atom indices, their mu), in O(``|S_t|``)."""
+        """The sparse iterate mu_t of row t, in O(``|S_t|``).
+
+        Parameters
+        ----------
+        t : int
+            The row (negative counts from the end).
+
+        Returns
+        -------
+        atoms : ndarray of int
+            Indices of the active atoms.
+        mu : ndarray of float
+            Their weights.
+        """
         t = self._row(t)
         rows = slice(self.iterate_start[t], self.iterate_start[t + 1])
         return self.iterate_atom[rows], self.iterate_mu[rows]
 
     def mu_at(self, t):
-        """mu_t as a dense vector over all atoms (the last row gives the fitted ``mu_``)."""
+        """mu_t as a dense vector over all atoms (the last row gives the fitted ``mu_``).
+
+        Parameters
+        ----------
+        t : int
+            The row (negative counts from the end).
+
+        Returns
+        -------
+        ndarray of shape (n_atoms,)
+            mu_t.
+        """
         atoms, values = self.iterate(t)
         mu = np.zeros(len(self.beta))
         mu[atoms] = values
         return mu
 
     def alpha_at(self, t):
-        """alpha_t = beta * mu_t, the mixing coefficients on the centres at row t."""
+        """alpha_t = beta * mu_t, the mixing coefficients on the centres at row t.
+
+        Parameters
+        ----------
+        t : int
+            The row (negative counts from the end).
+
+        Returns
+        -------
+        ndarray of shape (n_atoms,)
+            alpha_t.
+        """
         return self.beta * self.mu_at(t)
 
 

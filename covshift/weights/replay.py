@@ -23,13 +23,17 @@ SCALE_RTOL = 1e-12
 class ReplaySteps:
     """The iterates of a run as its first iterate and one sparse change per step.
 
-    Attributes
+    Parameters
     ----------
-    start_atom, start_mu : arrays      mu_0 (its active atoms and their weights)
-    scale : float array (T,)           mu_{t+1} = scale[t] * mu_t, then ...
-    touched_start : int array (T + 1)  ... the atoms ``touched_atom[s:e]`` get the weights
-    touched_atom, touched_mu : arrays  ``touched_mu[s:e]`` (0: the atom left the active set),
-                                       with s, e = touched_start[t], touched_start[t + 1]
+    start_atom, start_mu : ndarray
+        mu_0: its active atoms and their weights.
+    scale : ndarray of shape (T,)
+        mu_{t+1} = scale[t] * mu_t, then ...
+    touched_start : ndarray of int, length T + 1
+        ... the atoms ``touched_atom[s:e]`` get the weights ``touched_mu[s:e]`` (0: the atom
+        left the active set), with s, e = touched_start[t], touched_start[t + 1].
+    touched_atom, touched_mu : ndarray
+        The changed atoms and their new weights, concatenated over the steps.
     """
 
     start_atom: np.ndarray
@@ -97,12 +101,25 @@ def replay_steps(estimator):
 
     Parameters
     ----------
-    estimator : fitted FWCS, AFWCS, PFWCS or FCFWCS, or its ``history_`` (a FrankWolfeHistory)
+    estimator : FWCS, AFWCS, PFWCS, FCFWCS or FrankWolfeHistory
+        A fitted Frank-Wolfe estimator, or its ``history_``.
 
     Returns
     -------
     ReplaySteps
         :func:`replay_iterates` rebuilds every iterate of the history from it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from covshift import FCFWCS, data
+    >>> from covshift.weights.replay import replay_iterates, replay_steps
+    >>> shift = data.sinc_shift(n_tr=100, n_te=80, random_state=0)
+    >>> fcfwcs = FCFWCS(sigma=0.3).fit(shift.X_tr, shift.X_te)
+    >>> steps = replay_steps(fcfwcs)
+    >>> iterates = list(replay_iterates(steps, len(fcfwcs.history_.beta)))
+    >>> len(iterates) == len(fcfwcs.history_), bool(np.allclose(iterates[-1], fcfwcs.mu_))
+    (True, True)
     """
     history = _history(estimator)
     scales, starts, atoms, mus = _sparse_changes(
@@ -114,7 +131,20 @@ def replay_steps(estimator):
 
 
 def replay_iterates(steps, n_atoms):
-    """Every iterate mu_t (dense, length ``n_atoms``) rebuilt from :func:`replay_steps`, t = 0, 1, ..."""
+    """Every iterate mu_t (dense, length ``n_atoms``) rebuilt from :func:`replay_steps`, t = 0, 1, ...
+
+    Parameters
+    ----------
+    steps : ReplaySteps
+        From :func:`replay_steps`.
+    n_atoms : int
+        Number of atoms (``len(history_.beta)``).
+
+    Yields
+    ------
+    ndarray of shape (n_atoms,)
+        mu_t, a new array each time.
+    """
     mu = np.zeros(n_atoms)
     mu[steps.start_atom] = steps.start_mu
     yield mu.copy()
@@ -126,7 +156,22 @@ def replay_iterates(steps, n_atoms):
 
 
 def step_changes(estimator, t):
-    """What step t -> t + 1 did to the active set: (atoms that entered, atoms that left)."""
+    """What step t -> t + 1 did to the active set.
+
+    Parameters
+    ----------
+    estimator : FWCS, AFWCS, PFWCS, FCFWCS or FrankWolfeHistory
+        A fitted Frank-Wolfe estimator, or its ``history_``.
+    t : int
+        The step.
+
+    Returns
+    -------
+    entered : ndarray of int
+        Atoms that entered.
+    left : ndarray of int
+        Atoms that left.
+    """
     history = _history(estimator)
     before, _ = history.iterate(t)
     after, _ = history.iterate(t + 1)
