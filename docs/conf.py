@@ -49,7 +49,14 @@ numpydoc_validation_checks = {
     "RT01",                                          # a Returns section where something is returned
     "YD01",                                          # a Yields section for a generator
 }
-numpydoc_validation_exclude = {r"\.__init__$"}
+numpydoc_validation_exclude = {
+    r"\.__init__$",
+    # constants: numpydoc would check the docstring of their type (int, dict); theirs is a #: comment
+    r"\.(MAX_TEST_POINTS|DEFAULT_PERMUTATIONS|CORRECTIONS|MASKED_CLASS_LABEL|ARM_LINKS|CLASSIFICATION_TASKS"
+    r"|MAX_PARAMETER)$",
+    # the output structures' overrides show (and are checked as) StructuredProblem's docstrings
+    r"\.Multi(class|label)Problem\.\w+$",
+}
 
 # cross-references must resolve: a reference to a covshift name that does not exist is a warning;
 # names of other libraries are plain text here (no network for their inventories)
@@ -133,7 +140,8 @@ def _resolve_by_name(app, env, node, contnode):
         return None
     domain = env.get_domain("py")
     last = target.rsplit(".", 1)[-1]
-    matches = [name for name in domain.objects if name.rsplit(".", 1)[-1] == last and name.startswith("covshift")]
+    matches = [name for name, entry in domain.objects.items()  # an aliased entry is a page's canonical path
+               if name.rsplit(".", 1)[-1] == last and name.startswith("covshift") and not entry.aliased]
     if len(matches) != 1:
         return None
     found = domain.resolve_any_xref(env, node["refdoc"], app.builder, matches[0], node, contnode)

@@ -61,7 +61,7 @@ def joint_objective(theta, F, G, y01, penalty_w, penalty_v, order=2):
 
     With classifier scores f_i = (F w)_i on the m training points, selector scores
     u_i = (G v)_i on all m + n points (training first), q_i = p(sigma = 1 | x_i; v) =
-    sigmoid(u_i) and the weights of eq. 7, omega_i = (m / n)(1 / q_i - 1) = (m / n) exp(-u_i):
+    sigmoid(u_i) and the weights of eq. 7, omega_i = (m / n)(1 / q_i - 1) = (m / n) exp(-u_i)::
 
         J(w, v) = sum_{i<=m} omega_i log p(y_i | x_i; w)
                   + sum_{i<=m} log q_i + sum_{i>m} log(1 - q_i)
@@ -69,7 +69,7 @@ def joint_objective(theta, F, G, y01, penalty_w, penalty_v, order=2):
 
     Derivatives with respect to the scores (the OCR of eqs. 26-39 is garbled; these are
     derived directly and checked against finite differences in the tests), with
-    l_i = log p(y_i | x_i; w) and p_i = sigmoid(f_i):
+    l_i = log p(y_i | x_i; w) and p_i = sigmoid(f_i)::
 
         dJ/df_i = omega_i (y_i - p_i)
         dJ/du_i = -omega_i l_i + 1 - q_i   (training),   -q_i   (test)

@@ -5,7 +5,7 @@ FCFWCS certifies its optimum
 KLIEP's objective F is concave, so at every Frank-Wolfe iterate the duality gap
 g_t = <grad F(mu_t), d_t^FW> bounds the distance to the optimum: F* - F(mu_t) <= g_t. Every
 solver records it in ``history_`` and stops when the gap falls below ``tol * |F|``. This
-example plots the relative gap g_t / |F(mu_t)| of the four solvers on the same problem: the
+example plots the relative gap ``g_t / |F(mu_t)|`` of the four solvers on the same problem: the
 fully-corrective :class:`~covshift.FCFWCS` re-optimises over the atoms it holds after each new
 vertex and reaches a tiny certified gap in a few iterations; the others creep.
 """
