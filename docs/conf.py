@@ -101,12 +101,12 @@ html_static_path = []
 html_theme_options = {
     "navigation_with_keys": False,
     "show_prev_next": True,
-    "header_links_before_dropdown": 5,
     "secondary_sidebar_items": ["page-toc"],
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
 }
 html_sidebars = {"index": []}
+html_theme_options["header_links_before_dropdown"] = 3
 html_show_sourcelink = False
 
 os.environ.setdefault("MPLBACKEND", "Agg")
