@@ -19,6 +19,7 @@ transaction ``BEGIN IMMEDIATE`` so that 40 voters queue instead of failing); Pos
 import collections
 import csv
 import datetime
+import functools
 import hashlib
 import hmac
 import io
@@ -82,6 +83,19 @@ votes = sa.Table(
 
 class PollError(ValueError):
     """A refused request: the message is one sentence for the person who sent it; nothing was written."""
+
+
+def reachable(method):
+    """``method`` with a database that cannot be reached (or fails) turned into a PollError sentence: its
+    transaction was rolled back, so nothing was written."""
+    @functools.wraps(method)
+    def call(*args, **kwargs):
+        try:
+            return method(*args, **kwargs)
+        except sa.exc.SQLAlchemyError as error:
+            raise PollError(f"The poll database cannot be reached right now ({type(error).__name__}); nothing was "
+                            "written: try again in a moment.") from error
+    return call
 
 
 @dataclass(frozen=True)
@@ -241,6 +255,7 @@ class PollStore:
                 raise RuntimeError(f"The poll database has schema version {found}, newer than this app's "
                                    f"{SCHEMA_VERSION}: update the app, or point COVSHIFT_POLL_URL elsewhere.")
 
+    @reachable
     def version(self):
         with self._reading() as connection:
             return connection.execute(sa.select(sa.func.max(schema_version.c.version))).scalar()
@@ -249,6 +264,7 @@ class PollStore:
         return self.engine.connect().execution_options(covshift_read=True)
 
     # ------------------------------------------------------------------ the instructor
+    @reachable
     def open_poll(self, lesson_key, seed):
         """A new poll on the lesson ``lesson_key`` (its view's ``seed``), round 1 open: (poll id, token).
         The token is shown once to the instructor; only its hash is stored."""
@@ -267,6 +283,7 @@ class PollStore:
                 continue
         raise RuntimeError("Could not find a free poll id in 8 draws.")
 
+    @reachable
     def reveal(self, poll_id, token, answer, measured=""):
         """Close the current round's voting and record its right option (``answer``, an index, decided on
         the revealed view by the caller) and what was measured."""
@@ -281,6 +298,7 @@ class PollStore:
                                .values(revealed=self.clock(), answer=int(answer), measured=str(measured)[:500]))
         return self.get(poll_id)
 
+    @reachable
     def ask_again(self, poll_id, token):
         """Start the next round (after peer discussion): voting open again, every browser votes afresh."""
         with self.engine.begin() as connection:
@@ -291,6 +309,7 @@ class PollStore:
             connection.execute(rounds.insert().values(poll=poll.id, round=poll.round + 1, opened=self.clock()))
         return self.get(poll_id)
 
+    @reachable
     def close(self, poll_id, token):
         """End the poll (the instructor moves on): no more votes, no more rounds."""
         with self.engine.begin() as connection:
@@ -308,6 +327,7 @@ class PollStore:
                             "address controls it. Students vote on the join address.")
         return poll
 
+    @reachable
     def is_instructor(self, poll_id, token):
         """True when ``token`` controls ``poll_id`` (checked as :meth:`reveal` checks it), else False."""
         try:
@@ -318,6 +338,7 @@ class PollStore:
             return False
 
     # ------------------------------------------------------------------ everyone
+    @reachable
     def get(self, poll_id):
         """The poll ``poll_id``; a PollError if the id is malformed or unknown."""
         with self._reading() as connection:
@@ -338,6 +359,7 @@ class PollStore:
         poll = Poll(*row[:6])
         return (poll, row[6]) if with_hash else poll
 
+    @reachable
     def vote(self, poll_id, session, option):
         """Record ``session``'s vote for ``option`` (an index) in the current round (replacing its earlier
         vote of the round); the Poll. Refused with a sentence: unknown or malformed poll, voting closed,
@@ -364,6 +386,7 @@ class PollStore:
                 index_elements=["poll", "round", "session"], set_={"option": option, "time": row["time"]}))
         return poll
 
+    @reachable
     def my_vote(self, poll_id, session):
         """``session``'s option in the current round, or None."""
         with self._reading() as connection:
@@ -371,6 +394,7 @@ class PollStore:
             return connection.execute(sa.select(votes.c.option).where(
                 (votes.c.poll == poll.id) & (votes.c.round == poll.round) & (votes.c.session == session))).scalar()
 
+    @reachable
     def tally(self, poll_id, token=None, round=None):
         """Votes per option of ``round`` (default: the current one). Before that round is revealed only the
         instructor's ``token`` reads it: a PollError otherwise."""
@@ -391,6 +415,7 @@ class PollStore:
         return Tally(poll, round, counts, answer, measured)
 
     # ------------------------------------------------------------------ after class
+    @reachable
     def results_csv(self, controlled):
         """The tallies of every round of the polls ``controlled`` ([(poll id, token)], the instructor's
         session), as CSV text: lesson, question, round, option, votes, right (yes/no, once revealed), time

@@ -12,6 +12,7 @@ import html
 from urllib import parse
 
 import segno
+import sqlalchemy as sa
 import streamlit as st
 
 from teaching import lessons, polls, settings
@@ -31,7 +32,11 @@ def store():
     ``[connections.polls] url``, else the SQLite file), its schema created once per server."""
     url = polls.database_url(secret_url=_secret_url())
     connection = st.connection("polls", type="sql", url=url)
-    return _store(url, connection.engine)
+    try:
+        return _store(url, connection.engine)
+    except sa.exc.SQLAlchemyError as error:  # not cached: the next run tries again
+        raise polls.PollError(f"The poll database cannot be reached ({type(error).__name__}): the lesson works "
+                              "without it; try again in a moment.") from error
 
 
 @st.cache_resource(show_spinner=False)
@@ -128,7 +133,10 @@ def ask_the_class(page):
             st.caption(f"The poll {code} in this address was asked on another lesson.")
             st.button("Ask the class", key="poll.ask", icon=":material/how_to_vote:", on_click=_open, args=(lesson,))
             return
-        _panel(lesson, poll, key)
+        try:
+            _panel(lesson, poll, key)
+        except polls.PollError as refusal:  # the database went away since the poll was read
+            st.error(str(refusal), icon=":material/block:")
 
 
 def _open(lesson):
@@ -200,8 +208,9 @@ def _controls(lesson, poll, key):
     mine = list(dict.fromkeys([*st.session_state.get("poll.mine", []), (poll.id, key)]))
     try:
         data = store().results_csv(mine)
-    except polls.PollError:
-        data = store().results_csv([(poll.id, key)])
+    except polls.PollError as refusal:
+        csv.caption(str(refusal))
+        return
     csv.download_button("Tallies (CSV)", data=data, file_name="covshift-poll-tallies.csv", mime="text/csv",
                         key="poll.csv", icon=":material/download:", width="stretch",
                         help="Every round of this session's polls: lesson, question, round, option, votes, right, "
@@ -255,7 +264,11 @@ def student_poll(code):
 
 
 def my_vote(poll):
-    return store().my_vote(poll.id, voter_id(poll.id))
+    """This browser session's option in the poll's current round, or None (also when the store is unreachable)."""
+    try:
+        return store().my_vote(poll.id, voter_id(poll.id))
+    except polls.PollError:
+        return None
 
 
 def vote(code, option):

@@ -116,3 +116,13 @@ def test_a_browser_session_is_known_by_its_xsrf_token_whatever_its_mask():
     assert masked[0] != masked[1]
     assert ask._xsrf_token(masked[0]) == ask._xsrf_token(masked[1]) == token.hex()
     assert ask._xsrf_token("plain-value") == "plain-value" and ask._xsrf_token("2|zz|zz|1") == "2|zz|zz|1"
+
+
+def test_an_unreachable_poll_database_is_a_sentence_and_the_lesson_still_draws(monkeypatch):
+    monkeypatch.setenv("COVSHIFT_POLL_URL", "postgresql+psycopg://nobody@127.0.0.1:1/covshift?connect_timeout=2")
+    address = {"poll": "k3m9xa", "poll_key": "A" * 32}
+    at = no_exception(open_link(_lesson_query(0, **address)))
+    assert any("The poll database cannot be reached" in e.value for e in at.error)
+    assert at.get("plotly_chart")  # the lesson's figures are drawn all the same
+    at = no_exception(open_link(address).switch_page("pages/join.py").run())
+    assert any("The poll database cannot be reached" in e.value for e in at.error)
