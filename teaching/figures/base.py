@@ -293,3 +293,14 @@ def binned_along(x, values, bins=8):
     members = [m for m in members if m.size]
     return (np.array([x[m].mean() for m in members]), np.array([values[m].mean() for m in members]),
             np.array([m.size for m in members]))
+
+
+def add_error_panel_curve(fig, x, errors, name, counted="test points", bins=8, **scatter):
+    """Draw ``name``'s ``errors`` as a curve of :func:`binned_along` means in the figure's second row (its error
+    panel), in the method's style, the bins' counts in ``customdata`` (and the hover) and no legend entry of its
+    own (its legend group is the method's). ``scatter``: more trace properties (e.g. a fill)."""
+    centres, means, counts = binned_along(x, errors, bins)
+    fig.add_scatter(x=centres, y=means, mode="lines+markers", name=f"error: {name}", showlegend=False,
+                    legendgroup=name, line=line_style(name, 3), marker=marker_style(name, 9), customdata=counts,
+                    hovertemplate=f"%{{customdata}} {counted}<br>mean error %{{y:.3f}}<extra>{name}</extra>",
+                    row=2, col=1, **scatter)

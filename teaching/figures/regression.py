@@ -3,8 +3,8 @@
 import numpy as np
 from plotly.subplots import make_subplots
 
-from teaching.figures.base import (BASE_FONT, HEIGHT, TEST, TRAIN, binned_along, color, finish, line_style,
-                                   marker_style, new_figure)
+from teaching.figures.base import (BASE_FONT, HEIGHT, TEST, TRAIN, add_error_panel_curve, color, finish,
+                                   line_style, marker_style, new_figure)
 
 
 #: Drawing order: each later line is this much thinner (px), each later marker this much smaller, so that a
@@ -95,12 +95,7 @@ def regression_fits(x, y_true, fits, output=0, labelled=None, heading="Predictio
                         marker=dict(color="#000000", size=14, symbol="circle-open", line=dict(width=3)), **top)
     if panel:
         for name, fit in fits.items():
-            errors = np.linalg.norm(np.asarray(fit["mean"], dtype=float) - y_true, axis=1)
-            centres, means, counts = binned_along(x, errors)
-            fig.add_scatter(x=centres, y=means, mode="lines+markers", name=f"error: {name}", showlegend=False,
-                            legendgroup=name, line=line_style(name, 3), marker=marker_style(name, 9),
-                            customdata=counts, hovertemplate="%{customdata} test points<br>mean error %{y:.3f}"
-                                                             f"<extra>{name}</extra>", row=2, col=1)
+            add_error_panel_curve(fig, x, np.linalg.norm(np.asarray(fit["mean"], dtype=float) - y_true, axis=1), name)
         fig.update_yaxes(title_text="test error", rangemode="tozero", nticks=3, row=2, col=1)
     fig.update_layout(title_text=heading)
     fig.update_xaxes(title_text=x_title, row=2 if panel else 1, col=1)

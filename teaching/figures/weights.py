@@ -4,7 +4,7 @@ import numpy as np
 from plotly.subplots import make_subplots
 
 from teaching import readings
-from teaching.figures.base import (BASE_FONT, HEIGHT, STEP_MARKERS, TEST, TRAIN, TRUTH, binned_along,
+from teaching.figures.base import (BASE_FONT, HEIGHT, STEP_MARKERS, TEST, TRAIN, TRUTH, add_error_panel_curve,
                                    clean_log_axis, color, decades, finish, line_style, marker_style, new_figure)
 
 
@@ -29,11 +29,7 @@ def weights_vs_truth(grid, curves, truth=None, heading="Learned importance w(x)"
         true = np.asarray(true, dtype=float) / np.mean(true)
         for name, w in weights.items():
             w = np.asarray(w, dtype=float)
-            centres, means, counts = binned_along(x, (w / np.mean(w) - true) ** 2, bins=16)
-            fig.add_scatter(x=centres, y=means, mode="lines+markers", name=f"error: {name}", showlegend=False,
-                            legendgroup=name, line=line_style(name, 3), marker=marker_style(name, 9),
-                            customdata=counts, hovertemplate="%{customdata} training points<br>mean squared "
-                                                             f"error %{{y:.3f}}<extra>{name}</extra>", row=2, col=1)
+            add_error_panel_curve(fig, x, (w / np.mean(w) - true) ** 2, name, "training points", bins=16)
         fig.update_yaxes(title_text="sq. error", rangemode="tozero", nticks=3, row=2, col=1)
     fig.update_layout(title_text=heading)
     fig.update_xaxes(title_text="x", row=2 if panel else 1, col=1)
