@@ -328,7 +328,11 @@ def test_boundary_turns_the_weighted_lines_run_nearer_the_true_boundary_where_th
         distance[name] = float(np.nanmean(np.abs(heights - true_heights)[among]))
         halo = contours[f"{name} (halo)"]
         assert halo.line.color == "#FFFFFF" and halo.line.width >= drawn.line.width + 4
+        names = [t.name for t in fig.data]
+        assert names.index(f"{name} (halo)") < min(names.index(n) for n in scores)  # under every line
         assert _contrast(drawn.line.color, halo.line.color) >= 3, (name, drawn.line.color)
+    widths = [contours[name].line.width for name in scores]  # where lines coincide, the thinner ones lie inside
+    assert all(a - b >= 1.5 for a, b in zip(widths, widths[1:])), widths
     iid, two_stage, integrated = (distance[n] for n in scores)
     assert iid >= 1.3 * max(two_stage, integrated), distance
     print("\nMEASURE", seed, distance, iid / max(two_stage, integrated))

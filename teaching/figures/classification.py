@@ -10,6 +10,8 @@ CLASS_COLORS = ("#0072B2", "#E69F00")  # class 0, class 1 (Okabe-Ito blue, orang
 _CLASSIFIER_DASH = {"iid": "dot", "two-stage": "dash", "integrated": "solid"}
 #: The edge every boundary line is drawn on, so that it keeps its contrast (3:1 or more) over the green selector.
 HALO = "#FFFFFF"
+#: The boundaries' widths in drawing order (iid, two-stage, integrated): where they coincide (no shift) all show.
+BOUNDARY_WIDTHS = (7, 5, 3)
 
 
 def _classifier_style(name):
@@ -57,13 +59,15 @@ def classification_map(X_tr, y_tr, X_te, y_te, xs, ys, scores, p_test=None, weig
                                  hovertemplate=(f"weight ({weights_name}) %{{customdata:.2f}}<extra></extra>"
                                                 if weights is not None else None),
                                  customdata=None if weights is None else np.asarray(weights)[on]))
-    for name, grid in scores.items():
+    widths = {name: BOUNDARY_WIDTHS[min(i, len(BOUNDARY_WIDTHS) - 1)] for i, name in enumerate(scores)}
+    for name, grid in scores.items():  # every white edge first: none of them covers an earlier line
+        fig.add_trace(go.Contour(x=xs, y=ys, z=grid, contours=dict(start=0, end=0, size=1, coloring="none"),
+                                 line=dict(color=HALO, width=widths[name] + 4), showscale=False, showlegend=False,
+                                 hoverinfo="skip", name=f"{name} (halo)"))  # a white edge: the line shows on any green
+    for name, grid in scores.items():  # each later line thinner: lines on top of each other all show
         line_color, dash = _classifier_style(name)
         fig.add_trace(go.Contour(x=xs, y=ys, z=grid, contours=dict(start=0, end=0, size=1, coloring="none"),
-                                 line=dict(color=HALO, width=8), showscale=False, showlegend=False,
-                                 hoverinfo="skip", name=f"{name} (halo)"))  # a white edge: the line shows on any green
-        fig.add_trace(go.Contour(x=xs, y=ys, z=grid, contours=dict(start=0, end=0, size=1, coloring="none"),
-                                 line=dict(color=line_color, dash=dash, width=3), showscale=False,
+                                 line=dict(color=line_color, dash=dash, width=widths[name]), showscale=False,
                                  showlegend=False, legendgroup=name, hoverinfo="skip", name=name))
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=name, legendgroup=name,  # a boundary line (caption)
                                  line=dict(color=line_color, dash=dash, width=3)))
