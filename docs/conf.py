@@ -18,10 +18,10 @@ author = "covshift developers"
 copyright = "covshift developers (MIT)"
 version = release = covshift.__version__
 
+# no sphinx.ext.mathjax: it loads MathJax from the network; equations are written as text
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
-    "sphinx.ext.mathjax",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
     "matplotlib.sphinxext.plot_directive",
@@ -81,6 +81,7 @@ sphinx_gallery_conf = {
     "reset_modules": ("matplotlib",),
     "show_memory": False,
     "min_reported_time": 1,
+    "write_computation_times": False,  # its page loads a table script from a CDN; the site stays offline
     "doc_module": (),
     "backreferences_dir": None,
     "capture_repr": (),
