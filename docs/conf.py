@@ -106,7 +106,7 @@ html_theme_options = {
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
 }
-html_sidebars = {"index": []}
+html_sidebars = {"index": [], "guide/choosing": []}  # the estimator table gets the page's width
 html_theme_options["header_links_before_dropdown"] = 3
 html_show_sourcelink = False
 
