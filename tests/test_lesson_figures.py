@@ -380,3 +380,9 @@ def test_after_the_reveal_the_boundaries_run_together(seed):
         spread[revealed] = max(float(np.nanmean(np.abs(a - b))) for a, b in itertools.combinations(heights, 2))
     assert spread[True] <= 0.25 * spread[False], spread
     print("\nMEASURE", seed, spread)
+
+
+def test_every_lesson_says_what_its_figure_shows_and_its_figure_is_measured_here():
+    for lesson in lessons.LESSONS.values():
+        assert lesson.eye.strip(), lesson.key
+        assert lesson.key in BUILDERS, lesson.key
