@@ -221,8 +221,8 @@ FEW_LABELS = Lesson(
         "and pink delta-adaptation lines; where the two adaptations agree, the thin pink dotted line runs inside the "
         "wider green one.",
     reveal=Reveal({"n_labels": FEWEST_LABELS},
-                  sees="With 2 labels the delta-adapted line bends towards two noisy points and leaves the test "
-                       "curve; the importance-weighted line, which needs no labels, stays on it.",
+                  sees="With 2 labels two noisy points pull the delta-adapted line off the test curve; the "
+                       "importance-weighted line, which needs no labels, stays on it.",
                   claims=(Claim("regression.few_labels", "With only 2 labels, delta adaptation's correction follows "
                                                          "their noise: its test MAE is at least 0.01 above importance "
                                                          "weighting's, which needs no labels.",

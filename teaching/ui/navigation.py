@@ -200,7 +200,8 @@ def lesson_banner(page):
         else:
             note = f" *{_capital(said(changed))}: its claims are re-checked on this view.*" if changed else ""
         text, button = st.columns([5, 1], vertical_alignment="center")
-        text.info(f"**Lesson: {lesson.title}.** {lesson.banner or lesson.summary}{note}", icon=":material/school:")
+        invitation = "" if shown else f" {lesson.banner or lesson.summary}"  # once revealed, what it shows instead
+        text.info(f"**Lesson: {lesson.title}.**{invitation}{note}", icon=":material/school:")
         reveal_words = _values({k: (lesson.settings[k], v) for k, v in lesson.reveal.changes.items()}, 1)
         if shown:
             button.button("Lesson's view", key="lesson.unreveal", icon=":material/undo:", width="stretch",
