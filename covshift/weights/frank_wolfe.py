@@ -96,8 +96,8 @@ class FWCS(_FrankWolfeKliep):
     """Frank-Wolfe Covariate Shift: KLIEP by standard Frank-Wolfe (Algorithm 2).
 
     Every iteration is a towards step to the vertex argmax_l (g * beta)_l, so every
-    step is "good" and all active atoms shrink by (1 - rho) (eq. 22 of Chapaneri and
-    Jayaswal). The objective is KLIEP's F(mu) = sum_j log v_j, v = A' mu over the unit
+    step is "good" and all active atoms shrink by (1 - rho) (eq. 21, appendix B-1 of Chapaneri
+    and Jayaswal). The objective is KLIEP's F(mu) = sum_j log v_j, v = A' mu over the unit
     simplex (eq. 2 in the atom coordinates of section III-A).
 
 %(parameters)s

@@ -271,9 +271,9 @@ class KMM(_KMMParams):
     References
     ----------
     J. Huang, A. Gretton, K. Borgwardt, B. Schoelkopf and A. Smola (2007). Correcting sample
-    selection bias by unlabeled data. *NIPS 19* (the QP, their eq. 6). S. Chandra, A. Haque,
-    L. Khan and C. Aggarwal (2016). Efficient sampling-based kernel mean matching. *ICDM*
-    (CENKMM, section IV).
+    selection bias by unlabeled data. *NIPS 19*. S. Chandra, A. Haque, L. Khan and C. Aggarwal
+    (2016). Efficient sampling-based kernel mean matching. *ICDM* (the QP as their eq. 1;
+    CENKMM, section IV).
 
     Examples
     --------

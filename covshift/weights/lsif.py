@@ -67,9 +67,9 @@ class RuLSIF(WeightEstimator):
     ----------
     M. Yamada, T. Suzuki, T. Kanamori, H. Hachiya and M. Sugiyama (2013). Relative density-ratio
     estimation for robust distribution comparison. *Neural Computation* 25(5), 1324-1370 (the
-    objective and its closed form, section 2). T. Kanamori, S. Hido and M. Sugiyama (2009). A
-    least-squares approach to direct importance estimation. *JMLR* 10, 1391-1445 (uLSIF and its
-    leave-one-out score).
+    relative ratio, its least-squares objective and closed form). T. Kanamori, S. Hido and
+    M. Sugiyama (2009). A least-squares approach to direct importance estimation. *JMLR* 10,
+    1391-1445 (uLSIF and its leave-one-out score).
 
     Examples
     --------
@@ -160,7 +160,7 @@ class ULSIF(RuLSIF):
     References
     ----------
     T. Kanamori, S. Hido and M. Sugiyama (2009). A least-squares approach to direct importance
-    estimation. *JMLR* 10, 1391-1445 (uLSIF, section 3.3; its leave-one-out score).
+    estimation. *JMLR* 10, 1391-1445 (uLSIF and its leave-one-out score).
 
     Examples
     --------
