@@ -36,6 +36,16 @@ def test_every_estimator_of_covshift_has_an_example():
     assert not missing, f"estimators without a doctest example: {missing}"
 
 
+def test_every_estimator_names_its_paper_and_its_relatives():
+    """Each estimator of ``covshift.__all__`` has a References section (its paper; the equation is named
+    in the text) and a See Also section pointing to the related estimators."""
+    classes = [getattr(covshift, name) for name in covshift.__all__
+               if isinstance(getattr(covshift, name), type) and not issubclass(getattr(covshift, name), Warning)]
+    lacking = {cls.__name__: [section for section in ("See Also", "References")
+                              if f"\n    {section}\n    ---" not in (cls.__doc__ or "")] for cls in classes}
+    assert not {name: sections for name, sections in lacking.items() if sections}
+
+
 @pytest.mark.parametrize("module_name", WITH_EXAMPLES)
 def test_docstring_examples_run(module_name):
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
