@@ -124,9 +124,14 @@ def _trace(fig, name):
     return next(t for t in fig.data if t.name == name)
 
 
-def _panel_mean(trace):
-    """The count-weighted mean of an error panel's curve: the mean error over the test points it was drawn from."""
-    return float(np.average(np.asarray(trace.y, dtype=float), weights=np.asarray(trace.customdata, dtype=float)))
+def _panel_mean(fig, name):
+    """The count-weighted mean of ``name``'s curve in the error panel (the mean error over the points it was drawn
+    from), which the panel also draws as a dotted line ("mean error: name")."""
+    trace = _trace(fig, f"error: {name}")
+    mean = float(np.average(np.asarray(trace.y, dtype=float), weights=np.asarray(trace.customdata, dtype=float)))
+    line = _trace(fig, f"mean error: {name}")
+    assert list(line.y) == pytest.approx([mean, mean], rel=1e-12) and line.line.dash == "dot"
+    return mean
 
 
 def _hue(colour):
@@ -166,7 +171,7 @@ def _does_not_hide(fig):
 def test_why_weights_the_error_panel_shows_the_weights_gain_as_a_shaded_area(seed):
     """Eye: the grey (unweighted) error line stands above the weighted ones, the area between them shaded."""
     fig = _figure("why-weights", seed)
-    drawn = {name: _panel_mean(_trace(fig, f"error: {name}")) for name in ("no weights", "true weights",
+    drawn = {name: _panel_mean(fig, name) for name in ("no weights", "true weights",
                                                                            "estimated weights")}
     run = LessonRun(lessons.WHY_WEIGHTS, seed)
     effect = run.view.weighting_effect(float(run.setting("home_width")), float(run.setting("lambda_x")),
@@ -191,7 +196,7 @@ def test_structured_output_gpr_error_stands_above_the_twin_gps_and_no_marker_hid
     """Eye: the grey dashed GPR line runs between the S's branches, the Twin GPs' markers (KLTGP's large
     triangles under SMTGP's small diamonds) on one; GPR's error line stands above theirs."""
     fig = _figure("structured-output", seed)
-    drawn = {n: _panel_mean(_trace(fig, f"error: {n}")) for n in ("GPR", "KLTGP", "SMTGP")}
+    drawn = {n: _panel_mean(fig, n) for n in ("GPR", "KLTGP", "SMTGP")}
     run = LessonRun(lessons.STRUCTURED_OUTPUT, seed)
     for name, mean in drawn.items():
         assert mean == pytest.approx(core.mae(run.view, name), abs=1e-9)
@@ -211,7 +216,7 @@ def test_iw_smtgp_error_panel_and_the_test_region_where_the_banner_points(seed):
     fig = _figure("iw-smtgp", seed)
     run = LessonRun(lessons.IW_SMTGP, seed)
     data = run.view.data()
-    drawn = {n: _panel_mean(_trace(fig, f"error: {n}")) for n in ("SMTGP", "IW-SMTGP")}
+    drawn = {n: _panel_mean(fig, n) for n in ("SMTGP", "IW-SMTGP")}
     for name, mean in drawn.items():  # mean Euclidean error, as the claim
         assert mean == pytest.approx(core.errors(run.view, name).mean(), abs=1e-9)
     assert drawn["SMTGP"] - drawn["IW-SMTGP"] >= 0.05, drawn
@@ -247,7 +252,7 @@ def test_few_labels_error_panel_shows_both_adaptations_below_none_and_neither_li
     fig = _figure("few-labels", seed)
     run = LessonRun(lessons.FEW_LABELS, seed)
     _, Y_eval, preds = run.view.few_labels(int(run.setting("n_labels")))
-    drawn = {n: _panel_mean(_trace(fig, f"error: {n}")) for n in preds}
+    drawn = {n: _panel_mean(fig, n) for n in preds}
     for name, mean in drawn.items():  # one output: the Euclidean error is the absolute error, its mean the MAE
         assert mean == pytest.approx(readings.metrics.mae(Y_eval, preds[name]), abs=1e-9)
     assert drawn["no adaptation"] - drawn["importance weighting"] >= 0.01, drawn
@@ -263,9 +268,9 @@ def test_estimators_disagree_the_error_panel_ranks_the_curves_in_hues_apart(seed
     fig = _figure("estimators-disagree", seed)
     run = LessonRun(lessons.ESTIMATORS_DISAGREE, seed)
     truth = run.view.data().true_weights
-    curves = [t.name for t in fig.data if t.name and t.name != "true ratio" and not t.name.startswith("error: ")]
+    curves = [t.name for t in fig.data if t.name and t.name != "true ratio" and "error: " not in t.name]
     assert set(curves) == {"FCFWCS", "LogisticRatio", "RuLSIF"}, curves
-    drawn = {n: _panel_mean(_trace(fig, f"error: {n}")) for n in curves}
+    drawn = {n: _panel_mean(fig, n) for n in curves}
     for name, mean in drawn.items():  # the table's NMSE, which the claim compares
         assert mean == pytest.approx(readings.weight_error(run.view.weights(name).model.weights_, truth), rel=1e-9)
     assert drawn["RuLSIF"] < drawn["FCFWCS"], drawn
@@ -340,7 +345,7 @@ def test_boundary_turns_the_weighted_lines_run_nearer_the_true_boundary_where_th
 
 # --------------------------------------------------------------------------- after the reveal ("Show me")
 def _means(fig, names):
-    return {n: _panel_mean(_trace(fig, f"error: {n}")) for n in names}
+    return {n: _panel_mean(fig, n) for n in names}
 
 
 def test_after_the_reveal_the_figures_show_the_changed_claims(seed):

@@ -295,12 +295,26 @@ def binned_along(x, values, bins=8):
             np.array([m.size for m in members]))
 
 
-def add_error_panel_curve(fig, x, errors, name, counted="test points", bins=8, **scatter):
+def add_error_panel_curve(fig, x, errors, name, counted="test points", bins=8, mean_line=True, **scatter):
     """Draw ``name``'s ``errors`` as a curve of :func:`binned_along` means in the figure's second row (its error
     panel), in the method's style, the bins' counts in ``customdata`` (and the hover) and no legend entry of its
-    own (its legend group is the method's). ``scatter``: more trace properties (e.g. a fill)."""
+    own (its legend group is the method's), and (``mean_line``) the mean over all points as a thin dotted line
+    across the curve (:func:`add_error_panel_mean`): which method is lower on average shows without the numbers.
+    ``scatter``: more trace properties of the curve (e.g. a fill). Returns ((first, last) bin centre, mean)."""
     centres, means, counts = binned_along(x, errors, bins)
     fig.add_scatter(x=centres, y=means, mode="lines+markers", name=f"error: {name}", showlegend=False,
                     legendgroup=name, line=line_style(name, 3), marker=marker_style(name, 9), customdata=counts,
                     hovertemplate=f"%{{customdata}} {counted}<br>mean error %{{y:.3f}}<extra>{name}</extra>",
                     row=2, col=1, **scatter)
+    span, mean = (float(centres[0]), float(centres[-1])), float(np.average(means, weights=counts))
+    if mean_line:
+        add_error_panel_mean(fig, span, mean, name, counted)
+    return span, mean
+
+
+def add_error_panel_mean(fig, span, mean, name, counted="test points"):
+    """The mean error of ``name`` over all points as a thin dotted line over ``span`` of the error panel, in the
+    method's colour ("mean error: name")."""
+    fig.add_scatter(x=list(span), y=[mean, mean], mode="lines", name=f"mean error: {name}", showlegend=False,
+                    legendgroup=name, line=dict(color=style(name)["color"], width=1.5, dash="dot"),
+                    hovertemplate=f"mean error over all {counted} %{{y:.3f}}<extra>{name}</extra>", row=2, col=1)

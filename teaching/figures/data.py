@@ -4,7 +4,8 @@ import numpy as np
 from plotly.subplots import make_subplots
 from scipy.stats import gaussian_kde
 
-from teaching.figures.base import TEST, TRAIN, add_error_panel_curve, finish, line_style, marker_style, new_figure
+from teaching.figures.base import (TEST, TRAIN, add_error_panel_curve, add_error_panel_mean, finish, line_style,
+                                   marker_style, new_figure)
 
 #: The area between the unweighted fit's test error and the weighted one's: the error the weights remove.
 GAIN_FILL = "rgba(119,119,119,0.30)"
@@ -92,11 +93,15 @@ def shift_overview(X_tr, Y_tr, X_te, Y_te, grid, fits, heading="Covariate shift:
         fig.add_scatter(x=g, y=np.ravel(fits[label]), name=f"fit: {label}", line=line_style(label, 4),
                         fill="tonexty" if unweighted else None, fillcolor=GAIN_FILL if unweighted else None,
                         legendgroup=label, row=1, col=1)
+    means = {}
     for label in labels[1:] + labels[:1]:  # the same for the errors: the shaded area is what the weights remove
         unweighted = label == labels[0] and len(labels) > 1
-        add_error_panel_curve(fig, X_te[:, 0], np.abs(np.interp(X_te[:, 0], g, np.ravel(fits[label])) - Y_te[:, 0]),
-                              label, fill="tonexty" if unweighted else None,
-                              fillcolor=GAIN_FILL if unweighted else None)
+        means[label] = add_error_panel_curve(fig, X_te[:, 0], np.abs(np.interp(X_te[:, 0], g, np.ravel(fits[label]))
+                                                                     - Y_te[:, 0]), label, mean_line=False,
+                                             fill="tonexty" if unweighted else None,
+                                             fillcolor=GAIN_FILL if unweighted else None)
+    for label, (span, mean) in means.items():  # after the curves: a fill reaches the curve drawn before it
+        add_error_panel_mean(fig, span, mean, label)
     fig.update_layout(title_text=heading)
     fig.update_yaxes(title_text="y", row=1, col=1)
     fig.update_yaxes(title_text="test error", rangemode="tozero", nticks=3, row=2, col=1)

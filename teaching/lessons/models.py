@@ -70,8 +70,8 @@ STRUCTURED_OUTPUT = Lesson(
            f"Make GPR flexible (input width {FLEXIBLE_WIDTH}): does it follow a branch then?",
     invites=("rho_x",),
     eye="GPR's grey dashed line cuts between the S's branches where it has three; the Twin GPs' markers (KLTGP's large "
-        "blue triangles around SMTGP's small green diamonds) sit on one branch; in the error panel below, GPR's grey "
-        "line stands above theirs on average.",
+        "blue triangles around SMTGP's small green diamonds) sit on one branch; in the error panel below, GPR's dotted "
+        "grey mean-error line lies above theirs.",
     reveal=Reveal({"rho_x": FLEXIBLE_WIDTH},
                   sees=f"At input width {FLEXIBLE_WIDTH} GPR's line bends more, but where the S has three branches it "
                        "still runs between them; KLTGP's markers stay on one branch.",
