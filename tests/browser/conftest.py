@@ -64,7 +64,11 @@ def server(poll_database):
         pytest.fail("streamlit did not become healthy within 60 s")
     yield url
     process.terminate()
-    process.wait(timeout=10)
+    try:  # a busy machine can take its time to stop the server and its fit workers
+        process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 @pytest.fixture(scope="session")

@@ -5,6 +5,7 @@ address cannot reveal, the instructor reveals and the students see the answer. O
 once through two replicas behind nginx sharing PostgreSQL (deploy/serve.py --postgres). Screenshots of the stage
 and of the phone go to assets/ for README's "Ask the class"."""
 
+import io
 import pathlib
 import shutil
 import subprocess
@@ -14,6 +15,8 @@ import urllib.parse
 
 import pytest
 import sqlalchemy as sa
+import zxingcpp
+from PIL import Image
 
 from teaching import lessons, polls, settings
 from tests.browser.conftest import ROOT, SHOTS, wait_for_page
@@ -76,6 +79,10 @@ def test_the_class_votes_the_stage_tallies_and_the_students_see_the_answer(brows
     assert "poll_key" in stage.url  # the instructor's address carries the key ...
     join = stage.get_by_text(f"{url}/join?poll={code}", exact=False)
     assert join.count() >= 1  # ... the join address shown and in the QR code carries the code only
+    # the QR code reads back (zxing-cpp, as a phone's camera would), also at half the screen's resolution
+    picture = Image.open(io.BytesIO(stage.screenshot()))
+    for shown in (picture, picture.resize((picture.width // 2, picture.height // 2))):
+        assert [code_.text for code_ in zxingcpp.read_barcodes(shown)] == [f"{url}/join?poll={code}"]
 
     phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True).new_page()
     laptops = [browser.new_context(viewport={"width": 1024, "height": 700}).new_page() for _ in range(2)]
