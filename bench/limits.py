@@ -34,7 +34,7 @@ from teaching import budget  # noqa: E402
 from teaching import catalog, fits  # noqa: E402
 
 
-def run_once(name, n, sigma=None):
+def run_once(name, n, sigma="auto"):
     """(cpu seconds, wall seconds) of one app computation of method ``name`` at size n."""
     data = catalog.make_dataset("sinc", seed=0, n_tr=n, n_te=n)
     cpu, wall = time.process_time(), time.perf_counter()
@@ -50,7 +50,7 @@ def run_once(name, n, sigma=None):
     return time.process_time() - cpu, time.perf_counter() - wall
 
 
-def ladder(name, sizes, seconds, sigma=None):
+def ladder(name, sizes, seconds, sigma="auto"):
     """Times along the ladder until one exceeds the budget: [(n, cpu, wall)]."""
     rows = []
     for n in sizes:

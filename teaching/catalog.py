@@ -77,12 +77,11 @@ def make_weight_estimator(name, sigma="auto", max_iter=2000, tol=1e-5):
     :func:`covshift.model_selection.kliep_sigma`; the KMM family and LogisticRatio: the median
     heuristic; RuLSIF: its cross-validation). The app passes the KLIEP family the width the view
     chose once (:func:`teaching.fits.shared_kliep_sigma`)."""
-    kliep_sigma = sigma if sigma == "auto" else check_positive(sigma, "sigma (kernel width)")
-    sigma = None if sigma == "auto" else kliep_sigma  # the KMM family's, LogisticRatio's and RuLSIF's "auto"
-    fw = dict(sigma=kliep_sigma, tol=tol, max_iter=max_iter)
+    sigma = sigma if sigma == "auto" else check_positive(sigma, "sigma (kernel width)")  # passed on unchanged
+    fw = dict(sigma=sigma, tol=tol, max_iter=max_iter)
     factories = {
         "FCFWCS": lambda: FCFWCS(**fw), "PFWCS": lambda: PFWCS(**fw), "AFWCS": lambda: AFWCS(**fw),
-        "FWCS": lambda: FWCS(**fw), "KLIEP": lambda: KLIEP(sigma=kliep_sigma),
+        "FWCS": lambda: FWCS(**fw), "KLIEP": lambda: KLIEP(sigma=sigma),
         "KMM": lambda: KMM(sigma=sigma), "ENSKMM": lambda: EnsembleKMM("ens", sigma=sigma),
         "ENSTRKMM": lambda: EnsembleKMM("enstr", sigma=sigma), "VFKMM": lambda: EnsembleKMM("vf", sigma=sigma),
         "EVFKMM": lambda: EnsembleKMM("evf", sigma=sigma), "LogisticRatio": lambda: LogisticRatio(sigma=sigma),

@@ -38,7 +38,7 @@ def fit_shift_classifiers(data, kernel="linear", sigma=1.0, C=1.0, C_v=1.0, weig
 
     if weights_name not in SHIFT_CLASSIFIER_WEIGHTS:
         raise ValueError(f"Unknown weight estimator {weights_name!r}; choose one of {SHIFT_CLASSIFIER_WEIGHTS}.")
-    sigma = None if kernel == "linear" else float(sigma)
+    sigma = "auto" if kernel == "linear" else float(sigma)  # a linear kernel has no width
     # every weight estimator at the median-heuristic width (KLIEP's likelihood CV would take seconds)
     weight_sigma = median_heuristic(np.vstack([data.X_tr, data.X_te]))
     y = data.Y_tr[:, 0]

@@ -403,4 +403,4 @@ def _check_columns(values, names, role):
                          f"{MAX_ABS_VALUE:.0e} are accepted; rescale the column (change its unit).")
 
 
-#: Weight estimators shown in the app. sigma=None means each method's own default choice.
+#: Weight estimators shown in the app (sigma "auto": each method's own rule).

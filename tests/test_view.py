@@ -40,7 +40,7 @@ def test_the_kernel_width_is_resolved_once_per_view_and_passed_on_as_a_number():
 
 
 def test_auto_has_one_spelling():
-    assert catalog.make_weight_estimator("KMM", AUTO).sigma is None  # KMM's own spelling of its median rule
+    assert catalog.make_weight_estimator("KMM", AUTO).sigma == AUTO  # passed on: KMM's "auto" is its median rule
     assert catalog.make_weight_estimator("FCFWCS", AUTO).sigma == AUTO
     with pytest.raises(ValueError, match="sigma"):
         catalog.make_weight_estimator("FCFWCS", None)

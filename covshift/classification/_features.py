@@ -6,7 +6,7 @@ from typing import Optional
 import numpy as np
 from sklearn.utils.multiclass import type_of_target
 
-from .._validation import check_choice, check_positive, validate_test_inputs, validate_training
+from .._validation import check_choice, check_kernel_width, validate_test_inputs, validate_training
 from ..kernels import gaussian_kernel, median_heuristic
 
 KERNELS = {"linear", "rbf"}
@@ -63,15 +63,14 @@ def penalty_matrix(n_features, C):
 
 def check_kernel_params(kernel, sigma):
     check_choice(kernel, "kernel", KERNELS)
-    if sigma is not None:
-        check_positive(sigma, "sigma (kernel width)")
+    check_kernel_width(sigma, "sigma (kernel width)")
 
 
 def resolve_sigma(kernel, sigma, X):
-    """The kernel width in use: the given one, or the median heuristic on X (None for linear)."""
+    """The kernel width in use: the given one, or for "auto" the median heuristic on X (None for linear)."""
     if kernel == "linear":
         return None
-    return float(sigma) if sigma is not None else median_heuristic(X)
+    return median_heuristic(X) if sigma == "auto" else float(sigma)
 
 
 def check_labels(y, n_samples):

@@ -39,8 +39,8 @@ class IntegratedShiftClassifier(LinearScoreClassifier):
     ----------
     kernel : {"rbf", "linear"}, default "rbf"
         Dual (RBF) or primal (linear) classifier and selector.
-    sigma : float or None, default None
-        Kernel width of classifier and selector; None: median heuristic on X_tr (as the iid model).
+    sigma : float or "auto", default "auto"
+        Kernel width of classifier and selector; "auto": the median heuristic on X_tr (as the iid model).
     C_w : float, default 1.0
         Prior variance of the classifier's weights.
     C_v : float, default 1.0
@@ -97,7 +97,7 @@ class IntegratedShiftClassifier(LinearScoreClassifier):
     True
     """
 
-    def __init__(self, kernel="rbf", sigma=None, C_w=1.0, C_v=1.0, tol=1e-8, max_iter=100):
+    def __init__(self, kernel="rbf", sigma="auto", C_w=1.0, C_v=1.0, tol=1e-8, max_iter=100):
         self.kernel = kernel
         self.sigma = sigma
         self.C_w = C_w

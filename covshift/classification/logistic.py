@@ -88,8 +88,8 @@ class KernelLogisticRegression(LinearScoreClassifier):
     ----------
     kernel : {"rbf", "linear"}, default "rbf"
         The dual form over the training points, or the primal linear model.
-    sigma : float or None, default None
-        Width of k(a, b) = exp(-||a - b||^2 / (2 sigma^2)); None: median heuristic on X_tr.
+    sigma : float or "auto", default "auto"
+        Width of k(a, b) = exp(-||a - b||^2 / (2 sigma^2)); "auto": the median heuristic on X_tr.
     C : float, default 1.0
         Prior variance of the weights (larger: weaker regularisation).
     tol : float, default 1e-8
@@ -141,7 +141,7 @@ class KernelLogisticRegression(LinearScoreClassifier):
     (2, True)
     """
 
-    def __init__(self, kernel="rbf", sigma=None, C=1.0, tol=1e-8, max_iter=100):
+    def __init__(self, kernel="rbf", sigma="auto", C=1.0, tol=1e-8, max_iter=100):
         self.kernel = kernel
         self.sigma = sigma
         self.C = C

@@ -10,7 +10,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_features, check_positive
+from .._validation import check_features, check_kernel_width, check_positive
 from ..kernels import gaussian_kernel, median_heuristic
 from ..regression._common import check_xy
 
@@ -30,8 +30,8 @@ class ResidualDeltaRegressor(RegressorMixin, BaseEstimator):
         Trained on the source data by :meth:`fit` (a clone; ``sample_weight`` is passed on).
     C : float, default 10.0
         Trade-off of the ridge objective: larger C follows the target labels more.
-    rho : float or None, default None
-        Width of the basis functions; None uses the median heuristic of the target inputs.
+    rho : float or "auto", default "auto"
+        Width of the basis functions; "auto" is the median heuristic of the target inputs.
 
     Attributes
     ----------
@@ -58,7 +58,7 @@ class ResidualDeltaRegressor(RegressorMixin, BaseEstimator):
     ((80, 1), (10, 1))
     """
 
-    def __init__(self, base_model, C=10.0, rho=None):
+    def __init__(self, base_model, C=10.0, rho="auto"):
         self.base_model = base_model
         self.C = C
         self.rho = rho
@@ -96,7 +96,7 @@ class ResidualDeltaRegressor(RegressorMixin, BaseEstimator):
         else:
             model.fit(X_source, target, sample_weight=sample_weight)
         self.base_model_ = model
-        self.rho_ = median_heuristic(X_target) if self.rho is None else check_positive(self.rho, "rho")
+        self.rho_ = median_heuristic(X_target) if check_kernel_width(self.rho, "rho") == "auto" else float(self.rho)
         self.centers_ = X_target
         residual = Y_target - self._base(X_target)
         Psi = gaussian_kernel(X_target, X_target, self.rho_)

@@ -137,6 +137,6 @@ def warn_no_kernel_mass(estimator, X_tr, points, sigma, what="test points", stac
             f"on the training points (mean kernel value <= {MIN_MEAN_KERNEL:.0e} at sigma={sigma:.3g}): "
             "sigma is too small for the data (the kernel matrix is numerically the identity), or "
             "those points lie outside the training support. The weights cannot account for them; "
-            "try a larger sigma, or sigma=None (the default, from the median distance).",
+            "try a larger sigma, or sigma='auto' (the default, from the median distance).",
             NumericalWarning, stacklevel=stacklevel)
     return n_empty

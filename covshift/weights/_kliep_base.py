@@ -1,14 +1,13 @@
 """What KLIEP and its Frank-Wolfe solvers share: sigma choice, centres, prediction."""
 
 import warnings
-from numbers import Real
 
 import numpy as np
 
-from .._validation import check_int, check_positive
+from .._validation import check_int, check_kernel_width
 from ..exceptions import NumericalWarning
 from .._validation import is_dask_array
-from ..kernels import kernel_vecmat, median_heuristic
+from ..kernels import kernel_vecmat
 from ..limits import check_kliep_memory
 from ._base import WeightEstimator
 from .sigma import kliep_sigma
@@ -90,14 +89,8 @@ class KliepFamily(WeightEstimator):
 
     def _resolve_sigma(self, X_tr, X_te):
         sigma = self.sigma
-        if isinstance(sigma, str):
-            if sigma == "median":
-                return median_heuristic(np.vstack([X_tr, X_te]), random_state=self.random_state)
-            if sigma == "auto":
-                self.cv_results_ = kliep_sigma(X_tr, X_te, sigma_grid=self.sigma_grid,
-                                               n_folds=self.cv, random_state=self.random_state)
-                return self.cv_results_["best_sigma"]
-            raise ValueError(f"sigma must be a positive number, 'median' or 'auto'; got {sigma!r}.")
-        if not isinstance(sigma, Real):
-            raise ValueError(f"sigma must be a positive number, 'median' or 'auto'; got {sigma!r}.")
-        return check_positive(sigma, "sigma (kernel width)")
+        if check_kernel_width(sigma, "sigma (kernel width)") == "auto":
+            self.cv_results_ = kliep_sigma(X_tr, X_te, sigma_grid=self.sigma_grid,
+                                           n_folds=self.cv, random_state=self.random_state)
+            return self.cv_results_["best_sigma"]
+        return float(sigma)

@@ -7,7 +7,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from .._validation import check_choice, check_int, check_positive, check_width
+from .._validation import check_choice, check_int, check_kernel_width, check_positive, check_width
 from ..kernels import median_heuristic
 from ..limits import check_feature_memory
 from ._base import WeightEstimator, warn_no_kernel_mass
@@ -30,8 +30,8 @@ class LogisticRatio(WeightEstimator):
     features : {"rbf", "raw"}, default "rbf"
         Gaussian-kernel features (scikit-learn's Nystroem map with gamma = 1 / (2 sigma^2))
         or the standardised raw inputs (a linear log-ratio).
-    sigma : float or None, default None
-        Kernel width of the RBF features; None is the median heuristic.
+    sigma : float or "auto", default "auto"
+        Kernel width of the RBF features; "auto" is the median heuristic.
     n_components : int, default 100
         Nystroem features (capped at the number of points).
     C : float, default 1.0
@@ -76,7 +76,7 @@ class LogisticRatio(WeightEstimator):
     ((100,), True)
     """
 
-    def __init__(self, features="rbf", sigma=None, n_components=100, C=1.0, calibrate=True,
+    def __init__(self, features="rbf", sigma="auto", n_components=100, C=1.0, calibrate=True,
                  clip=100.0, random_state=0):
         self.features = features
         self.sigma = sigma
@@ -93,7 +93,7 @@ class LogisticRatio(WeightEstimator):
         check_choice(self.calibrate, "calibrate", {True, False})
         if self.features == "rbf":
             check_int(self.n_components, "n_components")
-            if self.sigma is not None:
+            if check_kernel_width(self.sigma, "sigma") != "auto":
                 check_width(self.sigma, "sigma", _FINITE_GAMMA)
 
     def _fit(self, X_tr, X_te):
@@ -104,11 +104,11 @@ class LogisticRatio(WeightEstimator):
         label = np.concatenate([np.ones(len(X_tr)), np.zeros(len(X_te))])
         steps = [StandardScaler()]
         if self.features == "rbf":
-            self.sigma_ = (median_heuristic(X, random_state=self.random_state) if self.sigma is None
+            self.sigma_ = (median_heuristic(X, random_state=self.random_state) if self.sigma == "auto"
                            else float(self.sigma))
             n_comp = min(int(self.n_components), len(X))
             check_feature_memory("LogisticRatio", len(X), n_comp, 4, "n_components")
-            width_name = "sigma" if self.sigma is not None else "sigma (the median heuristic: data scale)"
+            width_name = "sigma" if self.sigma != "auto" else "sigma (the median heuristic: data scale)"
             gamma = check_width(self.sigma_, width_name, _FINITE_GAMMA)
             warn_no_kernel_mass(self, X_tr, X_te, self.sigma_)
             steps = [Nystroem(gamma=gamma, n_components=n_comp, random_state=self.random_state),

@@ -298,10 +298,10 @@ class FCFWCS(_FrankWolfeKliep):
 
 _PARAMETERS = """    Parameters
     ----------
-    sigma : float, "median" or "auto", default "auto"
+    sigma : float or "auto", default "auto"
         Kernel width; "auto" picks it by likelihood cross-validation on held-out test
-        folds (:func:`covshift.model_selection.kliep_sigma`, ``cv_results_``), "median" uses
-        the median heuristic.
+        folds (:func:`covshift.model_selection.kliep_sigma`, ``cv_results_``). For the median
+        heuristic pass its number: ``sigma=covshift.kernels.median_heuristic(np.vstack([X_tr, X_te]))``.
     n_centers : int or None, default None
         Seeded subset of test points used as Gaussian centres; None uses all.
     line_search : {"exact", "armijo"}, default "exact"

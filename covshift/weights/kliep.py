@@ -43,7 +43,7 @@ class KLIEP(KliepFamily):
 
     Parameters
     ----------
-    sigma : float, "median" or "auto", default "auto"
+    sigma : float or "auto", default "auto"
         Kernel width; "auto" is :func:`covshift.model_selection.kliep_sigma` (one width
         for the whole KLIEP family).
     n_centers : int or None, default 100

@@ -11,7 +11,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.neighbors import NearestNeighbors
 
-from .._validation import as_generator, check_choice, check_int, check_positive
+from .._validation import as_generator, check_choice, check_int, check_kernel_width, check_positive
 from ..exceptions import ConvergenceWarning, SolverError
 from ..kernels import gaussian_kernel, median_heuristic
 from ..limits import check_kmm_memory
@@ -200,14 +200,13 @@ class _KMMParams(WeightEstimator):
         if self.eps is not None and check_positive(self.eps, "eps", allow_zero=True) >= 1:
             raise ValueError(f"eps (tolerance of the mean weight around 1) must lie in [0, 1); a "
                              f"tolerance of 1 or more allows all-zero weights; got {self.eps!r}.")
-        if self.sigma is not None:
-            check_positive(self.sigma, "sigma (kernel width)")
+        check_kernel_width(self.sigma, "sigma (kernel width)")
         check_positive(self.ridge, "ridge (regularisation of the KMM objective)", allow_zero=True)
 
     def _resolve_sigma(self, X_tr, X_te):
         """sigma, or the median heuristic on all the data; warns when the kernel has no mass
         on the training points at the test points (sigma too small: :func:`warn_no_kernel_mass`)."""
-        if self.sigma is None:
+        if check_kernel_width(self.sigma, "sigma (kernel width)") == "auto":
             return median_heuristic(np.vstack([X_tr, X_te]), random_state=self.random_state)
         sigma = check_positive(self.sigma, "sigma (kernel width)")
         warn_no_kernel_mass(self, X_tr, X_te, sigma, stacklevel=5)
@@ -229,8 +228,8 @@ class KMM(_KMMParams):
 
     Parameters
     ----------
-    sigma : float or None
-        Kernel width; None uses the median heuristic on all the data (Gretton et al., "Covariate
+    sigma : float or "auto", default "auto"
+        Kernel width; "auto" is the median heuristic on all the data (Gretton et al., "Covariate
         shift by kernel mean matching", 2009, and sampling-based-kmm section IV).
     B : float, default 1000
         Upper bound of every weight (Huang et al. 2007 and Gretton et al. 2009 use 1000).
@@ -286,7 +285,7 @@ class KMM(_KMMParams):
     1.0
     """
 
-    def __init__(self, sigma=None, B=1000.0, eps=None, ridge=0.5, random_state=0):
+    def __init__(self, sigma="auto", B=1000.0, eps=None, ridge=0.5, random_state=0):
         self.sigma = sigma
         self.B = B
         self.eps = eps
@@ -343,7 +342,7 @@ class EnsembleKMM(_KMMParams):
     eta : float in (0, 1), default 0.001
         Tolerated probability that a training point is never sampled ("vf"/"evf"), the
         paper's value.
-    sigma : float or None, default None
+    sigma : float or "auto", default "auto"
         As :class:`KMM` (chosen once on all the data).
     B : float, default 1000
         As :class:`KMM`.
@@ -394,7 +393,7 @@ class EnsembleKMM(_KMMParams):
     True
     """
 
-    def __init__(self, strategy="vf", n_parts=None, eta=0.001, sigma=None, B=1000.0, eps=None, ridge=0.5,
+    def __init__(self, strategy="vf", n_parts=None, eta=0.001, sigma="auto", B=1000.0, eps=None, ridge=0.5,
                  n_jobs=None, random_state=0):
         self.strategy = strategy
         self.n_parts = n_parts

@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_grid, check_int, check_positive
+from .._validation import check_grid, check_int, check_kernel_width, check_positive
 from ..exceptions import NumericalWarning
 from ..kernels import gaussian_kernel, median_heuristic
 from ..limits import check_feature_memory
@@ -32,8 +32,9 @@ class RuLSIF(WeightEstimator):
     ----------
     alpha : float in [0, 1), default 0.1
         Relative weight a of the test density in the denominator; 0 is uLSIF.
-    sigma : float, sequence or None, default None
-        Width or grid of widths; None is median * {1/4, 1/2, 1, 2}.
+    sigma : float, sequence or "auto", default "auto"
+        Width or grid of widths; "auto" is median * {1/4, 1/2, 1, 2}, chosen by leave-one-out
+        least-squares cross-validation.
     lam : float, sequence or None, default None
         Ridge or grid; None is 10^{-3 .. 0}.
     n_centers : int, default 100
@@ -82,7 +83,7 @@ class RuLSIF(WeightEstimator):
     True
     """
 
-    def __init__(self, alpha=0.1, sigma=None, lam=None, n_centers=100, random_state=0):
+    def __init__(self, alpha=0.1, sigma="auto", lam=None, n_centers=100, random_state=0):
         self.alpha = alpha
         self.sigma = sigma
         self.lam = lam
@@ -93,16 +94,17 @@ class RuLSIF(WeightEstimator):
         if check_positive(self.alpha, "alpha", allow_zero=True) >= 1:
             raise ValueError(f"alpha must lie in [0, 1); got {self.alpha!r}.")
         check_int(self.n_centers, "n_centers")
-        for value, name in [(self.sigma, "sigma"), (self.lam, "lam")]:
-            if value is not None:
-                check_grid(value, name)
+        check_kernel_width(self.sigma, "sigma", grid=True)
+        if self.lam is not None:
+            check_grid(self.lam, "lam")
 
     def _fit(self, X_tr, X_te):
         alpha = float(self.alpha)
         centers = X_te[choose_centers(len(X_te), int(self.n_centers), self.random_state)]
         check_feature_memory("RuLSIF", max(len(X_tr), len(X_te)), len(centers), 12, "n_centers")
         median = median_heuristic(np.vstack([X_tr, X_te]), random_state=self.random_state)
-        sigmas = _grid(self.sigma, median * np.array([0.25, 0.5, 1.0, 2.0]), "sigma")
+        sigmas = (median * np.array([0.25, 0.5, 1.0, 2.0]) if self.sigma == "auto"
+                  else check_grid(self.sigma, "sigma"))
         lams = _grid(self.lam, 10.0 ** np.arange(-3, 1), "lam")
         scores = np.array([loo_scores(_moments(X_tr, X_te, centers, s, alpha), lams, alpha)
                            for s in sigmas])
@@ -133,8 +135,8 @@ class ULSIF(RuLSIF):
 
     Parameters
     ----------
-    sigma : float, sequence or None, default None
-        Width or grid of widths; None is median * {1/4, 1/2, 1, 2}.
+    sigma : float, sequence or "auto", default "auto"
+        As :class:`RuLSIF`.
     lam : float, sequence or None, default None
         Ridge or grid; None is 10^{-3 .. 0}.
     n_centers : int, default 100
@@ -171,7 +173,7 @@ class ULSIF(RuLSIF):
     (0.0, (100,))
     """
 
-    def __init__(self, sigma=None, lam=None, n_centers=100, random_state=0):
+    def __init__(self, sigma="auto", lam=None, n_centers=100, random_state=0):
         super().__init__(alpha=0.0, sigma=sigma, lam=lam, n_centers=n_centers,
                          random_state=random_state)
 
@@ -194,7 +196,7 @@ class ULSIF(RuLSIF):
 
 
 def _grid(value, default, name):
-    """``value`` as a 1-D grid of positive numbers (:func:`check_grid`), ``default`` when None."""
+    """``value`` as a 1-D grid of positive numbers (:func:`check_grid`), ``default`` when None (``lam``)."""
     return default if value is None else check_grid(value, name)
 
 

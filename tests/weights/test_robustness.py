@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from covshift.exceptions import NumericalWarning
+from covshift.kernels import median_heuristic
 from covshift.weights import AFWCS, FCFWCS, FWCS, KLIEP, PFWCS
 
 ALL = [KLIEP, FWCS, AFWCS, PFWCS, FCFWCS]
@@ -61,7 +62,7 @@ def test_duplicates_single_test_point_and_high_dimension(cls):
     _assert_sane(single, 30)
     assert np.count_nonzero(single.alpha_) == 1
     wide_tr, wide_te = rng.normal(size=(40, 300)), rng.normal(0.1, 1.0, size=(30, 300))
-    _assert_sane(cls(sigma="median").fit(wide_tr, wide_te), 40)
+    _assert_sane(cls(sigma=median_heuristic(np.vstack([wide_tr, wide_te]))).fit(wide_tr, wide_te), 40)
 
 
 def test_sigma_auto_with_one_test_point_falls_back_to_median():
