@@ -76,8 +76,12 @@ def classification_map(X_tr, y_tr, X_te, y_te, xs, ys, scores, p_test=None, weig
         y_true = np.where((y_true >= ys[0]) & (y_true <= ys[-1]), y_true, np.nan)  # stay inside the map
         fig.add_trace(go.Scatter(x=x_true, y=y_true, mode="lines", line=dict(color=HALO, width=7), showlegend=False,
                                  hoverinfo="skip", name="true boundary (halo)"))
-        fig.add_trace(go.Scatter(x=x_true, y=y_true, mode="lines", name="true boundary",
+        fig.add_trace(go.Scatter(x=x_true, y=y_true, mode="lines", name="true boundary", showlegend=False,
                                  line=dict(color=TRUTH, width=2.5)))
+        inside = np.flatnonzero(np.isfinite(y_true))
+        if inside.size:  # named on the map at its left end, below the points: one legend row less for the plot
+            fig.add_annotation(x=x_true[inside[0]], y=y_true[inside[0]], text="true boundary", showarrow=False,
+                               xanchor="right", yanchor="bottom", font=dict(color=TRUTH), bgcolor="rgba(255,255,255,0.8)")
     fig.update_xaxes(range=[xs[0], xs[-1]])
     fig.update_yaxes(range=[ys[0], ys[-1]])
     finish(fig, height=560, legend_rows=2)
