@@ -17,8 +17,8 @@ import streamlit as st
 
 from teaching import lessons, polls, settings
 from teaching.ui import presentation
-from teaching.ui.navigation import active_lesson
-from teaching.ui.state import DEFAULTS, apply, get, put
+from teaching.ui.navigation import active_lesson, apply_reveal
+from teaching.ui.state import DEFAULTS, get, put, replace_all
 
 JOIN_PAGE = "pages/join.py"
 #: Seconds between two refreshes of the stage's tally (st.fragment's run_every) and of a student's watch.
@@ -167,8 +167,7 @@ def _panel(lesson, poll, key):
         with question:
             _vote_count(tally, "; voting is closed.")
             show_tally(poll, tally, mark_answer=True)
-        join.info(lesson.reveal.sees, icon=":material/visibility:")
-        if tally.answer is not None:
+        if tally.answer is not None:  # what the eye now sees: the banner says it after the reveal
             join.success(f"**Measured on this view (seed {poll.seed}):** {tally.measured}",
                          icon=":material/check_circle:")
     _controls(lesson, poll, key)
@@ -226,7 +225,7 @@ def _reveal(lesson, code, key):
     except ValueError as refusal:  # a PollError, or the time budget refusing the revealed view's fit
         st.session_state["poll.message"] = str(refusal)
         return
-    apply(lesson.reveal.changes)
+    apply_reveal(lesson)
 
 
 def _again(lesson, code, key):
@@ -237,7 +236,7 @@ def _again(lesson, code, key):
         st.session_state["poll.message"] = str(refusal)
         return
     question_view = {**DEFAULTS, **lesson.settings}
-    apply({name: question_view[name] for name in lesson.reveal.changes})
+    replace_all({**st.session_state.settings, **{name: question_view[name] for name in lesson.reveal.changes}})
 
 
 def _close(code, key):
