@@ -188,7 +188,7 @@ def test_why_weights_the_error_panel_shows_the_weights_gain_as_a_shaded_area(see
     assert gap.max() >= 0.25 * top, (gap, top)  # the shaded area's widest stretch: a quarter of the panel or more
     assert np.argmax(gap) < len(gap) / 2, gap  # at the left of the test region
     print("\nMEASURE", seed, drawn, gap.max() / top)
-    assert _trace(fig, "fit: no weights").fill == "tonexty"
+    assert _trace(fig, "no weights").fill == "tonexty"  # the fits too: the shaded band between them
 
 
 # ------------------------------------------------------------------------------------------ Structured output

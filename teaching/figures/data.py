@@ -90,7 +90,7 @@ def shift_overview(X_tr, Y_tr, X_te, Y_te, grid, fits, heading="Covariate shift:
     labels = list(fits)
     for label in labels[1:] + labels[:1]:  # the unweighted fit last, the area between it and the one before shaded
         unweighted = label == labels[0] and len(labels) > 1
-        fig.add_scatter(x=g, y=np.ravel(fits[label]), name=f"fit: {label}", line=line_style(label, 4),
+        fig.add_scatter(x=g, y=np.ravel(fits[label]), name=label, line=line_style(label, 4),  # the fit; its error: below
                         fill="tonexty" if unweighted else None, fillcolor=GAIN_FILL if unweighted else None,
                         legendgroup=label, row=1, col=1)
     means = {}
