@@ -38,11 +38,11 @@ def ours(metrics):
 def figure(row):
     title = f"{row['where']}: ours over {len(row['full']['seeds'])} seeds"
     if row["figure"] == "curve":
-        return ui.figure(figures.reproduction_curve, row["full"]["metrics"], title, presentation=ui.get("presentation"))
+        return ui.figure(figures.reproduction_curve, row["full"]["metrics"], title, **ui.device())
     if row["figure"] == "gaps" and row.get("trace"):
-        return ui.figure(figures.reproduction_gaps, row["trace"], presentation=ui.get("presentation"))
+        return ui.figure(figures.reproduction_gaps, row["trace"], **ui.device())
     return ui.figure(figures.reproduction_bars, row["full"]["metrics"], row["paper_values"], title,
-                     presentation=ui.get("presentation"))
+                     **ui.device())
 
 
 def rerun(row):
@@ -88,7 +88,7 @@ for paper, title in reproduction.PAPERS.items():
     for r in rows:
         st.subheader(f"{figures.VERDICT_MARKS[r['verdict']][0]} {r['where']}: {r['key']}")
         left, right = st.columns([3, 2])
-        left.plotly_chart(figure(r), width="stretch", key=f"fig.{r['key']}", theme=None)
+        left.plotly_chart(figure(r), width="stretch", key=f"fig.{r['key']}", theme=None, config=ui.chart_config())
         right.markdown(f"**Claim.** {r['claim']}")
         right.markdown(f"**Verdict: {verdict_text(r['verdict'])}.** {r['reason']}.")
         right.markdown(f"**Setting.** {r['sizes']['full']}; seeds {', '.join(map(str, r['full']['seeds']))}. "

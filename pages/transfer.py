@@ -42,7 +42,8 @@ if curves is None:
     st.info("No stored results yet: run `python bench/transfer.py` to write assets/transfer_curves.json.")
 else:
     left, right = st.columns([3, 2])
-    left.plotly_chart(ui.figure(figures.transfer_curves, curves[task], presentation=ui.get("presentation")), width="stretch", theme=None)
+    left.plotly_chart(ui.figure(figures.transfer_curves, curves[task], **ui.device()), width="stretch", theme=None,
+                      config=ui.chart_config())
     left.caption(
         f"Stored results of bench/transfer.py ({curves['settings']['shift']} shift, C = {curves['settings']['C']:g} "
         f"for the three plain SVMs, C = {curves['settings'].get('C_domain_transfer', 'auto')} for domain transfer, "
@@ -97,8 +98,8 @@ m4.metric("fit seconds (delta only)", f"{outcome.seconds:.2f}")
 truth = transfer_views.transfer_output_labels(task, data.y_test)
 predictions = {"source only": transfer_views.transfer_output_labels(task, fit["source_pred"]),
                "transfer": transfer_views.transfer_output_labels(task, fit["transfer_pred"])}
-st.plotly_chart(ui.figure(figures.transfer_digit_grid, data.images_test, truth, predictions, presentation=ui.get("presentation")),
-                width="stretch", theme=None)
+st.plotly_chart(ui.figure(figures.transfer_digit_grid, data.images_test, truth, predictions, **ui.device()),
+                width="stretch", theme=None, config=ui.chart_config())
 st.caption("The first 16 target test digits (never used for training), with the source model's (S) and "
            "the transfer model's (T) predictions; mistakes are orange with ✗. "
            f"The delta function was learned from l = {n_labelled} other target digits drawn with seed {seed} "
@@ -106,8 +107,8 @@ st.caption("The first 16 target test digits (never used for training), with the 
            f"{model.coef_.size} weights of w were learned; with C -> 0 the transfer model is the source model.")
 
 left, right = st.columns([3, 2])
-left.plotly_chart(ui.figure(figures.cutting_plane_progress, model.history_, float(epsilon), presentation=ui.get("presentation")),
-                  width="stretch", theme=None)
+left.plotly_chart(ui.figure(figures.cutting_plane_progress, model.history_, float(epsilon), **ui.device()),
+                  width="stretch", theme=None, config=ui.chart_config())
 left.caption("Each iteration adds the most violated constraint to the working set W and re-solves the QP over "
              "W; the algorithm stops once no constraint is violated by more than epsilon.")
 if model.n_folds_:

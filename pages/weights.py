@@ -44,6 +44,22 @@ if not chosen:
     st.stop()
 
 
+REPLAY_ON_STAGE = False  # the KLIEP lesson's stage shows the replay instead of the gaps (setting weights_stage)
+_LEFT = "a red cross and dashed stem: an atom that left, at its last alpha"
+#: What the replay of each solver marks (its legend names the same, replay.js's legendUses).
+_REPLAY_MARKS = {"FWCS": "Blue: the towards vertex l^FW.",
+                 "AFWCS": f"Blue: the towards vertex l^FW; orange: the away vertex l^AFW; {_LEFT}.",
+                 "PFWCS": f"Blue: the towards vertex l^FW; orange: the away vertex l^AFW; {_LEFT}; a purple arrow: "
+                          "weight that moved from one atom to another.",
+                 "FCFWCS": f"Blue: the vertex l^FW that received weight; {_LEFT}."}
+_STAGE_WORDS = {"gaps": "the solvers' duality gaps", "replay": "the replay, step by step"}
+
+
+def _replay_chosen():
+    """Another solver in the replay: its replay starts at iteration 0 (one address, one history entry)."""
+    ui.apply({"replay": st.session_state["w.replay"], "step": 0})
+
+
 def _budget_warning(name, message):
     """Frank-Wolfe solvers stopped at their budget: the table reports it (final gap), no warning box."""
     return name in catalog.FRANK_WOLFE and "stopped after" in message
@@ -183,13 +199,16 @@ histories = {n: o.model.history_ for n, o in outcomes.items() if n in catalog.FR
              and o.model.history_ is not None}
 if histories:
     st.subheader("Frank-Wolfe: duality gap, active set, steps")
-    if REPLAY_STAGE:  # the lesson's stage: the solvers' gaps, beside them the replay's solver and the axis
-        name = ui.widget(side_control.selectbox, "Replay the steps of (the replay is under this figure)", "replay",
-                         list(histories))
+    if REPLAY_STAGE:  # the lesson's stage: the solvers' gaps or the replay, beside them the replay's solver and the axis
+        name = ui.widget(side_control.selectbox, "Replay the steps of", "replay", list(histories),
+                         on_change=_replay_chosen)
+        REPLAY_ON_STAGE = ui.widget(side_control.radio, "On the stage", "weights_stage", ["gaps", "replay"],
+                                    format_func=_STAGE_WORDS.get, horizontal=True) == "replay"
         axis = ui.widget(side_control.radio, "x axis of the gaps", "gap_axis", ["iteration", "seconds"],
                          horizontal=True)
         ui.chart("duality gaps", figures.duality_gaps, histories, axis, levels=lessons.EQUAL_GAPS,
-                 key="weights.duality_gaps", where=stage_figure, height=ui.stage_height())
+                 key="weights.duality_gaps", where=under_stage if REPLAY_ON_STAGE else stage_figure,
+                 height=None if REPLAY_ON_STAGE else ui.stage_height())
         ui.chart("active set sizes", figures.active_set_sizes, histories, key="weights.active_set_sizes")
     else:
         axis = ui.widget(st.radio, "x axis", "gap_axis", ["iteration", "seconds"], horizontal=True)
@@ -235,11 +254,11 @@ if histories:
             "- A *drop* step removes an atom (its weight reaches 0); a *swap* step moves all of one atom's "
             "weight to another.")
 
-    replay_place = under_stage if REPLAY_STAGE else st.container()
+    replay_place = (stage_figure if REPLAY_ON_STAGE else under_stage) if REPLAY_STAGE else st.container()
     replay_place.subheader(f"Replay {name} step by step" if REPLAY_STAGE else "Replay a run step by step")
     if not REPLAY_STAGE:
-        name = ui.widget(st.selectbox, "Solver", "replay", list(histories))
-    replay = ui.guard("Replay", ui.replay, ui.view(), name, ui.get("presentation"))
+        name = ui.widget(st.selectbox, "Solver", "replay", list(histories), on_change=_replay_chosen)
+    replay = ui.guard("Replay", ui.replay, ui.view(), name, ui.device()["presentation"])
     if replay is not None:
         document, height, meta = replay
         with replay_place:
@@ -249,12 +268,12 @@ if histories:
                  "ratio.") if meta["one_d"] else \
             ("The inputs have more than one dimension, so there is no curve to draw: the x axis is the index "
              "j of the test point x_te_j that serves as the atom's centre, and each stem's height is alpha_l.")
-        replay_place.caption(f"Every one of the {meta['steps']} steps of {name}, in your browser (no rerun of the page): "
-                   "Step and Back move one iteration, the slider any number, Next ... step jumps to the next "
-                   f"step of that kind. {where} Blue: the towards vertex l^FW; orange: the away vertex "
-                   "l^AFW; a red cross and dashed stem: an atom that left, at its last alpha; a purple arrow: "
-                   "weight that moved from one atom to another. Below, the cursor shows iteration t on the "
-                   "relative duality gap and on the size of the active set.")
+        (under_stage if REPLAY_ON_STAGE else replay_place).caption(
+            f"Every one of the {meta['steps']} steps of {name}, in your browser: Step and Back move one iteration, "
+            "the slider any number, Play runs at the chosen steps per second (Pause stops it), Next ... step jumps "
+            f"to the next step of that kind. {where} {_REPLAY_MARKS.get(name, '')}"
+            + " Below, the cursor shows iteration t on the relative duality gap and on the size of the active "
+            "set. The iteration shown is in the page's address (step): a copied link opens the replay there.")
         with st.expander("Glossary: the kinds of Frank-Wolfe step"):
             st.markdown(
                 "**Glossary** (the paper's names: Frank-Wolfe covariate shift, section III-B):\n"

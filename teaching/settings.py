@@ -229,7 +229,8 @@ SETTINGS = {
     "sigma": Float(0.3, 0.01, 3.0, 0.01),
     "gap_axis": Choice("iteration", ("iteration", "seconds")),
     "replay": Choice("PFWCS", tuple(sorted(catalog.FRANK_WOLFE))),
-    "step": Int(0, 0, 2000),
+    "step": Int(0, 0, 2000),  # the replay's iteration t (replay.js writes it into the address)
+    "weights_stage": Choice("gaps", ("gaps", "replay")),  # the KLIEP lesson's stage: the solvers' gaps or the replay
     # Structured regression page
     "models": Multi(("GPR", "SMTGP", "IW-SMTGP"), tuple(catalog.REGRESSORS)),
     "weights_for_models": Choice("FCFWCS", tuple(catalog.WEIGHT_ESTIMATORS)),

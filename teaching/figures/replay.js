@@ -74,10 +74,27 @@ function sentenceSamples(run) { // every sentence template filled with the wides
   return list;
 }
 
-function nextStep(run, t, which) { // the first iterate after t reached by a step of this kind (or direction)
-  for (let s = t; s < run.T; s++)
-    if (run.kind(s) === which || run.direction(s) === which) return s + 1;
+const DIRECTION_WORDS = { towards: "towards", away: "away", pairwise: "pairwise", corrective: "fully-corrective" };
+
+function stepKind(run, s) { // what step s -> s + 1 is called on its badge: a drop or swap step, else its direction's
+  const kind = run.kind(s);
+  return kind === "drop" || kind === "swap" ? kind : DIRECTION_WORDS[run.direction(s)] || kind;
+}
+
+function nextStep(run, t, which) { // the first iterate after t reached by a step badged "<which> step"
+  for (let s = t; s < run.T; s++) if (stepKind(run, s) === which) return s + 1;
   return -1;
+}
+
+function legendUses(run) { // which marks the replay of this run can draw: its legend names only these
+  const uses = { away: false, left: false, moved: false };
+  for (let s = 0; s < run.T; s++) {
+    const dir = run.direction(s), leaves = run.size[s + 1] < run.size[s] || run.kind(s) === "swap";
+    if (dir !== "corrective" && run.a.away[s] >= 0) uses.away = true;
+    if (leaves || run.kind(s) === "drop") uses.left = true;
+    if (dir === "pairwise" && run.a.away[s] >= 0 && leaves) uses.moved = true;
+  }
+  return uses;
 }
 
 const fmt = (v) => (Number.isInteger(v) && Math.abs(v) < 1e6 ? String(v)
@@ -88,7 +105,7 @@ const CURVE = "#CC79A7", TOWARD = "#0072B2", AWAY = "#D55E00", MOVED = "#5a2d91"
 function describe(run, t, before, after) { // what step t - 1 -> t did: words and the atoms to mark
   if (t === 0) {
     const n = before.filter((m) => m > 0).length;
-    return { kind: "start", text: run.meta.sentences["start|"].replace("{n}", n), left: [], entered: [] };
+    return { kind: "start", text: run.meta.sentences["start|"].replace("{n}", n), left: [], entered: [], badge: "start" };
   }
   const s = t - 1, kind = run.kind(s), dir = run.direction(s), away = run.a.away[s];
   const left = run.touched(s).filter((l) => before[l] > 0 && after[l] === 0);
@@ -101,7 +118,7 @@ function describe(run, t, before, after) { // what step t - 1 -> t did: words an
   let text = fill(run.meta.sentences[`${dir}|${kind}`] || `${dir} step (${kind}).`);
   const expected = kind === "drop" || kind === "swap" ? left.length : 0;
   if (left.length > expected) text += fill(run.meta.sentences["pruned|"]);
-  return { kind, dir, text, left, entered, rhoMax, toward: run.a.toward[s], away };
+  return { kind, dir, text, left, entered, rhoMax, toward: run.a.toward[s], away, badge: `${stepKind(run, s)} step` };
 }
 
 // ------------------------------------------------------------------------------------------ drawing
@@ -146,7 +163,7 @@ function curve(run, mu) { // w_t(x) = sum_l alpha_l exp(-(x - c_l)^2 / (2 sigma^
 
 function mainChart(run, t, width, before, after, step) {
   const m = run.meta, oneD = m.one_d, pos = run.a.position, k = run.scale, H = Math.round(300 * k);
-  const legend = legendRows(oneD, 62 * k, width - 10, k); // one or two rows, as the width allows
+  const legend = legendRows(oneD, 62 * k, width - 10, k, run.uses); // one or two rows, as the width allows
   const box = [62 * k, legend.height + 12 * k, width - (oneD ? 62 * k : 20), H - 40 * k];
   const alphaOf = (mu, l) => run.a.beta[l] * mu[l];
   const { lo, hi } = run;
@@ -194,10 +211,11 @@ function mainChart(run, t, width, before, after, step) {
   return SVG(width, H, defs + legend.svg + body);
 }
 
-function legendRows(oneD, left, right, k) {
+function legendRows(oneD, left, right, k, uses) {
+  const away = [uses.away ? "▼ l^AFW" : "", uses.left ? "✕ left" : ""].filter(Boolean).join("  ");
   const entries = [[CURVE, "w_t(x)", ""], [CURVE, "w_(t-1)(x)", "0.35"], [TRUTH_DASH, "true ratio", "", "6 4"],
-    ["#777", "alpha_l", ""], [TOWARD, "▲ l^FW", ""], [AWAY, "▼ l^AFW  ✕ left", ""], [MOVED, "→ moved", ""]]
-    .filter((e, i) => oneD || i >= 3);
+    ["#777", "alpha_l", ""], [TOWARD, "▲ l^FW", ""], [AWAY, away, ""], [MOVED, uses.moved ? "→ moved" : "", ""]]
+    .filter((e, i) => (oneD || i >= 3) && e[1]);
   let lx = left, y = 12 * k, svg = "";
   for (const [c, label, op, dash] of entries) {
     const w = (36 + label.length * 7) * k;
@@ -261,6 +279,35 @@ function useAppFont(doc) { // the app's own font (Streamlit's "Source Sans"), ta
   } catch (e) { /* not the app's origin: the CSS fallback font stays */ }
 }
 
+const SPEEDS = [1, 2, 5, 10, 30], SPEED = 5; // Play's steps per second: the choices and the first one
+
+function addressLink(T) { // the position in the page's address (the app's setting "step"), so that a link carries it
+  let host = null, timer = null;
+  try { if (window.parent !== window && window.parent.location.search !== undefined) host = window.parent; } catch (e) { /* another origin */ }
+  const read = () => {
+    if (!host) return 0;
+    const step = parseInt(new URLSearchParams(host.location.search).get("step"), 10);
+    return Number.isFinite(step) ? Math.max(0, Math.min(T, step)) : 0;
+  };
+  const write = (t, playing) => {
+    if (!host) return;
+    const url = new URL(host.location.href);
+    if (t > 0) url.searchParams.set("step", t); else url.searchParams.delete("step");
+    if (url.href !== host.location.href) host.history.replaceState(host.history.state, "", url.href); // no new entry
+    clearTimeout(timer);
+    // once the replay rests, the app reads the address as after Back (its settings follow: one rerun, no new
+    // history entry); while it plays, only the address changes
+    if (!playing) timer = setTimeout(() => host.dispatchEvent(new PopStateEvent("popstate", { state: host.history.state })), 1200);
+  };
+  const follow = (onStep) => {
+    if (!host) return;
+    const listener = () => onStep(read());
+    host.addEventListener("popstate", listener);
+    addEventListener("pagehide", () => { clearTimeout(timer); host.removeEventListener("popstate", listener); });
+  };
+  return { read, write, follow };
+}
+
 function mount(root, meta, arrays) {
   useAppFont(document);
   const run = new Run(meta, arrays);
@@ -272,9 +319,12 @@ function mount(root, meta, arrays) {
   const last = run.mu(run.T);
   run.finalAlpha = last.reduce((top, m, l) => Math.max(top, run.a.beta[l] * m), 0);
   run.finalW = meta.one_d ? Math.max(...curve(run, last), ...(run.a.truth || [])) : 0;
+  run.uses = legendUses(run);
   const jumps = meta.jumps.map((k) => `<button data-next="${k}">Next ${k} step</button>`).join("");
+  const speeds = SPEEDS.map((v) => `<option value="${v}"${v === SPEED ? " selected" : ""}>${v}</option>`).join("");
   root.innerHTML = `<div class="bar"><button data-go="-1">Back</button><button data-go="1">Step</button>
-    <button data-play>Play</button>${jumps}<input type="range" min="0" max="${run.T}" value="0" aria-label="iteration">
+    <button data-play>Play</button><label class="speed">speed <select data-speed aria-label="steps per second">${speeds}</select> steps/s</label>
+    ${jumps}<input type="range" min="0" max="${run.T}" value="0" aria-label="iteration">
     <span class="t"></span><span class="of">of ${run.T}</span><span class="kind"></span></div>
     <div class="say" aria-live="polite"></div><div class="nums"></div><div class="main"></div><div class="row"><div class="gap"></div><div class="size"></div></div>`;
   const $ = (s) => root.querySelector(s), slider = $("input");
@@ -292,12 +342,13 @@ function mount(root, meta, arrays) {
     `duality gap at t: ${wide || fmt(run.a.gap[t])} (relative ${wide ? gapWords(0, floor) : gapWords(gaps[t], floor)}) · ` +
     `F = ${wide ? (-1.23456e-5).toPrecision(6) : run.a.objective[t].toPrecision(6)} · active atoms |S_t| = ${wide ? run.n : run.size[t]}`;
   let t = 0, timer = null;
-  const show = (next) => {
+  const link = addressLink(run.T);
+  const show = (next, fromAddress) => {
     t = Math.max(0, Math.min(run.T, next));
     const after = run.mu(t), before = t > 0 ? run.mu(t - 1) : after, step = describe(run, t, before, after);
     slider.value = t;
     $(".t").textContent = `iteration t = ${t}`;
-    $(".kind").textContent = step.kind === "start" ? "start" : `${step.kind} step`;
+    $(".kind").textContent = step.badge;
     $(".kind").className = `kind ${step.kind}`;
     $(".say").textContent = step.text;
     $(".nums").textContent = numbers(t, step);
@@ -310,13 +361,22 @@ function mount(root, meta, arrays) {
     root.querySelectorAll("[data-next]").forEach((b) => (b.disabled = nextStep(run, t, b.dataset.next) < 0));
     $("[data-go='-1']").disabled = t === 0;
     $("[data-go='1']").disabled = t === run.T;
+    if (!fromAddress) link.write(t, timer !== null);
   };
   const reserveAll = () => {
     reserve($(".say"), sentenceSamples(run));
     reserve($(".nums"), [numbers(Math.min(1, run.T), { rhoMax: 0.5 }, "1.23e-10")]); // the widest numbers line
   };
   reserveAll();
-  const stop = () => { clearInterval(timer); timer = null; $("[data-play]").textContent = "Play"; };
+  const stop = () => {
+    if (timer === null) return;
+    clearInterval(timer); timer = null; $("[data-play]").textContent = "Play";
+    link.write(t, false); // paused: the address (and the server's settings) learn where
+  };
+  const play = () => {
+    clearInterval(timer);
+    timer = setInterval(() => (t >= run.T ? stop() : show(t + 1)), 1000 / Number($("[data-speed]").value));
+  };
   root.addEventListener("click", (e) => {
     const b = e.target.closest("button");
     if (!b) return;
@@ -324,13 +384,16 @@ function mount(root, meta, arrays) {
     if (b.dataset.next) { stop(); const n = nextStep(run, t, b.dataset.next); if (n >= 0) show(n); }
     if (b.hasAttribute("data-play")) {
       if (timer) return stop();
+      if (t >= run.T) show(0); // from the start again
       b.textContent = "Pause";
-      timer = setInterval(() => (t >= run.T ? stop() : show(t + 1)), 60);
+      play();
     }
   });
   slider.addEventListener("input", () => { stop(); show(Number(slider.value)); });
+  $("[data-speed]").addEventListener("change", () => { if (timer) play(); }); // the new speed from the next step
+  link.follow((step) => { if (step !== t) { stop(); show(step, true); } }); // Back / Forward of the page
   addEventListener("resize", () => { reserveAll(); show(t); }); // a new width re-wraps the texts: measure again
-  show(0);
+  show(link.read(), true);
   return { run, show };
 }
 
@@ -339,5 +402,5 @@ async function load(doc) {
   return { meta, arrays: unpack(await inflate(blob), meta.manifest) };
 }
 
-if (typeof module !== "undefined") module.exports = { inflate, unpack, Run, nextStep, describe, load, logRange, sentenceSamples };
+if (typeof module !== "undefined") module.exports = { inflate, unpack, Run, nextStep, stepKind, legendUses, describe, load, logRange, sentenceSamples };
 else load(document).then(({ meta, arrays }) => { window.replay = mount(document.getElementById("replay"), meta, arrays); });

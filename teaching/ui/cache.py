@@ -10,8 +10,8 @@ import numpy as np
 import streamlit as st
 
 from teaching import figures
+from teaching.ui import presentation as mode
 from teaching.ui.guard import guard
-from teaching.ui.state import get
 
 
 def step_cache(function, max_entries):
@@ -59,24 +59,34 @@ def _feed(digest, value):
 STAGE_LEGEND_WIDTH = 600
 
 
-def _laid_out(figure, presentation, height):
+def _laid_out(figure, presentation, height, phone=False):
+    if phone:  # a phone's width: its own layout, taller than a stage on a screen (the phone scrolls)
+        return figures.phone(figure)
     figure = figures.presentation(figure) if presentation else figure
     return figures.fit_height(figure, height, STAGE_LEGEND_WIDTH if presentation else None) if height else figure
 
 
 @st.cache_resource(show_spinner=False, max_entries=128)
-def _cached_figure(function_name, key, presentation, height, _make_figure, _args, _kwargs):
-    return _laid_out(_make_figure(*_args, **_kwargs), presentation, height)
+def _cached_figure(function_name, key, presentation, height, phone, _make_figure, _args, _kwargs):
+    return _laid_out(_make_figure(*_args, **_kwargs), presentation, height, phone)
 
 
-def figure(make_figure, *args, presentation=False, height=None, **kwargs):
+def device():
+    """How this session's figures are laid out: ``{"presentation": ..., "phone": ...}`` (the keyword
+    arguments of :func:`figure`), from the presentation switch and the browser's device
+    (:mod:`teaching.ui.presentation`: a phone never gets the projector's layout)."""
+    return {"presentation": mode.on(), "phone": mode.phone()}
+
+
+def figure(make_figure, *args, presentation=False, height=None, phone=False, **kwargs):
     """``make_figure(*args, **kwargs)`` (a pure teaching.figures function), built once per content.
 
     Building a plotly figure validates every property (0.02-0.3 s a figure); a rerun that shows
     the same data reuses the figure, cached by the content of the arguments (:func:`content_key`),
     never by names. The figure is shared between reruns and sessions: read it, do not change it.
     With ``presentation``, the enlarged copy (teaching.figures.presentation); with ``height``, at most that
-    tall (teaching.figures.fit_height: a lesson's stage fits one screen).
+    tall (teaching.figures.fit_height: a lesson's stage fits one screen); with ``phone``, laid out for a
+    phone's width instead (teaching.figures.phone). Pages pass :func:`device`'s two.
     """
     name = f"{make_figure.__module__}.{make_figure.__qualname__}"
     try:
@@ -84,8 +94,8 @@ def figure(make_figure, *args, presentation=False, height=None, **kwargs):
             raise TypeError(f"{name} is not a function of the covshift or teaching package")
         key = content_key(args, kwargs)
     except (TypeError, AttributeError, pickle.PicklingError):  # no reliable key: build it every time
-        return _laid_out(make_figure(*args, **kwargs), presentation, height)
-    return _cached_figure(name, key, bool(presentation), height, make_figure, args, kwargs)
+        return _laid_out(make_figure(*args, **kwargs), presentation, height, phone)
+    return _cached_figure(name, key, bool(presentation), height, bool(phone), make_figure, args, kwargs)
 
 
 def _is_named_core_function(function):
@@ -102,10 +112,20 @@ def chart(title, make_figure, *args, key=None, where=None, height=None, **kwargs
     keeps its own (plotly_white) colours in both of Streamlit's themes: Streamlit's theme greys the tick
     labels to ~3.7:1 contrast, below WCAG's 4.5:1.
     The figure is built once per content of the arguments (:func:`figure`); ``height``: at most so tall
-    (px), e.g. :func:`stage_height` for the figure of a lesson's first screen."""
-    built = guard(title, figure, make_figure, *args, presentation=get("presentation"), height=height, **kwargs)
+    (px), e.g. :func:`stage_height` for the figure of a lesson's first screen. On a phone the figure is laid
+    out for its width (:func:`device`).
+
+    Plotly's toolbar is not drawn on a touch screen (nothing hovers, so it would stay over the title) nor on
+    a lesson's stage figure (a figure with ``height``): its 8 buttons would come first in the Tab order,
+    between the lesson's title and the stage's control."""
+    built = guard(title, figure, make_figure, *args, height=height, **device(), **kwargs)
     if built is not None:
-        (where or st).plotly_chart(built, width="stretch", key=key, theme=None)
+        (where or st).plotly_chart(built, width="stretch", key=key, theme=None, config=chart_config(stage=bool(height)))
+
+
+def chart_config(stage=False):
+    """plotly's config for a chart of this session (see :func:`chart`): no toolbar on a touch screen or a stage."""
+    return {"displayModeBar": False} if stage or mode.touch() else {}
 
 
 #: Heights (px) of a stage's figure, presentation mode off and on: with the title and the one-line lesson
@@ -115,4 +135,4 @@ STAGE_HEIGHTS = {False: 500, True: 440}
 
 def stage_height():
     """The height of the figure of a lesson's stage in this mode (:data:`STAGE_HEIGHTS`)."""
-    return STAGE_HEIGHTS[bool(get("presentation"))]
+    return STAGE_HEIGHTS[mode.on()]

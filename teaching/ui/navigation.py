@@ -18,8 +18,10 @@ def _view_query(settings_of_view):
     return settings.to_query({**DEFAULTS, **settings_of_view, "presentation": presentation.on()})
 
 
-#: Settings that do not change what a lesson shows: the projector switch, the poll asked on it (Ask the class).
-_NOT_THE_VIEW = ("presentation", "poll", "poll_key")
+#: Settings that do not change what a lesson computes: the projector switch, the poll asked on it (Ask the
+#: class), the replay's position and whether the KLIEP lesson's stage shows the replay or the gaps (where the
+#: eye is, not what is claimed).
+_NOT_THE_VIEW = ("presentation", "poll", "poll_key", "step", "weights_stage")
 #: Seeds on which every lesson's claims are checked (tests/test_lessons.py).
 CHECKED_SEEDS = (0, 1, 2)
 #: The page of each figure key's prefix (claims name their figure, e.g. "weights.gap").
@@ -278,6 +280,8 @@ def sidebar(page=None):
         st.button("Reset to defaults", key="reset", width="stretch", on_click=reset)
         st.caption("Every setting is in the page address: copy the link to share exactly this view "
                    "(an uploaded CSV has to be uploaded again).")
+        with st.expander("Students' link", icon=":material/share:"):
+            presentation.students_link_box(lesson)
     presentation.apply_mode()
     if changed_lesson:
         presentation.to_top()
@@ -300,9 +304,11 @@ def _presentation_bar(active, close):
     has been chosen (``close``)."""
     if close:
         st.session_state["lessons.popover"] = False
-    lessons_column, leave_column, _ = st.columns([1, 1, 2])
+    lessons_column, leave_column, link_column, _ = st.columns([1, 1, 1, 1])
     with lessons_column.popover("Lessons", icon=":material/school:", width="stretch", key="lessons.popover",
                                 on_change="rerun"):
         _lesson_links(active, where="bar")
+    with link_column.popover("Students' link", icon=":material/share:", width="stretch"):
+        presentation.students_link_box(active)
     leave_column.button("Leave presentation mode", key="presentation.leave", icon=":material/close_fullscreen:",
                         width="stretch", on_click=apply, args=({"presentation": False},))

@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from teaching import figures, settings
+from teaching.ui import presentation
 from teaching.ui.state import get, put
 
 #: Widget kinds by name, so that a container's widget (``column.slider``, a bound method) counts as ``st.slider``.
@@ -107,7 +108,7 @@ def show_table(rows, index=None, formats=None, help=None, wrap=False):
         frame = frame.set_index(index)
     shown = frame.style.format({c: functools.partial(figures.format_number, spec=formats.get(c, ".3g"))
                                 for c in frame.columns}, na_rep="")
-    if wrap or get("presentation"):
+    if wrap or presentation.on():
         st.table(shown.hide(axis="index") if index is None else shown)
     else:
         config = {c: st.column_config.Column(c, help=help.get(c)) for c in frame.columns}
