@@ -12,11 +12,13 @@ import pytest
 
 from covshift.data import sinc_shift
 from covshift.exceptions import ConvergenceWarning
-from covshift.weights import AFWCS, PFWCS
+from covshift.weights import AFWCS, FCFWCS, FWCS, PFWCS
 from teaching import figures
 from teaching.figures.replay import SCRIPT
 
 NODE = shutil.which("node")
+#: The badge of a good step names its direction.
+_WORDS = {"towards": "towards", "away": "away", "pairwise": "pairwise", "corrective": "fully-corrective"}
 pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
 
 #: Weights travel as float32 (step sizes, touched weights): relative error <= 2^-24 each, and a
@@ -24,19 +26,19 @@ pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
 FLOAT32_RTOL = 1e-6
 
 _DRIVER = """
-const {Run, nextStep, describe, unpack, inflate} = require(process.argv[2]);
+const {Run, nextStep, describe, unpack, inflate, legendUses} = require(process.argv[2]);
 const {meta, blob} = JSON.parse(require("fs").readFileSync(0, "utf8"));
 inflate(blob).then((bytes) => {
-  const a = unpack(bytes, meta.manifest), run = new Run(meta, a), alpha = [], said = [], kinds = [];
+  const a = unpack(bytes, meta.manifest), run = new Run(meta, a), alpha = [], said = [], kinds = [], badges = [];
   for (let t = 0; t <= run.T; t++) {
     const mu = run.mu(t), before = t ? run.mu(t - 1) : mu;
     alpha.push(Array.from(mu, (m, l) => a.beta[l] * m));
     const step = describe(run, t, before, mu);
-    said.push(step.text); kinds.push(step.kind);
+    said.push(step.text); kinds.push(step.kind); badges.push(step.badge);
   }
   const next = {};
   for (const k of ["drop", "swap", "away"]) next[k] = nextStep(run, 0, k);
-  console.log(JSON.stringify({alpha, said, kinds, size: Array.from(run.size), next}));
+  console.log(JSON.stringify({alpha, said, kinds, badges, size: Array.from(run.size), next, uses: legendUses(run)}));
 });
 """
 
@@ -80,8 +82,15 @@ def test_browser_rebuilds_every_iterate_and_names_every_step(data, cls, tmp_path
     for kind in ["drop", "swap"]:
         found = np.flatnonzero(hist.step_kind[:-1] == kind)
         assert out["next"][kind] == (found[0] + 1 if found.size else -1)
-    away = np.flatnonzero(hist.direction[:-1] == "away")
+    # "Next away step" lands on a step badged "away step": an away step that is not a drop (which has its own button)
+    away = np.flatnonzero((hist.direction[:-1] == "away") & (hist.step_kind[:-1] == "good"))
     assert out["next"]["away"] == (away[0] + 1 if away.size else -1)
+    assert all(out["badges"][t] == ("start" if t == 0 else f"{kind} step" if kind in ("drop", "swap") else
+                                    f"{_WORDS[direction]} step")
+               for t, (kind, direction) in enumerate(zip(["start", *hist.step_kind[:-1]], ["", *hist.direction[:-1]])))
+    for kind in ["drop", "swap", "away"]:
+        if out["next"][kind] > 0:
+            assert out["badges"][out["next"][kind]] == f"{kind} step"
     if cls is PFWCS:
         assert out["next"]["swap"] > 0 and out["next"]["drop"] > 0  # the lesson's run has both
 
@@ -134,3 +143,22 @@ console.log(JSON.stringify(sentenceSamples({meta, n: meta.atoms})));
     samples = json.loads(out.stdout)
     assert len(samples) == len(payload["meta"]["sentences"])
     assert all("{" not in text and str(payload["meta"]["atoms"] - 1) in text for text in samples)
+
+
+@pytest.mark.parametrize("cls, expected", [
+    (FWCS, {"away": False, "left": None, "moved": False}),
+    (AFWCS, {"away": True, "left": True, "moved": False}),
+    (PFWCS, {"away": True, "left": True, "moved": True}),
+    (FCFWCS, {"away": False, "left": None, "moved": False}),
+])
+def test_the_legend_names_only_what_the_solver_draws(data, cls, expected, tmp_path):
+    """Issue 35, item 5: FCFWCS's replay has no away vertex and no moved weight (its legend named l^AFW and
+    "moved"); FWCS's has neither. An atom that left is named when the run has one (a drop, or an atom pruned)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est = cls(sigma=0.3, tol=1e-8, max_iter=300).fit(data.X_tr, data.X_te)
+    hist = est.history_
+    uses = _run_js(figures.replay_payload(est, data.X_tr, data.X_te, data.density_ratio), tmp_path)["uses"]
+    sizes = [len(hist.iterate(t)[0]) for t in range(len(hist))]
+    left = any(b < a for a, b in zip(sizes, sizes[1:])) or any(k in ("drop", "swap") for k in hist.step_kind[:-1])
+    assert uses == {**expected, "left": left if expected["left"] is None else expected["left"]}

@@ -309,14 +309,15 @@ def phone(fig):
     if bars:
         bottom += 56  # the bar, its tick labels and its title, above the legend
     old_plot = (layout.height or HEIGHT) - (layout.margin.t or 0) - (layout.margin.b or 0)
-    gap = 96 if _columns_to_rows(fig) else 28  # between stacked panels: the upper one's x axis and the lower one's title
+    # between stacked panels: room for the upper one's x axis and the lower one's title
+    gap = 96 if _columns_to_rows(fig) else 28
     plot_height = _restack_panels(fig, gap) or min(max(old_plot, PHONE_PLOT_HEIGHT), 1.4 * PHONE_PLOT_HEIGHT)
     axis_room = 48  # the x tick labels and the x-axis title (automargin may add more)
     height = round(top + bottom + axis_room + plot_height)
     fig.update_layout(margin=dict(l=8, r=12, t=top, b=bottom + axis_room, autoexpand=True), height=height)
     for colorbar in bars:
         colorbar.y = (legend_room + 14) / height
-    if layout.title.text:  # the title's lines centred in the top margin (plotly misplaces a wrapped title anchored at its top)
+    if layout.title.text:  # its lines centred in the top margin (plotly misplaces a wrapped title anchored at its top)
         layout.title.y = 1 - (top / 2 + 2) / height
     return fig
 

@@ -274,9 +274,10 @@ def sidebar(page=None):
                help="Draws new random data with the same settings; lesson claims are checked on seeds 0-2.")
         st.page_link("pages/check.py", label="Check this data", icon=":material/troubleshoot:",
                      help="Is there a shift, where, what the weights cost; a downloadable report.")
-        widget(st.toggle, "Presentation (projector)", "presentation",
+        widget(st.toggle, "Presentation (projector)", "presentation", disabled=presentation.phone(),
                help="For a projector: the sidebar folds away (the arrow at the top left brings it back) and "
-                    "every text, figure, line and marker is larger.")
+                    "every text, figure, line and marker is larger." + (
+                        " Not on a phone: its figures are laid out for its width." if presentation.phone() else ""))
         st.button("Reset to defaults", key="reset", width="stretch", on_click=reset)
         st.caption("Every setting is in the page address: copy the link to share exactly this view "
                    "(an uploaded CSV has to be uploaded again).")

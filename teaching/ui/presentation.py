@@ -1,6 +1,8 @@
-"""Presentation (projector) mode as a mode of the whole page: text of the main area at >= 20 px, the sidebar
-collapsed; and the page style of both modes (a compact top, readable captions, a visible keyboard focus, the
-highlight of the lesson the view is)."""
+"""How the page is shown on this device: presentation (projector) mode as a mode of the whole page (text of the
+main area at >= 20 px, the sidebar collapsed), never on a phone (:func:`phone`: figures laid out for its width);
+the students' link, which carries the lesson and never the device's mode; and the page style of both modes (a
+compact top, readable captions, a visible keyboard focus, the highlight of the lesson the view is, spinners
+where a figure is not drawn yet, one history entry per run of arrow keys on a slider)."""
 
 import re
 from urllib import parse
@@ -51,7 +53,7 @@ body:has([data-testid="stStatusWidget"]) .st-key-stage [data-testid="stColumn"]:
   border: 4px solid #c9d3de; border-top-color: #0072B2; border-radius: 50%; animation: covshift-spin 0.9s linear infinite; }
 body:has([data-testid="stStatusWidget"]) .st-key-stage [data-testid="stColumn"]:first-child:not(:has(.main-svg, iframe, [data-testid="stAlert"]))::before,
 [data-testid="stPlotlyChart"]:not(:has(.main-svg))::before {
-  content: "Drawing the figure\2026"; position: absolute; left: 0; right: 0; top: calc(50% + 30px); text-align: center;
+  content: "Drawing the figure…"; position: absolute; left: 0; right: 0; top: calc(50% + 30px); text-align: center;
   color: #262730; }
 @keyframes covshift-spin { to { transform: rotate(360deg); } }
 @media (prefers-reduced-motion: reduce) { .st-key-stage [data-testid="stColumn"]:first-child::after,
@@ -153,7 +155,7 @@ _HISTORY = """<script>
   if (window.covshiftHistory) return;
   window.covshiftHistory = true;
   const KEYS = ["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "PageUp", "PageDown", "Home", "End"];
-  const slider = (e) => e.target.closest && e.target.closest('[role="slider"]');
+  const slider = (e) => e.target.closest && e.target.closest('[role="slider"], input[type="range"]');
   let run = 0, target = null, last = -Infinity, pushed = -1;
   document.addEventListener("keydown", (e) => {
     const s = slider(e);
@@ -190,12 +192,14 @@ def apply_mode():
     st.html(_BASE_CSS)
     with st.sidebar:
         st.html(_HISTORY, unsafe_allow_javascript=True)
-    if on():
-        st.html(_CSS)
+    st.html(_CSS if on() else "<style></style>")  # drawn in both modes: the elements after it keep their places
 
 
 def to_top():
     """Scroll the page to its top and take the focus off the clicked link (a lesson was chosen)."""
     counter = st.session_state.get("to_top", 0) + 1  # a new element each time, so that the script runs again
     st.session_state.to_top = counter
-    st.html(f"{_TO_TOP}<!-- {counter} -->", unsafe_allow_javascript=True)
+    # at the end of the sidebar: an element that only some runs draw would shift every element after it, and
+    # Streamlit re-creates an element whose place changed (a slider on the stage would lose the keyboard focus)
+    with st.sidebar:
+        st.html(f"{_TO_TOP}<!-- {counter} -->", unsafe_allow_javascript=True)

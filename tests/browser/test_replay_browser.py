@@ -1,6 +1,9 @@
 """The Frank-Wolfe replay in a real browser at 1280 x 800: open the KLIEP lesson, step PFWCS one
-iteration at a time, jump to the next drop and swap steps, and check that none of it reran the
-Streamlit script (no websocket message in either direction while stepping).
+iteration at a time, jump to the next drop and swap steps, and check that stepping does not rerun the
+Streamlit script (the replay runs in the browser: only once it rests does the page's address, and with it
+the app's settings, learn its position: one rerun, not one per step). On the stage (issue 35, item 5): the
+replay in the lesson's first screen, Play at a chosen speed and Pause, each "Next ... step" landing on a step
+of its kind, a legend naming only what the solver draws, its solver and position in the link.
 
 Skipped when Playwright or /usr/bin/chromium is missing (see conftest.py)."""
 
@@ -97,9 +100,88 @@ def test_step_and_jump_through_every_iteration_without_a_rerun(server, page):
 
         frame.get_by_role("button", name="Back", exact=True).click()
         assert t_now.text_content() == f"iteration t = {swap_t - 1}"
-        page.wait_for_timeout(1500)
-        # no rerun: the browser asked nothing of the server and the server sent nothing
-        assert traffic == before
+        # the position is in the address at once; the app's settings learn it once the replay rests
+        assert f"step={swap_t - 1}" in page.url
+        page.wait_for_timeout(3000)
+        wait_for_page(page, "Importance weights")
+        # 28 moves in the browser, a handful of reruns at most (one per rest longer than 1.2 s on a busy machine)
+        assert traffic["sent"] - before["sent"] <= 6, (before, traffic)
+        assert t_now.text_content() == f"iteration t = {swap_t - 1}"  # the rerun kept the replay where it was
         assert page.locator("[data-testid='stException']").count() == 0
     finally:
         page.remove_listener("websocket", watch)
+
+
+def _stage_replay(page, server, solver, step=None):
+    lesson = lessons.LESSONS[LESSON]
+    query = settings.to_query({**settings.defaults(), **lesson.settings, "replay": solver, "weights_stage": "replay",
+                               **({"step": step} if step is not None else {})})
+    page.goto(f"{server}/{_path(lesson)}?{parse.urlencode(query)}")
+    page.get_by_text(f"Lesson: {LESSON}.").first.wait_for(timeout=120_000)
+    page.wait_for_timeout(1500)
+    wait_for_page(page, "Importance weights")
+    return _replay_frame(page)
+
+
+def _t(frame):
+    return int(re.search(r"\d+$", frame.locator(".t").text_content()).group())
+
+
+def test_the_replay_on_the_stage_plays_at_its_speed_and_lands_on_each_kind_of_step(server, page):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    frame = _stage_replay(page, server, "AFWCS")
+    # on the first screen: the stage's figure column holds the replay, its buttons below Streamlit's header (60 px)
+    assert frame.frame_element().evaluate("e => !!e.closest('.st-key-stage')")
+    step_button = frame.get_by_role("button", name="Step", exact=True)
+    top = frame.frame_element().bounding_box()["y"] + step_button.bounding_box()["y"]
+    assert 60 < top < 800 - 40, top
+    page.screenshot(path=str(SHOTS / "replay-stage.png"))
+
+    for kind in ["away", "drop", "away"]:  # each jump lands on a step badged with its kind
+        frame.get_by_role("button", name=f"Next {kind} step", exact=True).click()
+        assert frame.locator(".kind").text_content() == f"{kind} step", (kind, _t(frame))
+        assert frame.locator(".say").text_content().startswith(f"{kind} step"), frame.locator(".say").text_content()
+
+    legend = frame.locator(".main svg").evaluate("s => [...s.querySelectorAll('text')].map(t => t.textContent)")
+    assert any("l^AFW" in text for text in legend) and not any("moved" in text for text in legend), legend
+
+    # speed: 2 steps per second; setInterval never runs early, so at most 2 per second (and one at once)
+    frame.locator("[data-speed]").select_option("2")
+    start = _t(frame)
+    frame.get_by_role("button", name="Play", exact=True).click()
+    page.wait_for_timeout(3000)
+    frame.get_by_role("button", name="Pause", exact=True).click()
+    played = _t(frame) - start
+    assert 1 <= played <= 2 * 3 + 2, played
+    paused = _t(frame)
+    page.wait_for_timeout(1500)
+    assert _t(frame) == paused  # Pause stopped it
+
+    # the solver and the position travel in the link: the address, opened fresh, shows the same iteration
+    page.wait_for_function(f"() => new URLSearchParams(location.search).get('step') === '{paused}'", timeout=30_000)
+    page.wait_for_timeout(2000)
+    wait_for_page(page, "Importance weights")
+    link = page.url
+    assert "replay=AFWCS" in link and "presentation" not in link
+    fresh = page.context.browser.new_page(viewport={"width": 1280, "height": 800})
+    try:
+        fresh.goto(link)
+        fresh.get_by_text(f"Lesson: {LESSON}.").first.wait_for(timeout=120_000)
+        copy = _replay_frame(fresh)
+        assert copy.locator("#replay").get_attribute("aria-label") == "AFWCS replay"
+        assert _t(copy) == paused
+    finally:
+        fresh.close()
+
+
+def test_the_legend_of_fcfwcs_names_no_away_vertex_and_no_moved_weight(server, page):
+    page.set_viewport_size({"width": 1280, "height": 800})
+    frame = _stage_replay(page, server, "FCFWCS")
+    legend = frame.locator(".main svg").evaluate("s => [...s.querySelectorAll('text')].map(t => t.textContent)")
+    assert any("l^FW" in text for text in legend), legend
+    assert not any("l^AFW" in text or "moved" in text for text in legend), legend
+    drop = frame.get_by_role("button", name="Next drop step", exact=True)
+    if drop.is_enabled():  # the run has a drop step: the button lands on it
+        drop.click()
+        assert frame.locator(".kind").text_content() == "drop step"
