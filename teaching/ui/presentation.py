@@ -110,18 +110,20 @@ def touch():
     return bool(_TOUCH_AGENT.search(_user_agent()))
 
 
-#: Settings that belong to the device showing a view, not to the view: never in a link for the students.
-DEVICE_SETTINGS = ("presentation",)
+#: Never in a link for the students: the projector's mode (a property of the screen, not of the view) and the
+#: poll the instructor runs (its key controls the poll: Ask the class).
+NOT_FOR_STUDENTS = ("presentation", "poll", "poll_key")
 
 
 def students_query(lesson=None):
     """The query of the link for the students: with ``lesson`` (the lesson on the stage), its settings and
     the seed of this view, every other setting at its default (each student starts from the lesson and moves
-    its controls); without, this view's settings. Never the presentation switch (:data:`DEVICE_SETTINGS`)."""
+    its controls); without, this view's settings. Never the presentation switch nor the poll
+    (:data:`NOT_FOR_STUDENTS`)."""
     values = dict(st.session_state.settings)
     if lesson is not None:
         values = {**DEFAULTS, **lesson.settings, "seed": values.get("seed", DEFAULTS["seed"])}
-    return settings.to_query({**values, **{name: DEFAULTS[name] for name in DEVICE_SETTINGS}})
+    return settings.to_query({**values, **{name: DEFAULTS[name] for name in NOT_FOR_STUDENTS}})
 
 
 def students_link(lesson=None):
