@@ -55,9 +55,10 @@ _REPLAY_MARKS = {"FWCS": "Blue: the towards vertex l^FW.",
 _STAGE_WORDS = {"gaps": "the solvers' duality gaps", "replay": "the replay, step by step"}
 
 
-def _replay_chosen():
-    """Another solver in the replay: its replay starts at iteration 0 (one address, one history entry)."""
-    ui.apply({"replay": st.session_state["w.replay"], "step": 0})
+def _replay_chosen(name):
+    """Another solver in the replay (setting ``name``): its replay starts at iteration 0 (one address, one
+    history entry)."""
+    ui.apply({name: st.session_state[f"w.{name}"], "step": 0})
 
 
 def _budget_warning(name, message):
@@ -255,7 +256,8 @@ if histories:
             "weight to another.")
 
     replay_place = (stage_figure if REPLAY_ON_STAGE else under_stage) if REPLAY_STAGE else st.container()
-    replay_place.subheader(f"Replay {name} step by step" if REPLAY_STAGE else "Replay a run step by step")
+    if not REPLAY_ON_STAGE:  # on the stage the radio beside it says what it is: its buttons come first
+        replay_place.subheader(f"Replay {name} step by step" if REPLAY_STAGE else "Replay a run step by step")
     if not REPLAY_STAGE:
         name = ui.widget(st.selectbox, "Solver", "replay", list(histories), on_change=_replay_chosen)
     replay = ui.guard("Replay", ui.replay, ui.view(), name, ui.device()["presentation"])

@@ -20,7 +20,8 @@ MIN_TEXT_PX = 20
 # (Streamlit's faded grey is ~3.9:1 on white, below WCAG's 4.5:1) and keyboard focus drawn on links and buttons.
 # Lesson links: Streamlit highlights every link to the current page; only the lesson the view is stays
 # highlighted (its container's key says "active", see navigation._lesson_links). On a phone a figure's title
-# (SVG text, which does not wrap) is set at 14 px, so that the longest (~50 characters) fits its ~360 px.
+# (SVG text, which does not wrap) is set at 14 px, so that the longest (~50 characters) fits its ~360 px, and an
+# expander's figure gets nearly the whole width (its 1 rem padding left a plot area 275 px wide).
 # Keyboard: every control of the main area draws a 3 px focus ring (#0072B2: 5.2:1 on white, WCAG asks 3:1);
 # a folded sidebar (presentation mode) is hidden, so that Tab skips its controls instead of walking them
 # unseen. Waiting: a chart not drawn yet, and a stage's figure column while the script runs and has not put a figure
@@ -37,7 +38,8 @@ _BASE_CSS = """<style>
 [class*="st-key-lesson-"][class*="-active-"] a[data-testid="stPageLink-NavLink"] {
   background-color: rgba(0, 114, 178, 0.14) !important; }
 [class*="st-key-lesson-"][class*="-active-"] a[data-testid="stPageLink-NavLink"] p { font-weight: 700 !important; }
-@media (max-width: 640px) { [data-testid="stMain"] .js-plotly-plot .gtitle { font-size: 14px !important; } }
+@media (max-width: 640px) { [data-testid="stMain"] .js-plotly-plot .gtitle { font-size: 14px !important; }
+  [data-testid="stMain"] [data-testid="stExpanderDetails"] { padding-left: 0.25rem !important; padding-right: 0.25rem !important; } }
 [data-testid="stMain"] input:focus-visible, [data-testid="stMain"] [role="slider"]:focus-visible,
 [data-testid="stMain"] [role="combobox"]:focus-visible, [data-testid="stMain"] [role="radio"]:focus-visible,
 [data-testid="stMain"] [role="checkbox"]:focus-visible, [data-testid="stMain"] [role="switch"]:focus-visible,
@@ -151,7 +153,7 @@ def on():
 
 # One browser history entry per run of key presses (or drag) on a slider: Streamlit pushes an entry for every
 # address the script writes, i.e. for every value an arrow key passes; a push that belongs to the same run of
-# key presses on the same slider (no pause longer than 1 s) as the previous push replaces that entry instead.
+# key presses on the same slider (no pause longer than 2 s) as the previous push replaces that entry instead.
 _HISTORY = """<script>
 (() => {
   if (window.covshiftHistory) return;
@@ -163,7 +165,7 @@ _HISTORY = """<script>
     const s = slider(e);
     if (!s || !KEYS.includes(e.key)) { if (!["Tab", "Shift"].includes(e.key)) last = -Infinity; return; }
     const now = performance.now();
-    if (s !== target || now - last > 1000) run++;
+    if (s !== target || now - last > 2000) run++;
     target = s; last = now;
   }, true);
   document.addEventListener("pointerdown", (e) => {  // a drag is one run; a click elsewhere ends the run

@@ -24,12 +24,12 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touc
                        "Chrome/124.0.0.0 Mobile Safari/537.36"}
 MIN_PLOT, FONT_RANGE = (280, 200), (11, 14)
 
-#: Every plotly figure of the main area: its plot areas (px), the sizes of its texts, whether plotly's toolbar
+#: Every plotly figure of the main area on screen (not in a closed expander): its plot areas (px), the sizes of its texts, whether plotly's toolbar
 #: shows and whether the legend overlaps an axis title.
 _FIGURES = """() => {
   const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
   const hit = (a, b) => a[0] < b[2] - 1 && b[0] < a[2] - 1 && a[1] < b[3] - 1 && b[1] < a[3] - 1;
-  return [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')].map(plot => {
+  return [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')].filter(plot => plot.getBoundingClientRect().width > 0).map(plot => {
     const title = plot.querySelector('.gtitle');
     const bar = plot.querySelector('.modebar');
     const legend = plot.querySelector('.legend');
@@ -162,11 +162,16 @@ def test_a_slider_keeps_the_focus_and_a_run_of_arrow_keys_is_one_history_entry(s
         slider = tab.locator('.st-key-stage input[type="range"]').first
         slider.wait_for(timeout=60_000)
         entries = tab.evaluate("history.length")
+        for _ in range(20):  # the page's own first writes of its address are done
+            tab.wait_for_timeout(1000)
+            entries, before = tab.evaluate("history.length"), entries
+            if entries == before:
+                break
         start = int(float(slider.get_attribute("aria-valuetext")))
         slider.focus()
         for _ in range(3):
             tab.keyboard.press("ArrowRight")
-            tab.wait_for_timeout(250)
+            tab.wait_for_timeout(100)
         tab.wait_for_function(f"() => new URLSearchParams(location.search).get('n_labels') === '{start + 3}'",
                               timeout=120_000)
         wait_for_page(tab, HEADINGS[lesson.page])
