@@ -25,8 +25,9 @@ TERMS = {
     "duality gap": (r"\b(duality )?gap\b", "An upper bound on how far the current objective is from the optimum, "
                                            "computed at every step: a small gap certifies the solution. The "
                                            "relative gap divides it by the objective."),
-    "towards step": (r"\btowards? (step|vertex)|\bFrank-Wolfe\b|\bFWCS\b", "A Frank-Wolfe step that moves part of the weight onto the best atom "
-                                             "(largest gradient entry); all other shares shrink."),
+    "towards step": (r"\btowards? (step|vertex)|\bFrank-Wolfe\b|\bFWCS\b",
+                     "A Frank-Wolfe step that moves part of the weight onto the best atom (largest gradient "
+                     "entry); all other shares shrink."),
     "away step": (r"\baway\b|AFWCS", "A step that takes weight from the worst active atom and gives it back to the "
                                      "others (AFWCS)."),
     "pairwise step": (r"\bpairwise\b|PFWCS", "A step that moves weight from the worst active atom straight to the best "

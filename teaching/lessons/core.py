@@ -144,8 +144,9 @@ def mae(view, name):
 
 
 def describe(numbers):
-    """A Finding's numbers as one line of text (numbers to at most 4 significant digits): "name: value; name: value", nested dicts as
-    "name: a value, b value" and (iteration, atoms) pairs as "iteration i with j active atoms" ("never")."""
+    """A Finding's numbers as one line of text, numbers to at most 4 significant digits: "name: value; name:
+    value", nested dicts as "name: a value, b value" and (iteration, atoms) pairs as "iteration i with j active
+    atoms" ("never")."""
     def value(v):
         if isinstance(v, dict):
             return ", ".join(f"{k} {value(x)}" for k, x in v.items())

@@ -122,6 +122,8 @@ def claims(figure):
     for). Then an anchor the browser test scrolls to."""
     lesson = active_lesson(_FIGURE_PAGES.get(figure.split(".")[0]))
     if lesson is not None:
+        if figure == lesson.main_view:  # on the stage, beside the figure: the words its claims use
+            _words(lesson)
         shown = ([claim for claim in lesson.reveal.claims if claim.figure == figure] if revealed(lesson) else []) \
             + [claim for claim in lesson.claims if claim.figure == figure]
         if shown:
@@ -130,6 +132,8 @@ def claims(figure):
 
 
 def _claim_boxes(lesson, shown, figure):
+    """The claims ``shown`` of ``lesson`` checked on this view: those that hold in one box under a check mark,
+    those that do not (or could not be measured) in a box of their own, with the reason (:func:`_why_not`)."""
     changed = changes(lesson)
     run = lessons.LessonRun(lesson, seed=st.session_state.settings["seed"],
                             changes={k: now for k, (_, now) in changed.items()})
@@ -189,8 +193,7 @@ def said(changed):
 def lesson_banner(page):
     """Under the title of ``page`` (its file, pages/<name>.py), while the view is one of its lessons: one line
     (which lesson, what to look at, the control to move), what the student changed in words, the "Show me"
-    button that applies the lesson's reveal (:func:`apply_reveal`) and, after it, what the eye now sees; the
-    words a student meets on the stage with their explanations. When the settings differ from a lesson of this
+    button that applies the lesson's reveal (:func:`apply_reveal`) and, after it, what the eye now sees. When the settings differ from a lesson of this
     page in a few settings it does not invite, that the view is no longer that lesson and what changed."""
     lesson = active_lesson(page)
     if lesson is not None:
@@ -205,17 +208,16 @@ def lesson_banner(page):
         invitation = "" if shown else f" {lesson.banner or lesson.summary}"  # once revealed, what it shows instead
         text.info(f"**Lesson: {lesson.title}.**{invitation}{note}", icon=":material/school:")
         reveal_words = _values({k: (lesson.settings[k], v) for k, v in lesson.reveal.changes.items()}, 1)
+        lesson_words = _values({k: (v, lesson.settings[k]) for k, v in lesson.reveal.changes.items()}, 1)
         if shown:
             button.button("Lesson's view", key="lesson.unreveal", icon=":material/undo:", width="stretch",
                           on_click=_back_to_lesson, args=(lesson,),
-                          help=f"Back to {_values({k: (v, lesson.settings[k]) for k, v in lesson.reveal.changes.items()}, 1)}, "
-                               "the lesson's settings (the browser's Back does the same).")
+                          help=f"Back to {lesson_words}, the lesson's settings (the browser's Back does the same).")
         else:
             button.button("Show me", key="lesson.show_me", icon=":material/visibility:", width="stretch",
                           type="primary", on_click=apply_reveal, args=(lesson,),
                           help=f"What the banner invites: sets {reveal_words}, and the claims that hold then. "
                                "The browser's Back undoes it.")
-        _words(lesson, button)
         return
     near = _nearest_lesson(page)
     if near is not None:
@@ -229,16 +231,16 @@ def _capital(text):
     return text[:1].upper() + text[1:]
 
 
-def _words(lesson, where):
-    """A "Words" popover in ``where`` (beside the banner): the glossary's words that the lesson's banner, claims and
-    reveal use, each explained (the whole glossary: the About & theory page)."""
+def _words(lesson):
+    """A "Words" popover (on the stage, above the claims about its main figure): the glossary's words that the
+    lesson's banner, claims and reveal use, each explained (the whole glossary: the About & theory page)."""
     texts = [lesson.banner, lesson.reveal.sees if lesson.reveal else ""]
     texts += [claim.text for claim in lesson.claims + (lesson.reveal.claims if lesson.reveal else ())]
     found = glossary.terms_in(*texts)
     if found:
         names = ", ".join(term for term, _ in found)
-        with where.popover("Words", icon=":material/menu_book:", width="stretch", key="lesson.words",
-                           help=f"What {names} mean"):
+        with st.popover("Words used here", icon=":material/menu_book:", key="lesson.words",
+                        help=f"What {names} mean"):
             st.markdown(glossary.tooltip(found) + "\n\nEvery word: the *About & theory* page.")
 
 
