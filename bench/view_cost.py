@@ -8,6 +8,9 @@ view, in process CPU seconds (every thread; other processes on the machine do no
 - *figures*: the view pipeline's cache kept, the figure cache emptied: figures + warm;
 - *warm*: every cache kept: running the script and serialising the figures.
 
+The scripts are compiled once, as the server's runtime does (AppTest alone compiles them for every run;
+``--compile-every-run`` keeps that).
+
 So computation = cold - figures, figure building = figures - warm; the warm run is split into
 serialisation (the script thread's CPU time inside ``st.plotly_chart``, which turns figures into
 JSON and protobuf) and the rest of the script.
@@ -41,6 +44,17 @@ from teaching import lessons, settings  # noqa: E402
 _spec = importlib.util.spec_from_file_location("bench_app", ROOT / "bench" / "app.py")
 bench_app = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench_app)
+
+
+def _share_script_cache():
+    """AppTest compiles app.py and the page anew for every run (a new ScriptCache per run, with Streamlit's
+    "magic" AST pass: ~0.02-0.03 CPU-s); the server compiles them once (one ScriptCache per runtime). One
+    cache for every run here, so a warm run costs what the server's does."""
+    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+    from streamlit.testing.v1 import local_script_runner
+
+    shared = ScriptCache()
+    local_script_runner.ScriptCache = lambda: shared
 
 
 def _cpu(fn):
@@ -111,9 +125,13 @@ def main():
     parser.add_argument("--lessons", nargs="*", help="lesson keys (default: every lesson)")
     parser.add_argument("--seed", type=int, default=7, help="first seed (no lesson uses it); one more per repeat")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--compile-every-run", action="store_true",
+                        help="AppTest's own behaviour: app.py and the page compiled for every run (before issue 40)")
     parser.add_argument("--section", help="write the table as this section of bench/results/view_cost.md")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
+    if not args.compile_every_run:
+        _share_script_cache()
     bench_app.run_app_py_on_every_page()
     _time_plotly_chart()
     chosen = [lesson for lesson in lessons.LESSONS.values() if not args.lessons or lesson.key in args.lessons]
