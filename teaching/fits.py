@@ -197,8 +197,11 @@ def weighting_effect(data, estimated_weights, width, lambda_x=1e-3, grid=None):
     return result
 
 
+def weighting_maes(data, estimated_weights, width, lambda_x=1e-3):
+    """Test MAE of :func:`weighting_effect` at one width (no grid): {label: MAE}."""
+    return {label: value[0] for label, value in weighting_effect(data, estimated_weights, width, lambda_x).items()}
+
+
 def weighting_by_width(data, estimated_weights, widths, lambda_x=1e-3):
     """Test MAE of :func:`weighting_effect` for several widths: {width: {label: MAE}}."""
-    return {float(width): {label: value[0] for label, value in
-                           weighting_effect(data, estimated_weights, width, lambda_x).items()}
-            for width in widths}
+    return {float(width): weighting_maes(data, estimated_weights, width, lambda_x) for width in widths}

@@ -28,13 +28,13 @@ from teaching import budget, catalog, classification_views, fits, outcomes, tran
 
 #: Cache entries kept per step (the app's st.cache_data and the default lru_cache alike).
 CACHE_ENTRIES = {"csv_table": 8, "data": 32, "shared_sigma": 32, "fitted_weights": 64, "fitted_prediction": 64,
-                 "weighting_effect": 64, "weighting_by_width": 32, "few_labels": 32, "shift_test": 32,
+                 "weighting_effect": 64, "weighting_at_width": 160, "weighting_by_width": 32, "few_labels": 32, "shift_test": 32,
                  "column_shift": 32, "fitted_cv_errors": 32, "data_hyper": 32, "timing": 64,
                  "classification_toy": 32, "classifiers": 32, "transfer_data": 12, "transfer_source": 12, "transfer_fit": 32}
 
 #: The steps that fit something (tenths of a CPU-second and more): with an executor installed
 #: (:func:`use_executor`), a cache miss of one of them is computed there. The others are cheap.
-REMOTE_STEPS = ("shared_sigma", "fitted_weights", "fitted_prediction", "weighting_effect", "weighting_by_width",
+REMOTE_STEPS = ("shared_sigma", "fitted_weights", "fitted_prediction", "weighting_effect", "weighting_at_width",
                 "few_labels", "timing", "fitted_cv_errors", "classifiers", "transfer_source", "transfer_fit")
 
 _STEPS = {}
@@ -75,7 +75,7 @@ def use_executor(executor=None):
     ``executor``: anything whose ``submit(function, *args)`` returns a future with ``result()``: a
     ``concurrent.futures.ProcessPoolExecutor`` (every core of one server), a
     ``dask.distributed.Client`` (a cluster); while its ``takes_work()`` (if it has one) is False, the misses are
-    computed here (the server's first views, while its workers start). The result comes back into this process's cache, so
+    computed here, one at a time (the server's first view, while its workers start). The result comes back into this process's cache, so
     only a miss travels; the worker computes the step with its own default cache. A step's
     ValueError (the time budget, bad input) reaches the caller unchanged. Returns the executor
     that was installed before.
@@ -105,17 +105,30 @@ def _remote(name, function):
     @functools.wraps(function)
     def run(*args, **kwargs):
         executor = _EXECUTOR[0]
-        if executor is None or getattr(_HERE, "computing", False) or not _takes_work(executor):
+        if executor is None or getattr(_HERE, "computing", False):
             return function(*args, **kwargs)
+        if not _takes_work(executor) and _STARTING_SLOT.acquire(blocking=False):
+            outer, _HERE.computing = getattr(_HERE, "computing", False), True  # its nested steps stay here too
+            try:
+                return function(*args, **kwargs)
+            finally:
+                _HERE.computing = outer
+                _STARTING_SLOT.release()
         files = _files_of(args)
         return executor.submit(compute, name, args, kwargs, *([files] if files else [])).result()
 
     return run
 
 
+#: While the executor's workers start, one computation at a time is made here (the teacher's first view, at once);
+#: the others wait for the workers instead of sharing this process's interpreter lock (a class arriving together).
+_STARTING_SLOT = threading.Lock()
+
+
 def _takes_work(executor):
     """False while the executor's workers start (:meth:`teaching.workers.ProcessFits.takes_work`): a view then
-    computes here, at once, instead of queueing behind them. An executor without the method always takes work."""
+    computes here, at once, instead of queueing behind them, if no other does (:data:`_STARTING_SLOT`). An executor
+    without the method always takes work."""
     takes_work = getattr(executor, "takes_work", None)
     return takes_work is None or takes_work()
 
@@ -317,10 +330,20 @@ def weighting_effect(spec, weight_name, weight_sigma, width, lambda_x, grid_rang
 
 
 @_step
-def weighting_by_width(spec, weight_name, weight_sigma, widths, lambda_x):
-    """Test MAE without, with true and with estimated weights, per GP width (:func:`teaching.fits.weighting_by_width`)."""
+def weighting_at_width(spec, weight_name, weight_sigma, width, lambda_x):
+    """Test MAE without, with true and with estimated weights of a GP of input width ``width``
+    (:func:`teaching.fits.weighting_maes`): {label: MAE}."""
     estimated = fitted_weights(spec, weight_name, weight_sigma).model.weights_
-    return fits.weighting_by_width(data(spec), estimated, list(widths), lambda_x)
+    return fits.weighting_maes(data(spec), estimated, width, lambda_x)
+
+
+@_step
+def weighting_by_width(spec, weight_name, weight_sigma, widths, lambda_x):
+    """Test MAE without, with true and with estimated weights, per GP width: {width: {label: MAE}}, each width
+    one cached step (:func:`weighting_at_width`), so the Home page's table and the Why-weights claims, which
+    ask for different lists of widths, fit each width once (what :func:`teaching.fits.weighting_by_width` gives)."""
+    return {float(width): weighting_at_width(spec, weight_name, weight_sigma, float(width), lambda_x)
+            for width in widths}
 
 
 @_step

@@ -122,6 +122,23 @@ def test_views_are_computed_here_until_the_workers_are_up_then_on_them(fresh_cac
         fits.shutdown(wait=False)
 
 
+class Starting(Counting):
+    """An executor whose workers are still starting (takes_work False), counting what it was sent."""
+
+    def takes_work(self):
+        return False
+
+
+def test_while_the_workers_start_one_computation_at_a_time_is_made_here(fresh_cache):
+    executor = Starting()
+    views.use_executor(executor)
+    _view(seed=11).weights("FCFWCS")
+    assert executor.sent == []  # the first view: here, at once (its nested steps too)
+    with views._STARTING_SLOT:  # another view computes here right now: this one waits for the workers
+        _view(seed=12).weights("FCFWCS")
+    assert executor.sent == ["shared_sigma", "fitted_weights"]
+
+
 def test_the_background_thread_waits_for_workers_that_are_not_started():
     fits = workers.ProcessFits(1, limit=600, prepare=None, start=False)
     results = {}
