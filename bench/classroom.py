@@ -8,7 +8,8 @@ of thinking, sets a new seed, distinct for every student and round (so every see
 view nobody computed before). ``--scenario burst`` (issue 40): the same three rounds without thinking time,
 everyone at once: the whole class opens the round's link in the same instant and, when every page is
 open ("now try your own seed"), sets its seed in the same instant. ``--scenario link``: everyone opens
-one link and changes its seed ``--rounds`` times (issue 24).
+one link and changes its seed ``--rounds`` times (issue 24). ``--scenario poll``: the class votes on a lesson's question while the
+instructor's stage refreshes its tally (issue 36, ``bench/poll_class.py``; results in bench/results/poll.md).
 
 Each student is one websocket on ``/_stcore/stream`` speaking what the browser speaks: a
 ``BackMsg.rerun_script`` with the link's page and query string opens the lesson; the sidebar's
@@ -30,6 +31,7 @@ class size, and samples the server's CPU time and resident memory (psutil if ins
     python bench/classroom.py --scenario link --lessons estimators-disagree --sizes 20   # issue 24's class
     python bench/classroom.py --scenario burst --sizes 20 --section "Burst, N = 20"     # issue 40's burst
     python bench/classroom.py --url http://127.0.0.1:8600 --sizes 20 --section "Two replicas behind nginx"
+    python bench/classroom.py --scenario poll --sizes 40 100       # Ask the class, one server with SQLite
 """
 
 import argparse
