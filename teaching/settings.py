@@ -306,7 +306,7 @@ def parse_query(params):
     values, notices = defaults(), []
     for name, raw in params.items():
         text = str(raw[-1] if isinstance(raw, (list, tuple)) and raw else raw)
-        shown = text if len(text) <= 40 else text[:37] + "..."
+        shown = shorten(text)
         setting = SETTINGS.get(str(name))
         if setting is None:
             notices.append(f"unknown setting '{str(name)[:40]}' ignored")
@@ -314,12 +314,17 @@ def parse_query(params):
         try:
             value = setting.parse(text)
         except (ValueError, OverflowError) as exc:
-            notices.append(f"{name}='{shown}' ignored ({exc}; expected {setting.domain()})")
+            notices.append(f"{name}='{shown}' ignored ({shorten(str(exc), 120)}; expected {setting.domain()})")
             continue
         values[name] = value
         if setting.encode(value) != text.strip() and not _same_number(setting, value, text):
-            notices.append(f"{name}='{shown}' changed to {setting.encode(value)} ({setting.domain()})")
+            notices.append(f"{name}='{shown}' changed to {shorten(setting.encode(value))} ({setting.domain()})")
     return values, notices
+
+
+def shorten(text, limit=40):
+    """``text`` as a message repeats it: at most ``limit`` characters, cut with "..." (a link can carry 100 KB)."""
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _same_number(setting, value, text):

@@ -1,6 +1,7 @@
 """Uploaded CSV files: decoding, separators, numeric and date columns, and a data set split into training and test rows, outputs missing where the file has none."""
 
-import io
+import csv
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -8,7 +9,7 @@ import numpy as np
 from covshift import data as datasets
 from covshift._validation import MAX_ABS_VALUE
 
-from teaching import csv_numbers
+from teaching import csv_file, csv_numbers, settings
 from teaching.budget import max_csv_rows
 
 
@@ -20,96 +21,29 @@ class CsvTable:
     columns: list
     values: np.ndarray
     notes: list = field(default_factory=list)
-    #: Numeric columns holding a different whole number in every row (row identifiers).
+    #: Numeric columns that look like row identifiers (:func:`identifier_rule`), not offered as inputs.
     id_like: list = field(default_factory=list)
-    #: Date columns: name -> datetime64 array aligned with the rows of ``values`` (NaT where empty).
+    #: Date columns: name -> datetime64[s] array aligned with the rows of ``values`` (NaT where empty).
     dates: dict = field(default_factory=dict)
 
 
-#: Encodings tried in order after UTF-16 (recognised by its byte-order mark or its NUL bytes):
-#: UTF-8 (a byte-order mark is removed) and Latin-1, which decodes any byte, so a file that is
-#: neither is read with visible mojibake, not refused.
-CSV_ENCODINGS = (("utf-8-sig", "UTF-8"), ("latin-1", "Latin-1"))
 #: Fewest data rows a file must have.
 MIN_ROWS = 10
-#: Separators recognised, with the names used in messages.
-CSV_SEPARATORS = {",": "comma", ";": "semicolon", "\t": "tab", "|": "vertical bar"}
+CSV_SEPARATORS = csv_file.CSV_SEPARATORS
+#: Whole numbers up to this size are exact in a float; larger values are measurements, never identifiers.
+LARGEST_ID = 2.0**53
+#: Words that name a row identifier (a column named e.g. "id", "row_id", "PatientID", "index", "#").
+ID_WORDS = {"id", "ids", "identifier", "index", "idx", "key", "uuid", "rowid", "row", "record", "no", "nr", "#"}
 
 
-def _utf16(head):
-    """The UTF-16 codec and its name if ``head`` (the first bytes) is UTF-16 text, else None.
-
-    Spreadsheet programs write "Unicode text" as UTF-16, with a byte-order mark or without one;
-    then most characters are ASCII, so every second byte is NUL (odd bytes little-endian, even
-    bytes big-endian)."""
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return "utf-16", "UTF-16 with BOM"
-    even, odd = head[0::2], head[1::2]
-    if len(odd) >= 2:
-        if odd.count(0) >= 0.9 * len(odd) and even.count(0) <= 0.1 * len(even):
-            return "utf-16-le", "UTF-16 (little-endian, no BOM)"
-        if even.count(0) >= 0.9 * len(even) and odd.count(0) <= 0.1 * len(odd):
-            return "utf-16-be", "UTF-16 (big-endian, no BOM)"
-    return None
-
-
-def _decode(raw):
-    """(text, encoding name) of CSV bytes: UTF-16 (with or without BOM), UTF-8 (with or without
-    BOM) or Latin-1; ValueError naming the encodings tried for binary files."""
-    head = raw[:4096]
-    utf16 = _utf16(head)
-    if utf16 is not None:
-        codec, label = utf16
-        try:
-            return raw.decode(codec).lstrip("\ufeff"), label
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"This file looks like {label} text but does not decode as such ({exc.reason} at "
-                             f"byte {exc.start}). Save it again as CSV UTF-8 and upload that.") from None
-    if b"\x00" in head:
-        raise ValueError("This file is binary (it contains NUL bytes) and is not text in UTF-8, UTF-16 or "
-                         "Latin-1: perhaps an Excel workbook. Save it as CSV UTF-8 (comma-separated values) "
-                         "and upload that.")
-    for codec, label in CSV_ENCODINGS:
-        try:
-            text = raw.decode(codec)
-        except UnicodeDecodeError:
-            continue
-        if raw.startswith(b"\xef\xbb\xbf"):
-            label = "UTF-8 with BOM"
-        return text, label
-    raise ValueError("This file is not text in UTF-8 or Latin-1.")  # pragma: no cover - latin-1 decodes all
-
-
-def _separator(text):
-    """The field separator: csv.Sniffer on the first lines, else the most frequent candidate
-    in the header, else a comma."""
-    import csv
-
-    sample = "\n".join(text.splitlines()[:50])
-    try:
-        return csv.Sniffer().sniff(sample, delimiters="".join(CSV_SEPARATORS)).delimiter
-    except csv.Error:
-        header = text.splitlines()[0] if text.strip() else ""
-        counts = {sep: header.count(sep) for sep in CSV_SEPARATORS}
-        best = max(counts, key=counts.get)
-        return best if counts[best] else ","
-
-
-def _cells(text, sep):
-    """The file as a DataFrame of stripped strings (None where a cell is empty)."""
-    import pandas as pd
-
-    frame = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, skipinitialspace=True)
-    return frame.apply(lambda column: column.str.strip().replace("", None))
-
-
-def _columns(frame, notes):
-    """(numeric {name: values}, dates {name: values}, id-like names) of the cells, with notes on what was
+def _columns(frame, notes, deadline):
+    """(numeric {name: values}, dates {name: values}, refused, ignored) of the cells, with notes on what was
     read specially, refused or ignored."""
-    numeric, dates, thousands, refused, ignored, empty = {}, {}, [], [], [], []
+    numeric, dates, thousands, refused, ignored, empty, infinite = {}, {}, [], [], [], [], []
     present = {name: frame[name].dropna() for name in frame.columns}
     decimal = csv_numbers.file_decimal([cells for cells in present.values()])
-    for name, cells in present.items():
+    for position, (name, cells) in enumerate(present.items()):
+        deadline.check(position, len(present))
         label = str(name)
         if len(cells) == 0:
             empty.append(label)
@@ -119,6 +53,9 @@ def _columns(frame, notes):
         if share >= csv_numbers.NUMERIC_SHARE:
             column = np.full(len(frame), np.nan)
             column[frame.index.get_indexer(cells.index)] = values
+            if np.isinf(column).any():
+                infinite.append(f"{label} ({int(np.isinf(column).sum())})")
+                column[np.isinf(column)] = np.nan
             numeric[label] = column
             thousands += [label] if used else []
             bad = int(np.isnan(values).sum())
@@ -129,13 +66,16 @@ def _columns(frame, notes):
             continue
         stamps, share = csv_numbers.read_dates(cells)  # "04.03.2021" is a date, not a misplaced thousands dot
         if share >= csv_numbers.NUMERIC_SHARE:
-            column = np.full(len(frame), np.datetime64("NaT"), dtype="datetime64[ns]")
+            column = np.full(len(frame), np.datetime64("NaT"), dtype="datetime64[s]")
             column[frame.index.get_indexer(cells.index)] = stamps
             dates[label] = column
         elif problem:
             refused.append(f"{label}: {problem}")
         else:
             ignored.append(label)
+    if infinite:
+        notes.append(f"Infinite values (inf) in column(s) {', '.join(infinite[:8])} are read as missing: a row "
+                     "without one of the chosen inputs is left out.")
     if thousands:
         notes.append(f"Read '{'.' if decimal == ',' else ','}' as the thousands separator and '{decimal or '.'}' "
                      f"as the decimal mark in column(s) {', '.join(thousands)} (e.g. "
@@ -154,61 +94,74 @@ def _columns(frame, notes):
     return numeric, dates, refused, ignored
 
 
-def _id_like(numeric):
-    """Numeric columns with a different whole number in every row (and no empty cell): row identifiers."""
-    found = []
-    for name, column in numeric.items():
-        if len(column) >= 10 and np.all(np.isfinite(column)) and np.all(column == np.round(column)) \
-                and len(np.unique(column)) == len(column):
-            found.append(name)
-    return found
+def _words(name):
+    """The lower-case words of a column name: "PatientID" -> ["patient", "id"], "row_no" -> ["row", "no"]."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", str(name))
+    return re.findall(r"[a-z0-9]+|#", spaced.lower())
 
 
-def read_csv(raw, seed=0, max_rows=None):
+def identifier_rule(name, column, n_rows):
+    """Why column ``name`` looks like a row identifier, or None.
+
+    Only a column with a different whole number in every row (at most :data:`LARGEST_ID`, no empty cell)
+    can be one, and then only when it is named like one (:data:`ID_WORDS`), when its values are a
+    permutation of a contiguous range (n different whole numbers within a range of n; ``n_rows``: the rows of
+    the file, of which ``column`` may be a draw), or when it increases with the row order. A measurement
+    with a different value in every row (an area, a population, a price in cents) is none of these."""
+    if len(column) < MIN_ROWS or not np.all(np.isfinite(column)) or np.abs(column).max() > LARGEST_ID \
+            or not np.all(column == np.round(column)) or len(np.unique(column)) != len(column):
+        return None
+    if set(_words(name)) & ID_WORDS:
+        return "named like an identifier"
+    if column.max() - column.min() + 1 <= max(n_rows, len(column)):
+        return f"the whole numbers {column.min():.0f} to {column.max():.0f}, each once"
+    if np.all(np.diff(column) > 0):
+        return "a different whole number in every row, increasing with the row order"
+    return None
+
+
+def parse_csv(raw):
     """Parse uploaded CSV bytes into numeric and date columns; ValueError with advice when unusable.
 
-    The encoding (UTF-8, UTF-8 with BOM, UTF-16, Latin-1), the separator (comma, semicolon, tab,
-    vertical bar), the decimal mark and thousands separators (:mod:`teaching.csv_numbers`) are
-    detected and named in every message and in ``notes``; a column that would be misread is
-    refused by name. Empty cells stay missing (NaN): an output may be missing on test rows, and
-    a row lacking an input is dropped only when that input is used (:func:`csv_dataset`).
-    Columns holding a different whole number in every row are listed in ``id_like``. More than
-    ``max_rows`` rows (default: the fastest method's limit; see
-    :func:`teaching.budget.max_csv_rows`) are subsampled at random, seeded by ``seed``.
+    The file's shape is checked before anything is parsed (:mod:`teaching.csv_file`: header fields,
+    line length, repeated names, ragged rows; a long file is read from rows drawn once, the same for
+    every seed), and the reading stops after :data:`teaching.csv_file.PARSE_SECONDS` of CPU time. The
+    encoding (UTF-8, UTF-8 with BOM, UTF-16, Latin-1), the separator (comma, semicolon, tab, vertical
+    bar), the decimal mark and thousands separators (:mod:`teaching.csv_numbers`) are detected and named
+    in every message and in ``notes``; a column that would be misread is refused by name. Empty cells
+    (and infinite values) stay missing (NaN): an output may be missing on test rows, and a row lacking
+    an input is dropped only when that input is used (:func:`csv_dataset`). Columns that look like row
+    identifiers (:func:`identifier_rule`) are listed in ``id_like``, with the rule in the note.
     """
     if not raw or not raw.strip():
         raise ValueError("The file is empty. Upload a CSV with a header row and numeric columns.")
-    text, encoding = _decode(raw)
-    sep = _separator(text)
+    deadline = csv_file.Deadline()
+    text, encoding = csv_file.decode(raw)
+    lines = csv_file.lines_of(text)
+    sep = csv_file.separator(lines)
     how = f"(read as {encoding} text with {CSV_SEPARATORS[sep]}-separated fields)"
-    try:
-        frame = _cells(text, sep)
-    except Exception as exc:  # pandas raises many kinds for malformed files
-        raise ValueError(f"This file could not be read as CSV {how}: {type(exc).__name__}: "
-                         f"{str(exc).strip()[:200]}. Check that every row has the same number of "
-                         "fields and that there is one header row.") from None
     notes = [] if (encoding, sep) == ("UTF-8", ",") else [f"Read as {encoding} with "
                                                            f"{CSV_SEPARATORS[sep]}-separated fields."]
+    try:
+        names = csv_file.header_names(lines[0] if lines else "", sep, notes)
+        frame, n_rows = csv_file.cells(lines, sep, names, notes)
+    except (ValueError, csv.Error) as exc:
+        raise ValueError(f"{exc} {how}") from None
     if len(frame) == 0:
-        raise ValueError(f"The file has a header row ({', '.join(map(str, frame.columns[:8]))}) but no data rows "
+        raise ValueError(f"The file has a header row ({', '.join(names[:8])}) but no data rows "
                          f"{how}. Add the data below the header.")
-    numeric, dates, refused, ignored = _columns(frame, notes)
+    numeric, dates, refused, ignored = _columns(frame, notes, deadline)
     if len(numeric) < 2:
         raise ValueError(f"The CSV needs at least two numeric columns (one or more inputs and an "
                          f"output); found {len(numeric)} {how}."
                          + (f" Refused (would be misread): {'; '.join(refused[:4])}. {csv_numbers.WAY_OUT}"
                             if refused else "")
                          + (f" Mostly non-numeric: {', '.join(ignored[:8])}." if ignored else ""))
-    if len(frame) < MIN_ROWS:
-        raise ValueError(f"The file has only {len(frame)} data rows {how}; at least {MIN_ROWS} are needed.")
+    if n_rows < MIN_ROWS:
+        raise ValueError(f"The file has only {n_rows} data rows {how}; at least {MIN_ROWS} are needed.")
     columns = list(numeric)
     values = np.column_stack([numeric[c] for c in columns])
-    id_like = _id_like(numeric)
-    if id_like:
-        notes.append(f"Column(s) {', '.join(id_like)} hold a different whole number in every row, like row "
-                     "identifiers: they are not offered as inputs (an identifier that follows the order of the "
-                     "file can make any split look like a shift). Tick 'Offer identifier columns as inputs' to "
-                     "use them anyway.")
+    rules = {c: rule for c in columns if (rule := identifier_rule(c, numeric[c], n_rows))}
     missing = np.isnan(values).sum(axis=0)
     gaps = [f"{columns[j]} ({int(missing[j])} of {len(values)})" for j in np.argsort(-missing, kind="stable")
             if missing[j]]
@@ -216,15 +169,31 @@ def read_csv(raw, seed=0, max_rows=None):
         notes.append(f"Empty cells in column(s) {', '.join(gaps[:8])}. A row without an output is still used for "
                      "the shift test and the weights, not to fit or score the models; a row without one of the "
                      "chosen inputs is left out.")
+    if rules:
+        notes.append("Not offered as inputs, as they look like row identifiers: "
+                     + "; ".join(f"{c} ({rule})" for c, rule in rules.items())
+                     + ". An identifier that follows the order of the file can make any split look like a shift. "
+                       "Tick 'Offer identifier columns as inputs' to use them anyway.")
+    return CsvTable(columns, values, notes, list(rules), dates)
+
+
+def subsample(table, seed=0, max_rows=None):
+    """The table with at most ``max_rows`` rows (default: the fastest method's limit,
+    :func:`teaching.budget.max_csv_rows`), drawn at random with ``seed``, and a note saying so."""
     max_rows = max_csv_rows([]) if max_rows is None else int(max_rows)
-    if len(values) > max_rows:
-        rng = np.random.default_rng(seed)
-        keep = np.sort(rng.choice(len(values), max_rows, replace=False))
-        notes.append(f"Used a random subset of {max_rows} of {len(values)} rows "
-                     f"(seed {seed}), the most the selected methods handle within the time budget.")
-        values = values[keep]
-        dates = {name: column[keep] for name, column in dates.items()}
-    return CsvTable(columns, values, notes, id_like, dates)
+    if len(table.values) <= max_rows:
+        return table
+    keep = np.sort(np.random.default_rng(seed).choice(len(table.values), max_rows, replace=False))
+    note = (f"Used a random subset of {max_rows} of {len(table.values)} rows (seed {seed}), the most the selected "
+            "methods handle within the time budget.")
+    return CsvTable(table.columns, table.values[keep], [*table.notes, note], table.id_like,
+                    {name: column[keep] for name, column in table.dates.items()})
+
+
+def read_csv(raw, seed=0, max_rows=None):
+    """:func:`parse_csv`, then :func:`subsample` to ``max_rows`` rows with ``seed`` (the app caches the two
+    apart, so a new seed does not parse the file again)."""
+    return subsample(parse_csv(raw), seed, max_rows)
 
 
 #: The train/test choice that makes the rows without outputs the test rows (and the others training).
@@ -258,9 +227,14 @@ def split_choices(table, inputs=(), outputs=()):
             + [c for c in table.dates if c not in used])
 
 
+def _day(stamp):
+    return str(np.datetime_as_string(stamp, unit="D"))
+
+
 def date_cutoff(table, column, text=""):
     """The date before which rows are training rows: ``text`` (a date, e.g. 2021-03-04) or, when empty, the
-    median date of ``column`` (about half the dated rows train). ValueError naming the column or text."""
+    median date of ``column`` (about half the dated rows train). ValueError naming the column or text, and
+    the column's range when the date is not inside it (every row would train, or none)."""
     import pandas as pd
 
     stamps = table.dates[column]
@@ -269,10 +243,43 @@ def date_cutoff(table, column, text=""):
         raise ValueError(f"The date column '{column}' has no dates.")
     if not str(text).strip():
         return known[len(known) // 2]
-    cutoff = pd.to_datetime(str(text).strip(), errors="coerce", dayfirst=not str(text).strip()[:4].isdigit())
-    if pd.isna(cutoff):
-        raise ValueError(f"'{text}' is not a date; type the first test date as 2021-03-04.")
-    return np.datetime64(cutoff.to_datetime64(), "ns")
+    typed = str(text).strip()
+    between = f"type a date from {_day(known[1])} to {_day(known[-1])}, the dates of '{column}'"
+    try:
+        cutoff = pd.to_datetime(typed, errors="coerce", dayfirst=not typed[:4].isdigit())
+    except (ValueError, OverflowError):  # pandas raises for some out-of-range spellings instead of coercing
+        cutoff = None
+    if cutoff is None or pd.isna(cutoff):
+        raise ValueError(f"'{settings.shorten(typed)}' is not a date the app can read (years 1 to 9999); {between}, "
+                         "written as 2021-03-04.")
+    cutoff = np.datetime64(cutoff.to_datetime64(), "s")  # seconds: no wrap-around for years 1 to 9999
+    if cutoff <= known[0] or cutoff > known[-1]:
+        side = "training" if cutoff > known[-1] else "test"
+        raise ValueError(f"The first test date {_day(cutoff)} is {'after the last' if side == 'training' else 'on or before the first'} "
+                         f"date of '{column}' ({_day(known[-1] if side == 'training' else known[0])}): every row "
+                         f"would be a {side} row. To split, {between}.")
+    return cutoff
+
+
+#: Words of a 0/1 split column's name that say the 1 rows are the test rows ("is_test", "TestSet", "holdout").
+TEST_WORDS = {"test", "testing", "holdout", "unlabelled", "unlabeled"}
+#: Words that say the 1 rows are the training rows ("train", "is_training", "labelled").
+TRAIN_WORDS = {"train", "training", "source", "labelled", "labeled", "fit"}
+
+
+def training_value(column, split, outputs_present):
+    """(the value, 0 or 1, of the training rows in 0/1 split column ``column``; why). By the name first
+    (:data:`TEST_WORDS`: "is_test" marks the test rows with 1; :data:`TRAIN_WORDS`), else by the outputs
+    (when only the rows of one value have outputs, they train), else 1."""
+    words = set(_words(column))
+    if words & TEST_WORDS and not words & TRAIN_WORDS:
+        return 0, "the name says 1 marks the test rows"
+    if words & TRAIN_WORDS and not words & TEST_WORDS:
+        return 1, "the name says 1 marks the training rows"
+    labelled = {value: bool(outputs_present[split == value].any()) for value in (0, 1)}
+    if labelled[0] and not labelled[1]:
+        return 0, "only the rows marked 0 have outputs"
+    return 1, "1 marks the training rows unless the name or the outputs say otherwise"
 
 
 def _split_rows(table, split_column, outputs_present):
@@ -286,24 +293,31 @@ def _split_rows(table, split_column, outputs_present):
     if column in table.dates:
         stamps = table.dates[column]
         cutoff = date_cutoff(table, column, text)
-        day = np.datetime_as_string(cutoff, unit="D")
-        return stamps < cutoff, ~np.isnat(stamps), f"rows dated before {day} train ('{column}')"
+        return stamps < cutoff, ~np.isnat(stamps), f"rows dated before {_day(cutoff)} train ('{column}')"
     if column not in table.columns:
-        raise ValueError(f"Unknown train/test column '{column}'; the file has {', '.join(table.columns)}.")
+        raise ValueError(f"Unknown train/test column '{settings.shorten(str(column))}'; the file has "
+                         f"{', '.join(table.columns)}.")
     split = table.values[:, table.columns.index(column)]
     present = np.isfinite(split)
-    if not np.all(np.isin(split[present], [0, 1])):
-        raise ValueError(f"The train/test column '{column}' must contain only 0 (test) and 1 (training); a date "
-                         "column or 'rows without outputs' can split too.")
-    return split == 1, present, f"'{column}' (1 = training, 0 = test)"
+    values, counts = np.unique(split[present], return_counts=True)
+    if len(values) != 2 or not np.all(np.isin(values, [0, 1])):
+        found = ", ".join(f"{v:g} ({c} rows)" for v, c in zip(values[:6], counts[:6])) + (" ..." if len(values) > 6 else "")
+        what = ("one value only" if len(values) == 1 else f"{len(values)} different values" if len(values) else
+                "no value")
+        raise ValueError(f"The train/test column '{column}' holds {what}: {found or 'every cell is empty'}. A "
+                         "train/test column holds 0 and 1 (one marks the training rows, the other the test rows); "
+                         "a date column, 'rows without outputs' or selection bias can split too.")
+    train_value, why = training_value(column, split, outputs_present)
+    described = (f"'{column}' (1 = training, 0 = test" if train_value == 1 else f"'{column}' (1 = test, 0 = training")
+    return split == train_value, present, f"{described}: {why})"
 
 
 def csv_dataset(table, inputs, outputs, split_column=None, seed=0, standardise=True):
     """ShiftData from a parsed CSV, with every row that has all the chosen inputs.
 
     ``split_column``: None or "selection bias" (the selection-bias sampler), :data:`MISSING_OUTPUTS`
-    (rows without outputs are the test rows), a 0/1 column (1 = training), a date column (rows dated
-    before its median date train) or ``[date column, first test date]``.
+    (rows without outputs are the test rows), a 0/1 column (which value trains: :func:`training_value`),
+    a date column (rows dated before its median date train) or ``[date column, first test date]``.
 
     Missing outputs are NaN rows of ``Y_tr`` / ``Y_te`` (:attr:`covshift.data.ShiftData.labelled_tr`):
     every row counts for the shift test and the weights, the labelled rows for the models. With
@@ -328,15 +342,17 @@ def csv_dataset(table, inputs, outputs, split_column=None, seed=0, standardise=T
     if no_output:
         raise ValueError(f"Output column(s) {', '.join(no_output)} have no values at all; choose an output "
                          "that is known on some rows (at least the training rows).")
+    complete = _complete_inputs(table, inputs)
+    constant = [(c, column[0]) for c, column in zip(inputs, X[complete].T) if len(column) and np.ptp(column) == 0]
+    if constant:
+        raise ValueError(f"Input column(s) {', '.join(c for c, _ in constant)} are constant (the same value in every "
+                         f"row with all the chosen inputs: {', '.join(f'{c} = {v:g}' for c, v in constant)}): they "
+                         "carry no information about the shift. Deselect them.")
     outputs_present = np.all(np.isfinite(Y), axis=1)
     train, usable, _ = _split_rows(table, split_column, outputs_present)
     usable &= _complete_inputs(table, inputs)
     _check_columns(X[usable], inputs, "input")
     _check_columns(Y, outputs, "output")
-    constant = [c for c, column in zip(inputs, X[usable].T) if len(column) and np.ptp(column) == 0]
-    if constant:
-        raise ValueError(f"Input column(s) {', '.join(constant)} are constant (the same value in "
-                         "every row): they carry no information about the shift. Deselect them.")
     if standardise:
         mean, scale = input_scaling(table, inputs)
         X = (X - mean) / scale
@@ -373,11 +389,15 @@ def split_problem(table, inputs, split_column, n_train, n_test, outputs_present)
     return text
 
 
-def describe_rows(table, inputs, data):
-    """Sentences for the Data and Check pages: rows used, rows left out and why, and how many rows have outputs."""
+def describe_rows(table, inputs, data, split_column=None, outputs=()):
+    """Sentences for the Data and Check pages: how the rows are split (for a train/test column, which value
+    trains and why), rows left out and why, and how many rows have outputs."""
     index = {c: i for i, c in enumerate(table.columns)}
     complete = _complete_inputs(table, inputs)
     sentences = []
+    if split_column not in (None, "selection bias") and outputs:
+        Y = table.values[:, [index[c] for c in outputs if c in index]]
+        sentences.append(f"Train/test split: {_split_rows(table, split_column, np.all(np.isfinite(Y), axis=1))[2]}.")
     if (~complete).any():
         counts = [f"{c} ({int(np.isnan(table.values[:, index[c]]).sum())})" for c in inputs
                   if np.isnan(table.values[:, index[c]]).any()]

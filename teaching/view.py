@@ -117,7 +117,9 @@ class View:
         (:func:`teaching.uploads.describe_rows`); [] for built-in data."""
         if not isinstance(self.data_spec, UploadedData):
             return []
-        return uploads.describe_rows(self.csv_table(), list(self.data_spec.inputs), self.data())
+        spec = self.data_spec
+        split = list(spec.split) if isinstance(spec.split, tuple) else spec.split
+        return uploads.describe_rows(self.csv_table(), list(spec.inputs), self.data(), split, list(spec.outputs))
 
     @functools.cached_property
     def shared_sigma(self):

@@ -27,8 +27,9 @@ from covshift import diagnostics
 from teaching import budget, catalog, classification_views, fits, outcomes, transfer_views, uploads
 
 #: Cache entries kept per step (the app's st.cache_data and the default lru_cache alike).
-CACHE_ENTRIES = {"csv_table": 8, "data": 32, "shared_sigma": 32, "fitted_weights": 64, "fitted_prediction": 64,
-                 "weighting_effect": 64, "weighting_at_width": 160, "weighting_by_width": 32, "few_labels": 32, "shift_test": 32,
+CACHE_ENTRIES = {"csv_parsed": 8, "csv_table": 8, "data": 32, "shared_sigma": 32, "fitted_weights": 64,
+                 "fitted_prediction": 64, "weighting_effect": 64, "weighting_at_width": 160, "weighting_by_width": 32,
+                 "few_labels": 32, "shift_test": 32,
                  "column_shift": 32, "fitted_cv_errors": 32, "data_hyper": 32, "timing": 64,
                  "classification_toy": 32, "classifiers": 32, "transfer_data": 12, "transfer_source": 12, "transfer_fit": 32}
 
@@ -136,32 +137,47 @@ def _takes_work(executor):
 # ------------------------------------------------------------------ uploaded files
 #: Uploaded files this process knows, by the SHA-256 digest of their bytes (the latest kept).
 FILES_KEPT = 16
-_FILES = collections.OrderedDict()
+#: Seconds an uploaded file is kept after its last use: a session that ended no longer uses it, so its
+#: bytes are forgotten then at the latest (a session still open uses them at every run and keeps them).
+FILE_SECONDS = 1800.0
+_FILES = collections.OrderedDict()  # digest -> (bytes, time of last use)
 _FILES_LOCK = threading.Lock()
 
 CSV_MISSING = ("This view uses an uploaded CSV file, and a link cannot carry the file. Upload it on "
                "the **Data & shift** page to see the view (the column choices of the link are kept).")
 
 
+def _forget_old(now):
+    """Drop the files unused for :data:`FILE_SECONDS` and all but the :data:`FILES_KEPT` latest (lock held)."""
+    while _FILES and (len(_FILES) > FILES_KEPT or now - next(iter(_FILES.values()))[1] > FILE_SECONDS):
+        _FILES.popitem(last=False)
+
+
 def add_file(raw, digest=None):
     """Keep uploaded bytes beside the pipeline under their SHA-256 digest, which the data spec names; the
-    digest (``digest``: the caller's, already computed from these bytes)."""
+    digest (``digest``: the caller's, already computed from these bytes). Files unused for
+    :data:`FILE_SECONDS` are forgotten."""
     digest = digest or hashlib.sha256(raw).hexdigest()
+    now = time.monotonic()
     with _FILES_LOCK:
-        _FILES[digest] = raw
+        _FILES[digest] = (raw, now)
         _FILES.move_to_end(digest)
-        while len(_FILES) > FILES_KEPT:
-            _FILES.popitem(last=False)
+        _forget_old(now)
     return digest
 
 
 def file_bytes(digest):
     """The bytes of an uploaded file by digest; ValueError (upload it again) when this process lacks them."""
+    now = time.monotonic()
     with _FILES_LOCK:
-        raw = _FILES.get(digest)
-    if raw is None:
+        _forget_old(now)
+        kept = _FILES.get(digest)
+        if kept is not None:
+            _FILES[digest] = (kept[0], now)
+            _FILES.move_to_end(digest)
+    if kept is None:
         raise ValueError(CSV_MISSING.replace("**", ""))
-    return raw
+    return kept[0]
 
 
 def _files_of(args):
@@ -197,9 +213,16 @@ class UploadedData:
 
 # ------------------------------------------------------------------ the steps
 @_step
+def csv_parsed(file_digest):
+    """The parsed CSV (:class:`teaching.uploads.CsvTable`, :func:`teaching.uploads.parse_csv`: bounded in
+    size and time), keyed by the digest of its bytes alone: a new seed does not parse it again."""
+    return uploads.parse_csv(file_bytes(file_digest))
+
+
+@_step
 def csv_table(file_digest, seed, max_rows):
-    """The parsed CSV (:class:`teaching.uploads.CsvTable`), keyed by the digest of its bytes."""
-    return uploads.read_csv(file_bytes(file_digest), seed=seed, max_rows=max_rows)
+    """The parsed CSV with at most ``max_rows`` rows, drawn with ``seed`` (:func:`teaching.uploads.subsample`)."""
+    return uploads.subsample(csv_parsed(file_digest), seed, max_rows)
 
 
 @_step
@@ -292,10 +315,27 @@ def timing_summary(timings):
     return rows, slopes
 
 
+#: Fewest training rows with outputs a model is fitted on (and cross-validated on: one per fold).
+MIN_LABELLED = 5
+
+
+def labelled_data(spec):
+    """The view's data (:func:`data`) when enough training rows have outputs to fit a model; else ValueError
+    saying how many have them and what can still be done (the shift test and the weights need none)."""
+    points = data(spec)
+    n_labelled = int(points.labelled_tr.sum())
+    if n_labelled < MIN_LABELLED:
+        raise ValueError(f"{n_labelled} of the {len(points.X_tr)} training rows have outputs; a model needs at least "
+                         f"{MIN_LABELLED} to be fitted and cross-validated. The shift test, the ranking of the inputs "
+                         "and the weights use the inputs alone; to fit a model, make the rows with outputs the training "
+                         "rows (the train/test choice on Data & shift).")
+    return points
+
+
 @_step
 def data_hyper(spec, standardise_outputs):
     """The hyper-parameters that follow the scale of the view's data (:func:`teaching.fits.data_hyper`)."""
-    return fits.data_hyper(data(spec), standardise_outputs)
+    return fits.data_hyper(labelled_data(spec), standardise_outputs)
 
 
 def model_hyper(spec, hyper):
@@ -314,11 +354,12 @@ def fitted_prediction(spec, name, weight_name, weight_sigma, hyper):
     """Model ``name`` fitted (with the weights of ``weight_name`` at width ``weight_sigma`` for IW-*
     models; None and None for the others, so that one fit serves every weighting) and its test
     predictions; an SMTGP with the linear start reuses its cached KLTGP start."""
+    points = labelled_data(spec)
     w = fitted_weights(spec, weight_name, weight_sigma).model.weights_ if catalog.REGRESSORS[name] else None
     values, standardise = model_hyper(spec, hyper)
     stage = catalog.chain_start(name, values["tgp_start"])
     start = fitted_prediction(spec, stage, weight_name, weight_sigma, hyper) if stage else None
-    return fits.fit_predict(data(spec), name, w, start=start, standardise_outputs=standardise, **values)
+    return fits.fit_predict(points, name, w, start=start, standardise_outputs=standardise, **values)
 
 
 @_step
@@ -385,7 +426,7 @@ def fitted_cv_errors(spec, model_name, weight_name, weight_sigma, hyper):
     test rows with outputs (None when no test row has one), and the error of predicting the training
     mean on the training points (the outputs' variance): {"cv": IWCVResult, "test": float or None,
     "baseline": float, "n_scored": test rows scored, "n_fitted": training rows cross-validated}."""
-    points = data(spec)
+    points = labelled_data(spec)
     w = fitted_weights(spec, weight_name, weight_sigma).model.weights_
     w = np.asarray(w, dtype=float) / np.mean(w)
     values, standardise = model_hyper(spec, hyper)

@@ -1,6 +1,5 @@
 """This session's View: the one :class:`teaching.view.View` of its settings and uploaded file, built once per run."""
 
-import functools
 import hashlib
 import json
 
@@ -14,9 +13,16 @@ from teaching.view import View, data_spec
 CSV_MISSING = views.CSV_MISSING
 
 
-@functools.lru_cache(maxsize=16)
 def digest(raw):
-    """SHA-256 of bytes: the cache key of everything computed from them."""
+    """SHA-256 of bytes: the cache key of everything computed from them. The session's upload's is kept
+    beside its bytes in the session state (no process-level cache holds uploaded bytes: they go with the
+    session, and :func:`teaching.views.add_file` forgets them after a bounded time)."""
+    if raw is st.session_state.get("csv_bytes"):
+        kept = st.session_state.get("csv_digest")
+        if kept is None or kept[0] is not raw:
+            kept = (raw, hashlib.sha256(raw).hexdigest())
+            st.session_state["csv_digest"] = kept
+        return kept[1]
     return hashlib.sha256(raw).hexdigest()
 
 
@@ -27,7 +33,7 @@ def stored_json(path):
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
-def _parsed(file_digest, _raw):
+def _parsed(file_digest, _raw):  # stored JSON files of the app, not uploads
     return json.loads(_raw)
 
 
@@ -54,7 +60,8 @@ def view(dataset=None):
 
 
 def csv_table(raw):
-    """The parsed CSV of the Data page (cached by the digest of its bytes, the seed and the row limit)."""
+    """The parsed CSV of the Data page (parsed once per digest of its bytes; then rows drawn with the seed
+    within the row limit)."""
     spec = data_spec({**_settings(), "source": "csv"}, views.add_file(raw, digest(raw)))
     return views.csv_table(spec.digest, spec.seed, spec.max_rows)
 
