@@ -30,7 +30,7 @@ if csv:
                 "dominates every distance.") + " Switch: *Standardise the inputs and outputs* on Data & shift.")
 row_notes = ui.view().csv_rows()
 for sentence in row_notes:
-    st.info(sentence, icon=":material/table_rows:")
+    st.info(report.markdown_text(sentence), icon=":material/table_rows:")
 few = report.small_sample_warning(n_tr)
 if few:
     st.warning(few, icon=":material/warning:")
@@ -63,8 +63,8 @@ st.subheader("2. Which inputs moved?")
 shift = ui.guard("Shift per input", ui.view().column_shift)
 if shift is not None:
     top = list(shift.ranking[:3])
-    shift_words = report.shift_sentence(names, shift)
-    st.markdown(shift_words)
+    shift_words = report.shift_sentence(names, shift, markdown=False)  # the report's plain text
+    st.markdown(report.shift_sentence(names, shift))
     left, right = st.columns([5, 2])
     ui.chart("shifted inputs", figures.shifted_inputs, X_tr, X_te, names, top, shift.statistic,
              key="check.inputs", where=left)
@@ -80,7 +80,7 @@ if shift is not None:
     st.caption("Each input is compared alone; a shift of how inputs combine, with every input's own distribution "
                "unchanged, is seen by the test above but not here.")
     sections.append(("Which inputs moved?", [
-        ("p", shift_words.replace("**", "") + " Kolmogorov-Smirnov statistic per input, most shifted first, with "
+        ("p", shift_words + " Kolmogorov-Smirnov statistic per input, most shifted first, with "
               f"the p-value of each input alone and after {report.correction_name(shift)}'s correction:"),
         ("table", ["input", "KS statistic", "p-value", f"corrected p ({report.correction_name(shift)})"], rows)]))
 
@@ -115,7 +115,7 @@ if checked is not None:
         ui.show_table(weight_rows, "training point", formats={"weight": ".2f"})
     frame = pd.DataFrame({"training point": range(n_tr), **{n: X_tr[:, j] for j, n in enumerate(names)},
                           **{n: data.Y_tr[:, k] for k, n in enumerate(output_names)}, "weight": w})
-    st.download_button("Download the weights (one row per training point) as CSV", frame.to_csv(index=False),
+    st.download_button("Download the weights (one row per training point) as CSV", report.csv_text(frame),
                        file_name=f"covshift_weights_{estimator}.csv", mime="text/csv", key="check.weights_csv")
     sections.append(("What do the weights cost?", [
         ("p", report.weights_sentence(estimator, summary)), *([("p", uncorrected)] if uncorrected else []),

@@ -51,11 +51,11 @@ else:
     table = ui.guard("CSV", ui.csv_table, raw)
     if table is None:
         st.stop()
-    for note in table.notes:
-        st.warning(note)
+    for note in table.notes:  # notes quote column names and cells of the file: shown as text, never as Markdown
+        st.warning(report.markdown_text(note))
     offer_ids = bool(table.id_like) and st.checkbox("Offer identifier columns as inputs", key="csv_offer_ids",
-                                                     help="Columns with a different whole number in every row: "
-                                                          + ", ".join(table.id_like))
+                                                     help="Columns that look like row identifiers: "
+                                                          + report.markdown_text(", ".join(table.id_like)))
     chosen = ui.get("csv_inputs")
     offered = [c for c in table.columns if offer_ids or c not in table.id_like or c in chosen]
     cols = st.columns(3)
@@ -76,9 +76,9 @@ else:
             st.caption(f"Training rows: dated before {uploads.date_cutoff(table, split).astype('datetime64[D]')} "
                        "(the median date of the column).")
     if [c for c in inputs if c in table.id_like]:
-        st.warning(f"Input(s) {', '.join(c for c in inputs if c in table.id_like)} hold a different whole number in "
-                   "every row, like row identifiers: if they follow the order of the file, they alone can make the "
-                   "split look like a shift. Deselect them unless they measure something.", icon=":material/badge:")
+        st.warning(f"Input(s) {report.markdown_text(', '.join(c for c in inputs if c in table.id_like))} look like "
+                   "row identifiers: if they follow the order of the file, they alone can make the split look like a "
+                   "shift. Deselect them unless they measure something.", icon=":material/badge:")
     ui.widget(st.toggle, "Standardise the inputs and outputs", "csv_standardise",
               help="Centre every input column and divide it by its standard deviation over all rows (training and "
                    "test), so that kernel widths and models see the inputs on one scale; the regression models are "
@@ -101,7 +101,7 @@ if ui.get("source") == "csv":
                "regression models fit the outputs standardised likewise and predict in your units."
                if ui.get("csv_standardise") else "Inputs and outputs in the file's units (not standardised).")
 for sentence in ui.view().csv_rows():
-    st.info(sentence, icon=":material/table_rows:")
+    st.info(report.markdown_text(sentence), icon=":material/table_rows:")
 few = report.small_sample_warning(len(data.X_tr))
 if few:
     st.warning(few, icon=":material/warning:")

@@ -64,18 +64,48 @@ def correction_name(shift):
     return CORRECTIONS[shift.correction]
 
 
-def shift_sentence(names, shift):
+#: Characters of Markdown (and Streamlit's Markdown: maths, icons, colours) that a text shown as it is must
+#: have escaped with a backslash: emphasis, code, links and images, HTML, tables, headings, maths, directives.
+MARKDOWN_SPECIAL = frozenset("\\`*_{}[]()#!|<>$~:&")
+
+
+def markdown_text(text):
+    """``text`` (a column name, a note quoting a file or a link) escaped to show as itself in Markdown: no
+    link, image, HTML tag, emphasis or maths can come from it (CommonMark's backslash escapes)."""
+    return "".join("\\" + c if c in MARKDOWN_SPECIAL else c for c in str(text))
+
+
+#: First characters that make a spreadsheet read a CSV cell as a formula (=HYPERLINK(...), +cmd, -2+3, @SUM).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_text(frame):
+    """The DataFrame as CSV text for a download, every text cell and header that a spreadsheet would run as a
+    formula prefixed with an apostrophe (numbers stay numbers)."""
+    def safe(value):
+        return "'" + value if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
+
+    frame = frame.rename(columns=safe)
+    for name in frame.columns:
+        if frame[name].dtype == object or str(frame[name].dtype).startswith("str"):
+            frame[name] = frame[name].map(safe)
+    return frame.to_csv(index=False)
+
+
+def shift_sentence(names, shift, markdown=True):
     """Which input moved most, named only when its corrected p-value is below :data:`ALPHA`; otherwise the
-    ranking is said to be only a ranking."""
+    ranking is said to be only a ranking. ``markdown``: for the page (the name escaped and in bold), else
+    plain text (the report)."""
     first = int(shift.ranking[0])
+    name = f"**{markdown_text(names[first])}**" if markdown else names[first]
     d = len(names)
     corrected = (f"p = {shift.p_value_adjusted[first]:.2g} after {correction_name(shift)}'s correction for testing "
                  f"{d} input{'s' if d > 1 else ''}")
     if shift.most_shifted(ALPHA) is not None:
-        return (f"Most shifted input: **{names[first]}** (Kolmogorov-Smirnov statistic {shift.statistic[first]:.2f}: "
+        return (f"Most shifted input: {name} (Kolmogorov-Smirnov statistic {shift.statistic[first]:.2f}: "
                 "the largest gap between the training and test cumulative distributions, 0 = identical, 1 = "
                 f"disjoint; {corrected}).")
-    return (f"No single input can be named as shifted: the largest gap, {names[first]}'s (Kolmogorov-Smirnov "
+    return (f"No single input can be named as shifted: the largest gap, {name}'s (Kolmogorov-Smirnov "
             f"statistic {shift.statistic[first]:.2f}), has {corrected}, not below {ALPHA:g}. The table ranks the "
             "inputs by their statistic; with several inputs one of them is always first, even without any shift.")
 
@@ -190,8 +220,8 @@ def document(title, facts, link, sections):
     """The report's blocks: a title, the facts of the data (list of (name, value)), the link, then
     ``sections`` (list of (heading, blocks))."""
     blocks = [("h1", title), ("table", ["", "value"], [[k, str(v)] for k, v in facts]),
-              ("p", f"Open this view again (the settings are in the link; an uploaded file has to be uploaded "
-                    f"again): {link}")]
+              ("p", "Open this view again (the settings are in the link; an uploaded file has to be uploaded "
+                    "again):"), ("link", link)]
     for heading, content in sections:
         blocks.append(("h2", heading))
         blocks.extend(content)
@@ -199,20 +229,33 @@ def document(title, facts, link, sections):
 
 
 def _cell(text):
-    return str(text).replace("|", "\\|")
+    return markdown_text(text)
+
+
+def _autolink(link):
+    """A link as a Markdown autolink (characters that would end or break it percent-encoded), or escaped text
+    when it is not an http(s) address."""
+    import urllib.parse
+
+    if not str(link).startswith(("http://", "https://")):
+        return markdown_text(link)
+    return "<" + urllib.parse.quote(str(link), safe=":/?&=%#+,;@!$'*~.-_") + ">"
 
 
 def to_markdown(blocks):
-    """The report as Markdown."""
+    """The report as Markdown, every text escaped (:func:`markdown_text`: no HTML, link or image from a column
+    name), the view's link as an autolink."""
     lines = []
     for block in blocks:
         kind = block[0]
         if kind == "h1":
-            lines += [f"# {block[1]}", ""]
+            lines += [f"# {markdown_text(block[1])}", ""]
         elif kind == "h2":
-            lines += [f"## {block[1]}", ""]
+            lines += [f"## {markdown_text(block[1])}", ""]
         elif kind == "p":
-            lines += [block[1], ""]
+            lines += [markdown_text(block[1]), ""]
+        elif kind == "link":
+            lines += [_autolink(block[1]), ""]
         elif kind == "table":
             header, rows = block[1], block[2]
             lines.append("| " + " | ".join(_cell(h) for h in header) + " |")
@@ -231,7 +274,7 @@ def to_html(blocks, title="covshift data check"):
         kind = block[0]
         if kind in ("h1", "h2"):
             body.append(f"<{kind}>{html.escape(block[1])}</{kind}>")
-        elif kind == "p":
+        elif kind in ("p", "link"):
             body.append(f"<p>{html.escape(block[1])}</p>")
         elif kind == "table":
             head = "".join(f"<th>{html.escape(str(h))}</th>" for h in block[1])

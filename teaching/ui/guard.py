@@ -4,6 +4,8 @@ import math
 
 import streamlit as st
 
+from teaching.report import markdown_text
+
 def guard(title, fn, *args, **kwargs):
     """Run fn; show a clear message instead of a traceback when it fails."""
     try:
@@ -16,12 +18,13 @@ def guard(title, fn, *args, **kwargs):
 def report(title, exc):
     """The one readable message of a failure: a refusal (ValueError, naming the limit and the way
     out) or a not-applicable note as they are, anything else with its type and a way out."""
+    text = markdown_text(exc)  # a message can quote a column name or a cell of an uploaded file: shown as text
     if isinstance(exc, ValueError):
-        st.error(f"**{title}**: {exc}")
+        st.error(f"**{title}**: {text}")
     elif isinstance(exc, NotImplementedError):
-        st.info(f"**{title}**: {exc}")
+        st.info(f"**{title}**: {text}")
     else:
-        st.error(f"**{title}** failed ({type(exc).__name__}: {exc}). Try other settings.")
+        st.error(f"**{title}** failed ({type(exc).__name__}: {text}). Try other settings.")
 
 
 PAGE_FAILED = "This page could not be drawn with these settings"
@@ -29,7 +32,7 @@ PAGE_FAILED = "This page could not be drawn with these settings"
 
 def page_failed(exc):
     """Last line of defence (app.py): a message instead of a traceback if a page still fails."""
-    st.error(f"**{PAGE_FAILED}** ({type(exc).__name__}: {exc}). Change a setting or press "
+    st.error(f"**{PAGE_FAILED}** ({type(exc).__name__}: {markdown_text(exc)}). Change a setting or press "
              "*Reset to defaults* in the sidebar.")
 
 
@@ -48,7 +51,7 @@ def quiet(fn, *args):
 
 def show_warnings(name, messages):
     for message in messages:
-        st.warning(f"{name}: {message}")
+        st.warning(f"{name}: {markdown_text(message)}")
 
 
 def run_each(names, fn, doing, done, hide=None):

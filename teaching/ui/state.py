@@ -4,7 +4,7 @@ from urllib import parse
 
 import streamlit as st
 
-from teaching import settings
+from teaching import report, settings
 
 DEFAULTS = settings.defaults()
 
@@ -68,7 +68,7 @@ def link_notice():
 
 def _escape_markdown(text):
     """Text from a link shown literally: no links, emphasis or maths injected by the address."""
-    return "".join("\\" + c if c in "\\`*[]()#!|<>$~:" else c for c in text)
+    return report.markdown_text(text)
 
 
 def get(name):
