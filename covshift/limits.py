@@ -5,6 +5,9 @@ before allocating them. Above :data:`MEMORY_LIMIT_BYTES` it raises a ValueError 
 names the size, the limit and the way out (``n_centers`` for the KLIEP family and
 RuLSIF, ``knn`` for Twin GPs, VFKMM for KMM, ...). The limit applies to direct use of
 the library as well, where sizes are not otherwise bounded.
+
+Where blocks keep the memory bounded but not the time (the KLIEP family's atoms recomputed every
+iteration), a size guard does the same for the work: :func:`check_kliep_size`.
 """
 
 import numpy as np
@@ -63,6 +66,26 @@ def check_kliep_memory(method, n_centers, n_te, dense_atoms_bytes, row_cache_byt
                  f"Set n_centers (a random subset of test points as centres), e.g. "
                  f"n_centers={min(1000, largest_fitting(16 * n_te))}.")
     return needed
+
+
+#: Most entries (Gaussian centres x test points) of the KLIEP family's atom matrix. Above what fits densely,
+#: the atoms are recomputed in blocks every iteration: memory stays bounded, time does not (FWCS with every
+#: one of 50 000 test points as a centre ran 176 s). The size guard keeps the work bounded as the memory guard
+#: keeps the memory: 2.5e8 entries is 15 800 centres x 15 800 test points, or 200 centres x 10^6 points.
+MAX_ATOM_ENTRIES = 2.5e8
+
+
+def check_kliep_size(method, n_centers, n_te):
+    """KLIEP family: refuse (ValueError naming n_centers) more than :data:`MAX_ATOM_ENTRIES` atom entries,
+    before any kernel is computed."""
+    n_c = n_te if n_centers is None else min(n_centers, n_te)
+    if n_c * n_te > MAX_ATOM_ENTRIES:
+        raise ValueError(
+            f"{method} with {n_c} Gaussian centres x {n_te} test points has {n_c * n_te:.3g} kernel atoms to "
+            f"recompute at every iteration, above the size limit of {MAX_ATOM_ENTRIES:.3g} "
+            f"(covshift.limits.MAX_ATOM_ENTRIES). Set n_centers (a random subset of test points as centres), e.g. "
+            f"n_centers={max(1, min(1000, int(MAX_ATOM_ENTRIES // max(n_te, 1))))}.")
+    return n_c * n_te
 
 
 def check_kmm_memory(method, n_tr, n_te, way_out):

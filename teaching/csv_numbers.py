@@ -88,7 +88,7 @@ def read_numbers(cells, decimal):
 
 
 def read_dates(cells):
-    """(datetime64[ns] values, NaT where not a date; the share of cells that are dates) of a column's
+    """(datetime64[s] values, NaT where not a date; the share of cells that are dates) of a column's
     stripped, non-empty ``cells``: ISO 8601 ("2021-03-04") first, else day-first ("04.03.2021")."""
     best, share = None, 0.0
     for options in ({"format": "ISO8601"}, {"format": "mixed", "dayfirst": True}):
@@ -101,4 +101,4 @@ def read_dates(cells):
             best, share = parsed, ok
     if best is None:
         return None, 0.0
-    return best.to_numpy(dtype="datetime64[ns]"), share
+    return best.to_numpy(dtype="datetime64[s]"), share  # seconds: years 1 to 9999, no nanosecond wrap-around

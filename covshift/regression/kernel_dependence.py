@@ -32,12 +32,15 @@ sharma-mittal-tgp), and all test points are optimised together.
 """
 
 import copy
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from sklearn.neighbors import NearestNeighbors
 
 from .._validation import check_choice, check_int, check_positive, check_sample_weight
+from ..exceptions import NumericalWarning
+from ..kernels import gaussian_from_squared_distances
 from ._common import validate_xy
 from .tgp import TwinGP
 
@@ -62,10 +65,29 @@ class _Neighbourhood:
 
 
 def _batched_gaussian(A, B, rho):
-    """exp(-||a - b||^2 / (2 rho^2)) for stacks A (M, n, d), B (M, m, d) -> (M, n, m)."""
+    """exp(-||a - b||^2 / (2 rho^2)) for stacks A (M, n, d), B (M, m, d) -> (M, n, m), for any rho > 0
+    (:func:`covshift.kernels.gaussian_from_squared_distances`: no overflow of rho^2, no 0/0)."""
     d2 = (np.sum(A**2, axis=2)[:, :, None] + np.sum(B**2, axis=2)[:, None, :]
           - 2 * np.einsum("mid,mjd->mij", A, B))
-    return np.exp(-np.maximum(d2, 0.0) / (2 * rho**2))
+    return gaussian_from_squared_distances(np.maximum(d2, 0.0), rho)
+
+
+def _warn_degenerate_input_kernel(estimator, Kx):
+    """NumericalWarning naming rho_x when the input kernel of every neighbourhood is flat (all ones: rho_x far
+    larger than the distances) or the identity (rho_x far smaller): the inputs then say nothing about which
+    neighbour's output fits."""
+    off = Kx[:, ~np.eye(Kx.shape[1], dtype=bool)]  # the kernel between different points of each neighbourhood
+    if off.size == 0:
+        return
+    if off.min() >= 1 - 1e-12:
+        what = "so large that every input kernel value is 1"
+    elif off.max() <= 1e-300:
+        what = "so small that the input kernel between any two different points is 0"
+    else:
+        return
+    warnings.warn(f"{type(estimator).__name__}: rho_x={float(estimator.rho_x):.3g} is {what}: the inputs cannot tell "
+                  "the neighbours apart (each counts the same, whatever its distance to the test point). Use a rho_x "
+                  "near the distances between the inputs.", NumericalWarning, stacklevel=4)
 
 
 def _joint_input_kernel(X_nbr, X, rho):
@@ -168,6 +190,7 @@ class _KernelDependenceKNN(TwinGP):
         Y_nbr = self.Y_train_[idx]
         p = _measure(self.weight_[idx])
         Kx = _joint_input_kernel(self.X_train_[idx], X, self.rho_x)
+        _warn_degenerate_input_kernel(self, Kx)
         Ky_nbr = _batched_gaussian(Y_nbr, Y_nbr, self.rho_y)
         return _Neighbourhood(idx, Y_nbr, *self._constants(Kx, Ky_nbr, p))
 
@@ -188,7 +211,7 @@ class _KernelDependenceKNN(TwinGP):
     def _ky(self, Yh, local):
         """k_y(y) to each neighbour's output: (M, K)."""
         d2 = np.sum((Yh[:, None, :] - local.Y) ** 2, axis=2)
-        return np.exp(-d2 / (2 * self.rho_y**2))
+        return gaussian_from_squared_distances(d2, self.rho_y)
 
     def cost_and_gradient(self, Yh, local, divergence=None):
         """Minus the criterion at candidate outputs Yh (M, dy), and its gradient in y.

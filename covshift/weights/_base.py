@@ -115,6 +115,28 @@ def _seeded(estimator, seed):
         estimator.random_state = original
 
 
+#: A kernel whose exponent stays below this at the largest distance of the data is 1 everywhere to 12 digits.
+FLAT_EXPONENT = 1e-12
+
+
+def warn_flat_kernel(estimator, X_tr, X_te, sigma, parameter="sigma", stacklevel=4):
+    """NumericalWarning when ``sigma`` is so large that every Gaussian kernel value between the points is 1
+    (to 12 digits): the weights are then uniform whatever the shift. The largest distance is bounded by the
+    diagonal of the pooled points' bounding box (no pairwise distances computed). Returns True if it warned."""
+    pooled = [np.asarray(X_tr), np.asarray(X_te)]
+    spread = np.max([p.max(axis=0) for p in pooled], axis=0) - np.min([p.min(axis=0) for p in pooled], axis=0)
+    diagonal = float(np.sqrt(np.sum(spread.astype(float) ** 2)))
+    exponent = 0.0 if diagonal == 0 else 0.5 * (diagonal / float(sigma)) ** 2
+    if exponent < FLAT_EXPONENT:
+        warnings.warn(
+            f"{type(estimator).__name__}: {parameter}={float(sigma):.3g} is so large against the data's spread (largest "
+            f"distance at most {diagonal:.3g}) that every Gaussian kernel value is 1 to 12 digits: the weights are "
+            f"uniform whatever the shift. Use a {parameter} near the distances of the data (e.g. the median "
+            "distance, or the estimator's automatic choice).", NumericalWarning, stacklevel=stacklevel)
+        return True
+    return False
+
+
 def warn_no_kernel_mass(estimator, X_tr, points, sigma, what="test points", stacklevel=4):
     """The KLIEP family's underflow check for any kernel estimator (NumericalWarning).
 

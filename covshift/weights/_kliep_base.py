@@ -8,8 +8,8 @@ from .._validation import check_int, check_kernel_width
 from ..exceptions import NumericalWarning
 from .._validation import is_dask_array
 from ..kernels import kernel_vecmat
-from ..limits import check_kliep_memory
-from ._base import WeightEstimator
+from ..limits import check_kliep_memory, check_kliep_size
+from ._base import WeightEstimator, warn_flat_kernel
 from .sigma import kliep_sigma
 from ._kliep_problem import DENSE_ATOMS_BYTES, ROW_CACHE_BYTES, build_kliep_problem, choose_centers
 
@@ -52,7 +52,10 @@ class KliepFamily(WeightEstimator):
             )
         n_centers = None if self.n_centers is None else check_int(self.n_centers, "n_centers")
         check_kliep_memory(type(self).__name__, n_centers, len(X_te), DENSE_ATOMS_BYTES, ROW_CACHE_BYTES)
+        check_kliep_size(type(self).__name__, n_centers, len(X_te))
         self.sigma_ = self._resolve_sigma(X_tr, X_te)
+        if not (is_dask_array(X_tr) or is_dask_array(X_te)):
+            warn_flat_kernel(self, X_tr, X_te, self.sigma_, stacklevel=5)
         centers = choose_centers(len(X_te), n_centers, self.random_state)
         problem = build_kliep_problem(X_tr, X_te, centers, self.sigma_, low_rank=self._low_rank_gradient)
         self.center_index_ = problem.center_index

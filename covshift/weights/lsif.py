@@ -9,7 +9,7 @@ from .._validation import check_grid, check_int, check_kernel_width, check_posit
 from ..exceptions import NumericalWarning
 from ..kernels import gaussian_kernel, median_heuristic
 from ..limits import check_feature_memory
-from ._base import WeightEstimator, warn_no_kernel_mass
+from ._base import WeightEstimator, warn_flat_kernel, warn_no_kernel_mass
 from ._kliep_problem import choose_centers
 
 
@@ -112,6 +112,7 @@ class RuLSIF(WeightEstimator):
             if np.any(np.isfinite(scores)) else (0, 0)
         self.cv_results_ = {"sigma": sigmas, "lam": lams, "loo_score": scores}
         self.sigma_, self.lam_, self.centers_ = float(sigmas[i]), float(lams[j]), centers
+        warn_flat_kernel(self, X_tr, X_te, self.sigma_)
         warn_no_kernel_mass(self, X_tr, centers, self.sigma_, what="Gaussian centres")
         self.theta_ = _solve(X_tr, X_te, centers, self.sigma_, self.lam_, alpha)
         raw = self._predict_raw(X_tr)
