@@ -66,13 +66,19 @@ def correction_name(shift):
 
 #: Characters of Markdown (and Streamlit's Markdown: maths, icons, colours) that a text shown as it is must
 #: have escaped with a backslash: emphasis, code, links and images, HTML, tables, headings, maths, directives.
-MARKDOWN_SPECIAL = frozenset("\\`*_{}[]()#!|<>$~:&")
+#: Parentheses need none once the brackets are escaped; an underscore only where it could open or close emphasis.
+MARKDOWN_SPECIAL = frozenset("\\`*{}[]#!|<>$~:&")
 
 
 def markdown_text(text):
     """``text`` (a column name, a note quoting a file or a link) escaped to show as itself in Markdown: no
     link, image, HTML tag, emphasis or maths can come from it (CommonMark's backslash escapes)."""
-    return "".join("\\" + c if c in MARKDOWN_SPECIAL else c for c in str(text))
+    text = str(text)
+    out = []
+    for i, c in enumerate(text):
+        inside_word = 0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum()
+        out.append("\\" + c if c in MARKDOWN_SPECIAL or (c == "_" and not inside_word) else c)
+    return "".join(out)
 
 
 #: First characters that make a spreadsheet read a CSV cell as a formula (=HYPERLINK(...), +cmd, -2+3, @SUM).
