@@ -163,7 +163,8 @@ st.subheader("The report")
 base = (st.context.url or "").split("?")[0]
 query = urllib.parse.urlencode(settings.to_query(st.session_state.settings))
 link = f"{base}?{query}" if query else base
-hyper, standardised_outputs = ui.view().model_hyper()
+modelled = ui.quiet(ui.view().model_hyper)  # None when too few training rows have outputs to fit a model
+hyper, standardised_outputs = modelled or ({}, False)
 auto_widths = csv and ui.get("csv_hyper") == "auto"
 facts = [("data", "uploaded CSV" if csv else catalog.DATASETS[ui.get("dataset")][0]), ("seed", ui.get("seed")),
          ("training / test points", f"{n_tr} / {n_te}"),
@@ -178,12 +179,14 @@ facts = [("data", "uploaded CSV" if csv else catalog.DATASETS[ui.get("dataset")]
          ("weight estimator", estimator),
          ("kernel width rule", "auto" if ui.get("sigma_mode") == "auto" else f"manual, sigma = {ui.get('sigma')}"),
          ("model", model), ("rho_x, lambda_x", f"{hyper['rho_x']:.4g}, {hyper['lambda_x']:.4g}"
-                                               + (" (chosen from the data)" if auto_widths else ""))]
+                                               + (" (chosen from the data)" if auto_widths else "") if modelled
+                                               else "none (too few training rows with outputs to fit a model)")]
 if csv:
     dated = ui.get("csv_split") in ui.csv_table(ui.csv_bytes()).dates
     first_test = ui.get("csv_split_date") or "the median date"
     facts.append(("train/test split", ui.get("csv_split") + (f" (test rows from {first_test})" if dated else "")))
-    facts.append(("how the models fit your data", report.scale_sentence(hyper, standardised_outputs, auto_widths)))
+    if modelled:
+        facts.append(("how the models fit your data", report.scale_sentence(hyper, standardised_outputs, auto_widths)))
 if row_notes:
     sections.insert(0, ("Rows", [("p", sentence) for sentence in row_notes]))
 if few:

@@ -92,7 +92,7 @@ with st.expander("Hyper-parameters (kernels exp(-||a-b||^2 / (2 rho^2)) with lam
                   help="SMTGP only: theta -> 1 approaches the KL divergence (KLTGP).")
         ui.widget(st.slider, "gamma (Sharma-Mittal degree)", "gamma",
                   help="SMTGP only: gamma -> theta gives the Renyi divergence, gamma -> 1 the Tsallis one.")
-    used = ui.view().model_hyper() if ui.get("source") == "csv" else None
+    used = ui.quiet(ui.view().model_hyper) if ui.get("source") == "csv" else None  # None: too few rows with outputs
     fields = {"rho_x": ("Input width", "%.3g", "Input kernel width (ρ_x in the maths): small = flexible, large = "
                                                "smooth."),
               "rho_y": ("Output width", "%.3g", "Output kernel width of the Twin GPs (ρ_y in the maths)."),
@@ -104,7 +104,7 @@ with st.expander("Hyper-parameters (kernels exp(-||a-b||^2 / (2 rho^2)) with lam
         with column:
             for name in names:
                 label, number_format, tip = fields[name]
-                if auto:  # the values used, where the fields would be (the fields keep the manual values)
+                if auto and used:  # the values used, where the fields would be (the fields keep the manual values)
                     st.markdown(f"{label}: **{used[0][name]:.3g}**", help=tip + " Chosen from the data.")
                 else:
                     ui.widget(st.number_input, label, name, format=number_format, help=tip)

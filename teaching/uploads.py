@@ -315,7 +315,8 @@ def _split_rows(table, split_column, outputs_present):
 def csv_dataset(table, inputs, outputs, split_column=None, seed=0, standardise=True):
     """ShiftData from a parsed CSV, with every row that has all the chosen inputs.
 
-    ``split_column``: None or "selection bias" (the selection-bias sampler), :data:`MISSING_OUTPUTS`
+    ``split_column``: None or "selection bias" (the selection-bias sampler, scaled to train about half the
+    rows), :data:`MISSING_OUTPUTS`
     (rows without outputs are the test rows), a 0/1 column (which value trains: :func:`training_value`),
     a date column (rows dated before its median date train) or ``[date column, first test date]``.
 
@@ -358,8 +359,8 @@ def csv_dataset(table, inputs, outputs, split_column=None, seed=0, standardise=T
         X = (X - mean) / scale
     X, Y = X[usable], Y[usable]
     if train is None:  # the sampler splits row numbers, so rows without outputs keep their NaN outputs
-        rows = datasets.selection_bias(X, np.arange(len(X), dtype=float), random_state=seed,
-                                       name="uploaded CSV (selection bias)")
+        rows = datasets.selection_bias(X, np.arange(len(X), dtype=float), n_tr=len(X) // 2, random_state=seed,
+                                       name="uploaded CSV (selection bias)")  # about half train, in any dimension
         tr, te = rows.Y_tr[:, 0].astype(int), rows.Y_te[:, 0].astype(int)
         return datasets.ShiftData(rows.X_tr, Y[tr], rows.X_te, Y[te], rows.density_ratio, rows.name)
     train = train[usable]
