@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from teaching import figures, settings
+from teaching.report import markdown_text
 from teaching.ui import presentation
 from teaching.ui.state import get, put
 
@@ -92,6 +93,14 @@ def _from_widget(name):
     put(name, st.session_state[f"w.{name}"])
 
 
+def _as_text(frame):
+    """``frame`` with its texts (headers, row labels, cells) escaped for Markdown (:func:`teaching.report.markdown_text`)."""
+    def text(value):
+        return markdown_text(value) if isinstance(value, str) else value
+
+    return frame.rename(columns=text, index=text).apply(lambda column: column.map(text))
+
+
 def show_table(rows, index=None, formats=None, help=None, wrap=False):
     """A table with numbers formatted per column, a tooltip per header and a dash (–) in the
     cells that have no value (Streamlit's table would show "None").
@@ -106,9 +115,13 @@ def show_table(rows, index=None, formats=None, help=None, wrap=False):
     frame = pd.DataFrame(rows)
     if index is not None:
         frame = frame.set_index(index)
-    shown = frame.style.format({c: functools.partial(figures.format_number, spec=formats.get(c, ".3g"))
+    as_table = wrap or presentation.on()
+    # st.table renders its texts as Markdown: names and cells of an uploaded file are escaped to show as written
+    shown = _as_text(frame) if as_table else frame
+    shown = shown.style.format({markdown_text(c) if as_table else c:
+                                functools.partial(figures.format_number, spec=formats.get(c, ".3g"))
                                 for c in frame.columns}, na_rep="")
-    if wrap or presentation.on():
+    if as_table:
         st.table(shown.hide(axis="index") if index is None else shown)
     else:
         config = {c: st.column_config.Column(c, help=help.get(c)) for c in frame.columns}

@@ -42,7 +42,7 @@ def open_with_upload(page, server, raw, inputs, outputs, split, name="data.csv")
 
 
 def to_check_page(page):
-    page.get_by_role("link", name=re.compile("Check this data")).click()
+    page.locator("[data-testid='stMain']").get_by_role("link", name=re.compile("Check this data")).click()
     wait_for_page(page, "Check your data")
     page.get_by_text("The report holds the verdicts").wait_for(timeout=300_000)
     wait_for_page(page, "Check your data")
@@ -86,14 +86,14 @@ def test_hostile_column_names_are_text_on_the_pages_and_in_every_download(server
         assert HOSTILE["script"] in shown or HOSTILE["img"] in shown  # the ranking names an input as written
         markdown = download(page, "Download the report (Markdown)")
         assert not re.search(r"(?<!\\)[<\[!$]", markdown.replace("\\\\", "").split("<http", 1)[0]), markdown[:2000]
-        assert "\\<script\\>window.__owned=1\\</script\\>" in markdown and "\\!\\[t\\](http\\://" in markdown
+        assert "\\<script\\>window." in markdown and "\\</script\\>" in markdown and "\\!\\[t\\](http\\://" in markdown
         report_html = download(page, "Download the report (HTML)")
         assert "<script>window" not in report_html and "<img src=" not in report_html
         assert "&lt;script&gt;window.__owned=1&lt;/script&gt;" in report_html
         weights = download(page, "Download the weights (one row per training point) as CSV")
         header = weights.splitlines()[0]
         assert "'=HYPERLINK(" in header and not re.search(r'(^|,)"?[=+\-@]', header), header
-        assert not [url for url in requests if "x.png" in url or "e.invalid" in url]
+        assert not [url for url in requests if url.startswith(("http://127.0.0.1:9/", "http://e.invalid"))]
         assert not dialogs
     finally:
         page.close()
@@ -111,7 +111,7 @@ def test_the_unlabelled_diabetes_file_on_the_check_page(server, browser, width, 
         assert page.locator("[data-testid='stException']").count() == 0
         assert page.locator("[data-testid='stAlert'] [data-testid='stAlertContentError']").count() == 0
         shown = page.locator("[data-testid='stMain']").inner_text()
-        assert f"test points\n{int(test.sum())}" in shown and "The training and test inputs differ" in shown
+        assert re.search(rf"test points\s+{int(test.sum())}\b", shown) and "The training and test inputs differ" in shown
         assert "No test row has outputs, so the actual test error cannot be measured here" in shown
         suffix = "" if width > 600 else "_phone"
         page.screenshot(path=str(SHOTS / f"check_unlabelled{suffix}.png"))
