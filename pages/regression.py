@@ -117,7 +117,7 @@ with st.expander("Hyper-parameters (kernels exp(-||a-b||^2 / (2 rho^2)) with lam
                    "the one reached from this start.")
 with side_control:  # the input width, the setting the IW-SMTGP lesson is about, on the stage
     label, number_format, tip = fields["rho_x"]
-    if auto:
+    if auto and used:
         st.markdown(f"{label}: **{used[0]['rho_x']:.3g}**", help=tip + " Chosen from the data.")
     else:
         ui.widget(st.number_input, label, "rho_x", format=number_format, help=tip)
