@@ -3,6 +3,7 @@ bounded and not repeated for a new seed), identifiers only when they look like o
 real problem (repeated names, ragged rows, constant inputs, split columns, inf cells), dates never wrapped, names
 escaped in the reports and downloads, uploaded bytes forgotten, long link values shortened."""
 
+import collections
 import re
 import time
 
@@ -236,6 +237,7 @@ def test_markdown_text_shows_every_name_as_written():
 def test_uploaded_bytes_are_forgotten_after_a_bounded_time(monkeypatch):
     clock = [1000.0]
     monkeypatch.setattr(views.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(views, "_FILES", collections.OrderedDict())  # the files of other tests are on the real clock
     digest = views.add_file(b"a,b\n1,2\n")
     clock[0] += views.FILE_SECONDS / 2
     assert views.file_bytes(digest) == b"a,b\n1,2\n"  # a use keeps it
