@@ -31,6 +31,9 @@ MAX_LINE_CHARS = 100_000
 MAX_PARSED_ROWS = 30_000
 #: Most cells parsed (rows x columns): a wide file is read from fewer rows.
 MAX_PARSED_CELLS = 300_000
+#: Cells read as empty: pandas' default missing-value markers (read_csv's na_values), and the empty cell.
+MISSING_CELLS = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
+                 "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
 #: CPU seconds of the server's thread the reading of one file may take (checked between columns).
 PARSE_SECONDS = 3.0
 
@@ -194,7 +197,8 @@ def cells(lines, sep, names, notes):
     frame = pd.DataFrame(rows, columns=range(len(names)), dtype=object) if rows else \
         pd.DataFrame(columns=range(len(names)), dtype=object)
     frame.columns = names
-    return frame.apply(lambda column: column.str.strip().replace("", None)), len(rows) if drawn is None else len(body)
+    frame = frame.apply(lambda column: column.str.strip())
+    return frame.where(~frame.isin(MISSING_CELLS), None), len(rows) if drawn is None else len(body)
 
 
 class Deadline:

@@ -66,8 +66,9 @@ def correction_name(shift):
 
 #: Characters of Markdown (and Streamlit's Markdown: maths, icons, colours) that a text shown as it is must
 #: have escaped with a backslash: emphasis, code, links and images, HTML, tables, headings, maths, directives.
-#: Parentheses need none once the brackets are escaped; an underscore only where it could open or close emphasis.
-MARKDOWN_SPECIAL = frozenset("\\`*{}[]#!|<>$~:&")
+#: Parentheses need none once the brackets are escaped; an underscore only where it could open or close emphasis,
+#: a colon only where it could open a shortcode (":smile:", ":material/icon:"): before a character that is no space.
+MARKDOWN_SPECIAL = frozenset("\\`*{}[]#!|<>$~&")
 
 
 def markdown_text(text):
@@ -77,7 +78,8 @@ def markdown_text(text):
     out = []
     for i, c in enumerate(text):
         inside_word = 0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum()
-        out.append("\\" + c if c in MARKDOWN_SPECIAL or (c == "_" and not inside_word) else c)
+        shortcode = c == ":" and i < len(text) - 1 and not text[i + 1].isspace()
+        out.append("\\" + c if c in MARKDOWN_SPECIAL or (c == "_" and not inside_word) or shortcode else c)
     return "".join(out)
 
 

@@ -81,7 +81,7 @@ def test_data_page_splits_as_the_file_says(uploaded):
         assert metrics["test points"] == str(int(test.sum())) and metrics["training points"] == str(int((~test).sum()))
         assert f"and 0 of {int(test.sum())} test rows" in said, said
     if split == "0/1 column":
-        assert "is_test' (1 = test, 0 = training\\: the name says 1 marks the test rows)" in said, said
+        assert "is_test' (1 = test, 0 = training: the name says 1 marks the test rows)" in said, said
 
 
 def test_check_page_tests_weights_and_says_what_cross_validation_can_score(uploaded):
