@@ -299,6 +299,8 @@ def phone(fig):
         text = _wrap(layout.title.text.replace("<br>", " "), int((PHONE_WIDTH - 16) / (0.55 * title_font)))
         fig.update_layout(title=dict(text=text, yref="container", yanchor="middle", x=0.01, xanchor="left"))
         top = 16 + round(1.3 * title_font) * (text.count("<br>") + 1)
+    if any(a.yref == "paper" and a.y is not None and a.y >= 1 - 1e-9 for a in layout.annotations):
+        top += round(1.5 * font) + 4  # labels above the plot (a region's name, a panel's title) under the title
     bottom = 8
     if layout.showlegend is not False and _legend_rows(fig, font, PHONE_WIDTH - 16):
         rows = _legend_rows(fig, font, PHONE_WIDTH - 16)

@@ -22,7 +22,8 @@ MIN_TEXT_PX = 20
 # highlighted (its container's key says "active", see navigation._lesson_links). On a phone a figure's title
 # (SVG text, which does not wrap) is set at 14 px, so that the longest (~50 characters) fits its ~360 px, and an
 # expander's figure gets nearly the whole width (its 1 rem padding left a plot area 275 px wide).
-# Keyboard: every control of the main area draws a 3 px focus ring (#0072B2: 5.2:1 on white, WCAG asks 3:1);
+# Keyboard: every control of the main area draws a 3 px focus ring (#0072B2: 5.2:1 on white, WCAG asks 3:1), a
+# slider's on its thumb (its input is visually hidden; Streamlit's own ring, half-transparent, is ~2:1);
 # a folded sidebar (presentation mode) is hidden, so that Tab skips its controls instead of walking them
 # unseen. Waiting: a chart not drawn yet, and a stage's figure column while the script runs and has not put a figure
 # (or a refusal) there, show a grey area with a spinner.
@@ -43,7 +44,8 @@ _BASE_CSS = """<style>
 [data-testid="stMain"] input:focus-visible, [data-testid="stMain"] [role="slider"]:focus-visible,
 [data-testid="stMain"] [role="combobox"]:focus-visible, [data-testid="stMain"] [role="radio"]:focus-visible,
 [data-testid="stMain"] [role="checkbox"]:focus-visible, [data-testid="stMain"] [role="switch"]:focus-visible,
-[data-testid="stMain"] label:has(input:focus-visible), [data-testid="stMain"] [tabindex="0"]:focus-visible {
+[data-testid="stMain"] label:has(input:focus-visible), [data-testid="stMain"] [tabindex="0"]:focus-visible,
+[data-testid="stMain"] div:has(> div > input[type="range"]:focus-visible) {
   outline: 3px solid #0072B2 !important; outline-offset: 2px !important; }
 [data-testid="stSidebar"][aria-expanded="false"] { visibility: hidden !important; }
 body:has([data-testid="stStatusWidget"]) .st-key-stage [data-testid="stColumn"]:first-child:not(:has(.main-svg, iframe, [data-testid="stAlert"])),

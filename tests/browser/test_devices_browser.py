@@ -117,7 +117,10 @@ def _contrast(rgb_a, rgb_b):
 
 
 _FOCUSED = """() => {
-  const e = document.activeElement, style = getComputedStyle(e);
+  const e = document.activeElement;
+  let ring = e;  // a slider's input is visually hidden (in a 1 px box): its ring is drawn on the thumb
+  if (e.matches('input[type="range"]')) for (ring = e.parentElement; ring && ring.getBoundingClientRect().width < 8; ) ring = ring.parentElement;
+  const style = getComputedStyle(ring);
   const rgb = s => (s.match(/\\d+(\\.\\d+)?/g) || []).slice(0, 3).map(Number);
   let back = null;
   for (let p = e; p && !back; p = p.parentElement) { const c = getComputedStyle(p).backgroundColor; if (!/rgba\\(.*, 0\\)|transparent/.test(c)) back = rgb(c); }
