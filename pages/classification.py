@@ -5,8 +5,7 @@ from teaching import classification_views, figures
 
 ui.through_app()
 st.title("Classification under shift")
-ui.lesson_banner("pages/classification.py")
-ui.ask_the_class("pages/classification.py")
+ui.ask_the_class("pages/classification.py", beside=ui.lesson_banner("pages/classification.py"))
 INTRO = (
     "When the training sample is selected from one region, a classifier fitted to it is tuned to that "
     "region: where the test points are, its **decision boundary** can be wrong. Re-weighting the training "

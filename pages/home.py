@@ -6,8 +6,7 @@ from teaching import lessons, figures
 
 ui.through_app()
 st.title("Covariate shift, step by step")
-ui.lesson_banner("pages/home.py")
-ui.ask_the_class("pages/home.py")
+ui.ask_the_class("pages/home.py", beside=ui.lesson_banner("pages/home.py"))
 FIRST = next(iter(lessons.LESSONS))
 if ui.active_lesson("pages/home.py") is None:  # the default view is lesson 1 (its banner says so)
     intro, link = st.columns([3, 2], vertical_alignment="center")

@@ -46,8 +46,7 @@ def _output_title(k, n_outputs):
 
 ui.through_app()
 st.title("Structured regression")
-ui.lesson_banner("pages/regression.py")
-ui.ask_the_class("pages/regression.py")
+ui.ask_the_class("pages/regression.py", beside=ui.lesson_banner("pages/regression.py"))
 INTRO = (
     "**Gaussian process regression (GPR)** predicts each output separately. **Twin GPs** predict all outputs "
     "together: they choose the output whose similarities to the training outputs best match the input's "

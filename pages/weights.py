@@ -9,8 +9,7 @@ from teaching import catalog, lessons, figures, readings
 
 ui.through_app()
 st.title("Importance weights")
-ui.lesson_banner("pages/weights.py")
-ui.ask_the_class("pages/weights.py")
+ui.ask_the_class("pages/weights.py", beside=ui.lesson_banner("pages/weights.py"))
 INTRO = (
     "Each estimator learns $w(x) = p_{te}(x) / p_{tr}(x)$ from the inputs alone. **KLIEP** maximises the "
     "test log-likelihood of $p_{te} = w\\,p_{tr}$; its **Frank-Wolfe** solvers add one Gaussian bump (an *atom*) "

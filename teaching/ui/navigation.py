@@ -194,7 +194,11 @@ def lesson_banner(page):
     """Under the title of ``page`` (its file, pages/<name>.py), while the view is one of its lessons: one line
     (which lesson, what to look at, the control to move), what the student changed in words, the "Show me"
     button that applies the lesson's reveal (:func:`apply_reveal`) and, after it, what the eye now sees. When the settings differ from a lesson of this
-    page in a few settings it does not invite, that the view is no longer that lesson and what changed."""
+    page in a few settings it does not invite, that the view is no longer that lesson and what changed.
+
+    Returns the banner's button column (for the stage's "Ask the class", :func:`teaching.ui.poll.ask_the_class`)
+    while the view is a lesson, else None. While a poll is in the address its "Reveal" is the way to the reveal:
+    no "Show me" then (voting would stay open behind a revealed figure)."""
     lesson = active_lesson(page)
     if lesson is not None:
         changed = changes(lesson)
@@ -213,12 +217,12 @@ def lesson_banner(page):
             button.button("Lesson's view", key="lesson.unreveal", icon=":material/undo:", width="stretch",
                           on_click=_back_to_lesson, args=(lesson,),
                           help=f"Back to {lesson_words}, the lesson's settings (the browser's Back does the same).")
-        else:
+        elif not get("poll"):
             button.button("Show me", key="lesson.show_me", icon=":material/visibility:", width="stretch",
                           type="primary", on_click=apply_reveal, args=(lesson,),
                           help=f"What the banner invites: sets {reveal_words}, and the claims that hold then. "
                                "The browser's Back undoes it.")
-        return
+        return button
     near = _nearest_lesson(page)
     if near is not None:
         lesson, changed = near

@@ -106,16 +106,21 @@ def show_tally(poll, tally, mark_answer):
 
 
 # ------------------------------------------------------------------ the instructor
-def ask_the_class(page):
-    """On a lesson's stage (``page``, its file): "Ask the class" if the lesson the view is has a question; with a
-    poll in the address, the poll's panel, or a refusal if the address's key does not control it."""
+def ask_the_class(page, beside=None):
+    """On a lesson's stage (``page``, its file): "Ask the class" if the lesson the view is has a question (in
+    ``beside``, the banner's button column that :func:`teaching.ui.navigation.lesson_banner` returns, so that the
+    stage's figure stays on the first screen); with a poll in the address, the poll's panel, or a refusal if the
+    address's key does not control it."""
     lesson = active_lesson(page)
     if lesson is None or lesson.question is None:
         return
     code, key = get("poll"), get("poll_key")
     if not code:
-        st.button("Ask the class", key="poll.ask", icon=":material/how_to_vote:", on_click=_open, args=(lesson,),
-                  help="The class predicts what the lesson's reveal will show: a question, a join address and its "
+        message = st.session_state.pop("poll.message", None)  # a poll that could not be opened says why
+        if message:
+            st.error(message, icon=":material/block:")
+        (beside or st).button("Ask the class", key="poll.ask", icon=":material/how_to_vote:", on_click=_open,
+                              args=(lesson,), width="stretch", help="The class predicts what the lesson's reveal will show: a question, a join address and its "
                        "QR code for the students' phones, a live tally.")
         return
     with st.container(key="poll-stage", border=True):
