@@ -36,7 +36,8 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "deploy"))
-import classroom  # noqa: E402  (free_port, wait_healthy, warm: the class benchmark's own client)
+import classroom  # noqa: E402  (warm: the class benchmark's own client)
+from served import free_port, wait_healthy  # noqa: E402
 import postgres  # noqa: E402  (LocalPostgres: the replicas' shared poll store)
 
 NGINX = os.environ.get("NGINX", shutil.which("nginx") or "/usr/sbin/nginx")
@@ -100,18 +101,18 @@ def main():
             return 3
     polls_url = database.url if database else os.environ.get("COVSHIFT_POLL_URL") or _sqlite_polls()
     run = pathlib.Path(tempfile.mkdtemp(prefix="covshift-serve-"))
-    ports = [classroom.free_port() for _ in range(args.replicas)]
+    ports = [free_port() for _ in range(args.replicas)]
     replicas = [start_replica(port, workers, database.url if database else None) for port in ports]
     proxy = None
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # run the finally below
     try:
         for port in ports:
-            classroom.wait_healthy(f"http://127.0.0.1:{port}")
-        listen = f"127.0.0.1:{args.port or classroom.free_port()}"
+            wait_healthy(f"http://127.0.0.1:{port}")
+        listen = f"127.0.0.1:{args.port or free_port()}"
         (run / "nginx.conf").write_text(nginx_config(run, listen, ports))
         proxy = subprocess.Popen([NGINX, "-p", str(run), "-c", str(run / "nginx.conf"), "-g", "daemon off;"])
         url = f"http://{listen}"
-        classroom.wait_healthy(url, 30)
+        wait_healthy(url, 30)
         if args.warm:
             for port in ports:
                 print(f"warmed 127.0.0.1:{port}:", classroom.warm(f"http://127.0.0.1:{port}"), flush=True)
