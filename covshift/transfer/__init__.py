@@ -10,7 +10,8 @@
 
 from .problems import MulticlassProblem, MultilabelProblem, StructuredProblem
 from .residual import ResidualDeltaRegressor
-from .ssvm import CuttingPlaneHistory, DomainTransferSSVM, StructuredSVM, cutting_plane
+from ._working_set import CuttingPlaneHistory, cutting_plane
+from .ssvm import DomainTransferSSVM, StructuredSVM
 
 __all__ = ["DomainTransferSSVM", "StructuredSVM", "StructuredProblem", "MulticlassProblem",
            "MultilabelProblem", "ResidualDeltaRegressor", "CuttingPlaneHistory", "cutting_plane"]

@@ -13,7 +13,7 @@ import pytest
 from sklearn.base import clone
 
 from covshift.transfer import DomainTransferSSVM, MulticlassProblem, MultilabelProblem, StructuredSVM
-from covshift.transfer import ssvm
+from covshift.transfer import _working_set, ssvm
 from covshift.transfer.data import digits_transfer, draw_labelled
 
 
@@ -155,10 +155,10 @@ def test_a_warm_started_fit_reaches_the_cold_optimum(toy):
     source, _, X_tgt, y_tgt = toy
     problem = MulticlassProblem(3).fit(X_tgt)
     Z, offset = problem.embed(X_tgt), source.potentials(X_tgt)
-    small = ssvm.cutting_plane(problem, Z, y_tgt, offset, 0.1, 1e-6, 1000, np.random.default_rng(0))
-    warm = ssvm.cutting_plane(problem, Z, y_tgt, offset, 10.0, 1e-6, 1000, np.random.default_rng(1),
+    small = _working_set.cutting_plane(problem, Z, y_tgt, offset, 0.1, 1e-6, 1000, np.random.default_rng(0))
+    warm = _working_set.cutting_plane(problem, Z, y_tgt, offset, 10.0, 1e-6, 1000, np.random.default_rng(1),
                               warm_start=small.working_set)
-    cold = ssvm.cutting_plane(problem, Z, y_tgt, offset, 10.0, 1e-6, 1000, np.random.default_rng(1))
+    cold = _working_set.cutting_plane(problem, Z, y_tgt, offset, 10.0, 1e-6, 1000, np.random.default_rng(1))
     assert warm.converged and cold.converged
     # Both are within C epsilon of the optimum of eq. (2): objectives and w agree to that accuracy
     # (strong convexity: ||w - w*||^2 <= 2 C epsilon).
@@ -189,13 +189,13 @@ def test_a_number_as_C_is_fitted_as_given(toy):
 
 def _count_qp_solves(monkeypatch):
     calls = []
-    original = ssvm.solve_working_set
+    original = _working_set.solve_working_set
 
     def counted(*args, **kwargs):
         calls.append(1)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(ssvm, "solve_working_set", counted)
+    monkeypatch.setattr(_working_set, "solve_working_set", counted)
     return calls
 
 
