@@ -37,9 +37,10 @@ ui.chart("shift overview", figures.shift_overview, data.X_tr, data.Y_tr, data.X_
          focus=(float(data.X_te.min()) - 0.05, float(data.X_te.max()) + 0.05), key="home.shift_overview", where=chart,
          height=ui.stage_height())
 maes = {label: value for label, (value, _) in effect.items()}
+# the numbers of the figure under its control, above the claims (which grow when they are re-checked)
+words.caption("Test MAE: " + ", ".join(f"{label} {value:.3f}" for label, value in maes.items()) + ".")
 with words:
     ui.claims("home.fit")
-words.caption("Test MAE: " + ", ".join(f"{label} {value:.3f}" for label, value in maes.items()) + ".")
 
 ui.lesson_summary("pages/home.py")
 st.markdown(
