@@ -44,11 +44,18 @@ _FIGURES = """() => {
 }"""
 
 
+#: Every plotly figure of the main area on screen has drawn its plot areas.
+_DRAWN = """() => [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')]
+  .filter(plot => plot.getBoundingClientRect().width > 0)
+  .every(plot => plot.querySelector('.draglayer .nsewdrag'))"""
+
+
 def _open(tab, server, lesson, query):
     tab.goto(f"{server}/{_path(lesson)}?{parse.urlencode(query, doseq=True)}")
     tab.get_by_text(f"Lesson: {lesson.title}.").first.wait_for(timeout=240_000)
     tab.wait_for_timeout(1500)
     wait_for_page(tab, HEADINGS[lesson.page])
+    tab.wait_for_function(_DRAWN, timeout=120_000)  # plotly draws after the run: a busy machine takes its time
     tab.wait_for_timeout(1000)
     assert tab.locator("[data-testid='stException']").count() == 0
 
