@@ -126,8 +126,8 @@ def warn_flat_kernel(estimator, X_tr, X_te, sigma, parameter="sigma", stacklevel
     pooled = [np.asarray(X_tr), np.asarray(X_te)]
     spread = np.max([p.max(axis=0) for p in pooled], axis=0) - np.min([p.min(axis=0) for p in pooled], axis=0)
     diagonal = float(np.sqrt(np.sum(spread.astype(float) ** 2)))
-    exponent = 0.0 if diagonal == 0 else 0.5 * (diagonal / float(sigma)) ** 2
-    if exponent < FLAT_EXPONENT:
+    # 0.5 (diagonal / sigma)^2 < FLAT_EXPONENT, without squaring: a tiny sigma makes the ratio ~1e300
+    if diagonal / float(sigma) < np.sqrt(2 * FLAT_EXPONENT):
         warnings.warn(
             f"{type(estimator).__name__}: {parameter}={float(sigma):.3g} is so large against the data's spread (largest "
             f"distance at most {diagonal:.3g}) that every Gaussian kernel value is 1 to 12 digits: the weights are "

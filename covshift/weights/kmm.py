@@ -192,6 +192,11 @@ def _kmm_constraints(n):
     return spmatrix(values.tolist(), rows.tolist(), columns.tolist(), (2 * n + 2, n))
 
 
+#: Largest ridge KMM accepts (relative to K's unit diagonal): far beyond it the weights are 1 to many digits
+#: and cvxopt's interior point fails on the scale (ridge=1e300: a domain error).
+MAX_RIDGE = 1e6
+
+
 class _KMMParams(WeightEstimator):
     def _check_params(self):
         if check_positive(self.B, "B (upper bound of the weights)") < 1:
@@ -201,7 +206,10 @@ class _KMMParams(WeightEstimator):
             raise ValueError(f"eps (tolerance of the mean weight around 1) must lie in [0, 1); a "
                              f"tolerance of 1 or more allows all-zero weights; got {self.eps!r}.")
         check_kernel_width(self.sigma, "sigma (kernel width)")
-        check_positive(self.ridge, "ridge (regularisation of the KMM objective)", allow_zero=True)
+        if check_positive(self.ridge, "ridge (regularisation of the KMM objective)", allow_zero=True) > MAX_RIDGE:
+            raise ValueError(f"ridge (regularisation of the KMM objective) must be at most {MAX_RIDGE:g}: K has unit "
+                             "diagonal, so a larger ridge only makes every weight 1 and leaves the QP solver no "
+                             f"numerical room; got {self.ridge!r}.")
 
     def _resolve_sigma(self, X_tr, X_te):
         """sigma, or the median heuristic on all the data; warns when the kernel has no mass
