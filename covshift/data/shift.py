@@ -158,7 +158,7 @@ class _RadialSelection:
 
 
 @dataclass(frozen=True)
-class _LeftSelection:
+class LeftSelection:
     """P(train | x) = exp(-shift (x - lo) / (hi - lo)) on the first input (toys' shift)."""
 
     lo: float

@@ -4,7 +4,7 @@ a shifted input centre, each a :class:`covshift.data.shift.ShiftData` with its t
 import numpy as np
 
 from .._validation import as_generator, check_int, check_positive
-from .shift import SelectionRatio, ShiftData, _LeftSelection, check_location, check_scale, gaussian_ratio, selection_bias
+from .shift import SelectionRatio, ShiftData, LeftSelection, check_location, check_scale, gaussian_ratio, selection_bias
 
 
 def _s_curve(y, noise, rng):
@@ -15,7 +15,7 @@ def _shifted_split(x_tr, y_tr, x_te, y_te, shift, rng, name):
     """Optionally bias the training inputs towards small x (keeps p(y|x): selection on x)."""
     if not shift:
         return ShiftData(x_tr, y_tr, x_te, y_te, None, name)
-    probability = _LeftSelection(float(x_tr.min()), float(x_tr.max()), float(shift))
+    probability = LeftSelection(float(x_tr.min()), float(x_tr.max()), float(shift))
     keep = rng.random(len(x_tr)) < probability(x_tr)
     if keep.sum() < 2:
         raise ValueError(f"shift={shift:.3g} kept {int(keep.sum())} of {len(x_tr)} training points (each is "
