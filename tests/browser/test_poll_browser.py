@@ -102,7 +102,9 @@ def test_the_class_votes_the_stage_tallies_and_the_students_see_the_answer(brows
     # the phone reloads the join address (the same browser session) and changes its mind: still one vote
     phone.goto(f"{url}/join?poll={code}")
     phone.get_by_role("button", name=WHY.question.options[2]).tap()
-    phone.get_by_text("Your vote is in; you can change it until your teacher reveals").wait_for(timeout=60_000)
+    # the confirmation is already on the reloaded page (the first vote): wait for the new choice to be marked
+    phone.locator(".st-key-ballot [data-testid='stBaseButton-primary']",
+                  has_text=WHY.question.options[2]).wait_for(timeout=60_000)
     confirmed = time.perf_counter()
     count = stage.locator(".st-key-poll-count")
     count.get_by_text("3 votes").wait_for(timeout=30_000)
