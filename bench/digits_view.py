@@ -50,7 +50,7 @@ def _timed(fn, repeats):
 def _fit(data, name, weights, hyper, start=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        return fits.fit_predict(data, name, weights, start=start, **hyper)
+        return fits.regression.fit_predict(data, name, weights, start=start, **hyper)
 
 
 def measure(seed, repeats):
@@ -58,7 +58,7 @@ def measure(seed, repeats):
     name = values["dataset"]
     params = {p: values[f"{name}.{p}"] for p in catalog.DATASETS[name][1]}
     data = catalog.make_dataset(name, seed=seed, **params)
-    sigma = fits.shared_kliep_sigma(data).sigma
+    sigma = fits.regression.shared_kliep_sigma(data).sigma
     weights = catalog.make_weight_estimator(values["weights_for_models"], sigma).fit(data.X_tr, data.X_te).weights_
     numbers = {k: float(values[k]) for k in HYPER}
     rows = []

@@ -41,12 +41,12 @@ def run_once(name, n, sigma="auto"):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if name == budget.SHARED_SIGMA:
-            fits.shared_kliep_sigma(data)
+            fits.regression.shared_kliep_sigma(data)
         elif name in catalog.WEIGHT_ESTIMATORS:
             catalog.make_weight_estimator(name, sigma).fit(data.X_tr, data.X_te)
         else:
             weights = np.ones(n) if catalog.REGRESSORS[name] else None
-            fits.fit_predict(data, name, weights)
+            fits.regression.fit_predict(data, name, weights)
     return time.process_time() - cpu, time.perf_counter() - wall
 
 
@@ -111,7 +111,7 @@ def main():
              f"sinc data with n_tr = n_te = n, for n on {sizes}, until a run exceeds the budget. The "
              f"KLIEP family is measured again with a fixed sigma (the app's manual mode, and how the app "
              f"fits them after choosing one shared width); '{budget.SHARED_SIGMA}' is that shared choice "
-             "(fits.shared_kliep_sigma, likelihood cross-validation). Time is CPU "
+             "(fits.regression.shared_kliep_sigma, likelihood cross-validation). Time is CPU "
              "seconds of the process with BLAS limited to one thread: the single-core compute time, an "
              "upper bound of the wall time on an idle 2-core machine; wall time is shown beside it. "
              "**The machine was shared with other engineers' jobs while this ran (load several times "

@@ -1,7 +1,7 @@
 import streamlit as st
 
 from teaching import ui
-from teaching import classification_views, figures
+from teaching import figures, fits
 
 ui.through_app()
 st.title("Classification under shift")
@@ -14,7 +14,7 @@ INTRO = (
     "Scheffer learns the classifier and the *selector* p(test | x), which implies the weights, together.")
 
 
-low, high = classification_views.CLASSIFICATION_LIMITS["n"]
+low, high = fits.classification.CLASSIFICATION_LIMITS["n"]
 # The stage (first screen): the map, beside it the selection's steepness (the control of the lesson) and the
 # claims about the test AUCs; the other settings, the table and the real tasks below.
 figure_column, settings_column = st.container(key="stage").columns([3, 2])
@@ -29,7 +29,7 @@ with st.expander("More settings: pool, label noise, kernel, priors, point size",
                  expanded=ui.active_lesson("pages/classification.py") is None):
     n = ui.widget(st.slider, "Points in the pool", "clf.n", low, high, step=50)
     label_noise = ui.widget(st.slider, "Label noise", "clf.label_noise", 0.05, 1.0, step=0.05)
-    weights_name = ui.widget(st.selectbox, "Two-stage weights", "clf.weights", classification_views.SHIFT_CLASSIFIER_WEIGHTS)
+    weights_name = ui.widget(st.selectbox, "Two-stage weights", "clf.weights", fits.classification.SHIFT_CLASSIFIER_WEIGHTS)
     kernel = ui.widget(st.radio, "Kernel", "clf.kernel", ["linear", "rbf"], horizontal=True)
     sigma = ui.widget(st.slider, "RBF width sigma", "clf.sigma", 0.2, 3.0, step=0.1, disabled=kernel == "linear")
     C = ui.widget(st.select_slider, "C (classifier prior variance)", "clf.C", [0.1, 0.3, 1.0, 3.0, 10.0])
@@ -49,11 +49,11 @@ rows, (xs, ys, scores, p_test), weights, messages = result
 for name, texts in messages.items():
     ui.show_warnings(name, texts)
 
-names = classification_views.shift_classifier_names(weights_name)
+names = fits.classification.shift_classifier_names(weights_name)
 weight_source = names[2] if sized_by == "integrated" else names[1]
 ui.chart("classification map", figures.classification_map, data.X_tr, data.Y_tr, data.X_te, data.Y_te, xs, ys,
          scores, p_test, weights.get(weight_source), weight_source,
-         true_boundary=classification_views.classification_true_boundary(xs), where=figure_column,
+         true_boundary=fits.classification.classification_true_boundary(xs), where=figure_column,
          height=ui.stage_height(), key="classification.map")
 map_caption.caption(
     "Dots: training points (area ∝ weight), crosses: test points, colour = class. Green background: the "
@@ -70,7 +70,7 @@ st.caption("Accuracy and AUC: higher is better; log-loss (the average negative l
            "also punishes over-confident mistakes: lower is better. The labels of the test points are used only here.")
 
 st.subheader("Real tasks: the paper's Fig. 3 protocol")
-results = classification_views.classification_fig3_results()
+results = fits.classification.classification_fig3_results()
 if results is None:
     st.info("No stored results yet: run `python bench/classification.py` to create assets/classification_fig3.json.")
 else:

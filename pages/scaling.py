@@ -1,14 +1,14 @@
 import streamlit as st
 
 from teaching import ui
-from teaching import figures, views
+from teaching import figures, steps
 
 ui.through_app()
 st.title("Scaling")
 SIGMA = 0.3
 st.markdown(f"CPU time of the weight estimators against the sample size n_tr = n_te on the paper's synthetic "
             f"data with a fixed width sigma = {SIGMA:g} (paper Fig. 2g). Each point is the median of up to "
-            f"{views.TIMING_RUNS} runs after a warm-up run (bars: fastest to slowest run); the slope of each "
+            f"{steps.TIMING_RUNS} runs after a warm-up run (bars: fastest to slowest run); the slope of each "
             "line on the log-log axes says how the time grows: 1 means in proportion to n, 2 to n². "
             "The full table with many more numbers is produced by `python bench/weights.py`.")
 
@@ -24,12 +24,12 @@ if ui.get("scaling_run") and choices and sizes:
         timings[name] = {}
         for n in sorted(sizes):
             progress.progress(done / total, text=f"timing {name} at n = {n}")
-            value = ui.guard(f"{name} at n = {n}", views.timing, name, n, SIGMA)
+            value = ui.guard(f"{name} at n = {n}", steps.timing, name, n, SIGMA)
             if value is not None:
                 timings[name][n] = value
             done += 1
     progress.empty()  # the run is over: no bar left standing above the results
-    rows, slopes = views.timing_summary(timings)
+    rows, slopes = steps.timing_summary(timings)
     results = {name: (sorted(by_size), [by_size[n][0] for n in sorted(by_size)])
                for name, by_size in timings.items() if by_size}
     if results:

@@ -2,7 +2,7 @@ import pandas as pd
 import streamlit as st
 
 from teaching import ui
-from teaching import figures, transfer_views
+from teaching import figures, fits
 
 ui.through_app()
 st.title("Domain transfer")
@@ -17,13 +17,13 @@ st.markdown(
 
 c1, c2, c3, c4 = st.columns(4)
 with c1:
-    task = ui.widget(st.radio, "Task", "dt_task", transfer_views.TRANSFER_TASKS, horizontal=True,
+    task = ui.widget(st.radio, "Task", "dt_task", fits.transfer.TRANSFER_TASKS, horizontal=True,
                      help="multiclass: the digit 0-9 (0/1 loss). multilabel: four yes/no attributes "
                           "(Hamming loss).")
 with c2:
-    shift = ui.widget(st.selectbox, "Target transformation", "dt_shift", transfer_views.TRANSFER_SHIFTS)
+    shift = ui.widget(st.selectbox, "Target transformation", "dt_shift", fits.transfer.TRANSFER_SHIFTS)
 with c3:
-    n_labelled = ui.widget(st.slider, "l: labelled target examples", "dt_l", 1, transfer_views.TRANSFER_MAX_LABELLED)
+    n_labelled = ui.widget(st.slider, "l: labelled target examples", "dt_l", 1, fits.transfer.TRANSFER_MAX_LABELLED)
 with c4:
     C = ui.widget(st.select_slider, "C of the delta function", "dt_C",
                   help="Large C follows the l target labels closely; C -> 0 keeps the source model. "
@@ -37,7 +37,7 @@ if task == "multilabel":
 
 # ----------------------------------------------------------------- stored curves
 st.subheader("How many target labels does transfer need?")
-curves = transfer_views.transfer_stored_curves()
+curves = fits.transfer.transfer_stored_curves()
 if curves is None:
     st.info("No stored results yet: run `python bench/transfer.py` to write assets/transfer_curves.json.")
 else:
@@ -95,9 +95,9 @@ m2.metric("domain transfer", f"{transfer_value:.3f}", delta=f"{transfer_value - 
 m3.metric("cutting-plane iterations", model.n_iter_)
 m4.metric("fit seconds (delta only)", f"{outcome.seconds:.2f}")
 
-truth = transfer_views.transfer_output_labels(task, data.y_test)
-predictions = {"source only": transfer_views.transfer_output_labels(task, fit["source_pred"]),
-               "transfer": transfer_views.transfer_output_labels(task, fit["transfer_pred"])}
+truth = fits.transfer.transfer_output_labels(task, data.y_test)
+predictions = {"source only": fits.transfer.transfer_output_labels(task, fit["source_pred"]),
+               "transfer": fits.transfer.transfer_output_labels(task, fit["transfer_pred"])}
 st.plotly_chart(ui.figure(figures.transfer_digit_grid, data.images_test, truth, predictions, **ui.device()),
                 width="stretch", theme=None, config=ui.chart_config())
 st.caption("The first 16 target test digits (never used for training), with the source model's (S) and "

@@ -31,7 +31,7 @@ METHOD_MAX_POINTS = {
     "FCFWCS": 6000, "PFWCS": 5000, "AFWCS": 6000, "FWCS": 6000, "KLIEP": 10000,
     "KMM": 1500, "ENSKMM": 1000, "ENSTRKMM": 6000, "VFKMM": 4000, "EVFKMM": 1500,
     "LogisticRatio": 10000, "RuLSIF": 10000,
-    # the app's one shared width for the KLIEP family (teaching.fits.shared_kliep_sigma, LCV)
+    # the app's one shared width for the KLIEP family (teaching.fits.regression.shared_kliep_sigma, LCV)
     "kliep_sigma": 10000,
     # regression models (one fit and one prediction of the test set)
     "GPR": 3000, "WKNN": 10000, "KLTGP": 1500, "IKLTGP": 1500, "SMTGP": 1000,

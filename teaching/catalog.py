@@ -76,7 +76,7 @@ def make_weight_estimator(name, sigma="auto", max_iter=2000, tol=1e-5):
     """An estimator by name. sigma: a number, or "auto": each estimator's own rule (the KLIEP family:
     :func:`covshift.model_selection.kliep_sigma`; the KMM family and LogisticRatio: the median
     heuristic; RuLSIF: its cross-validation). The app passes the KLIEP family the width the view
-    chose once (:func:`teaching.fits.shared_kliep_sigma`)."""
+    chose once (:func:`teaching.fits.regression.shared_kliep_sigma`)."""
     sigma = sigma if sigma == "auto" else check_positive(sigma, "sigma (kernel width)")  # passed on unchanged
     fw = dict(sigma=sigma, tol=tol, max_iter=max_iter)
     factories = {

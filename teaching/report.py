@@ -202,8 +202,8 @@ def cv_sentence(model, cv, test, baseline, n_scored=None, n_test=None):
 def scale_sentence(values, standardise_outputs, auto):
     """How the models fit an uploaded CSV, in words: the outputs' scale and where the widths come from.
 
-    ``values``: the hyper-parameters used (:func:`teaching.views.model_hyper`); ``auto``: whether they
-    were chosen from the data (:func:`teaching.fits.data_hyper`)."""
+    ``values``: the hyper-parameters used (:func:`teaching.steps.model_hyper`); ``auto``: whether they
+    were chosen from the data (:func:`teaching.fits.regression.data_hyper`)."""
     text = ("The models are fitted to the outputs centred and scaled to standard deviation 1; their predictions "
             "are mapped back, so every table and plot is in your file's units." if standardise_outputs else
             "The models are fitted to the outputs in your file's units (Standardise is off on Data & shift), so "

@@ -54,15 +54,15 @@ def start(environ=None):
         import streamlit as st
         import threadpoolctl
 
-        from teaching import views
+        from teaching import steps
         from teaching.ui import cache
 
         _quiet_logs()
         threads = int(environ.get("COVSHIFT_BLAS_THREADS", "1"))
         threadpoolctl.threadpool_limits(threads)  # the libraries the imports above loaded
         executor = workers.make_executor(environ, threads=threads, start=False) if st.runtime.exists() else None
-        views.use_cache(cache.step_cache)
-        views.use_executor(executor)
+        steps.use_cache(cache.step_cache)
+        steps.use_executor(executor)
         warm_lessons = executor is not None and environ.get("COVSHIFT_WARM", "1").strip() != "0"
         starting = None
         if isinstance(executor, workers.ProcessFits):

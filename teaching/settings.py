@@ -14,7 +14,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from teaching import catalog, classification_views, transfer_views
+from teaching import catalog, fits
 from teaching.numbers import format_number
 
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
@@ -256,19 +256,19 @@ SETTINGS = {
     "scaling_sizes": Multi((100, 200, 500, 1000), (100, 200, 500, 1000, 2000)),
     "scaling_run": Bool(False),
     # Classification under shift page
-    "clf.n": Int(400, *classification_views.CLASSIFICATION_LIMITS["n"], 50),
+    "clf.n": Int(400, *fits.classification.CLASSIFICATION_LIMITS["n"], 50),
     "clf.steepness": Float(1.5, 0.0, 4.0, 0.25),
     "clf.label_noise": Float(0.3, 0.05, 1.0, 0.05),
     "clf.kernel": Choice("linear", ("linear", "rbf")),
     "clf.sigma": Float(1.0, 0.2, 3.0, 0.1),
     "clf.C": Choice(1.0, (0.1, 0.3, 1.0, 3.0, 10.0)),
     "clf.C_v": Choice(1.0, (0.1, 0.3, 1.0, 3.0, 10.0)),
-    "clf.weights": Choice("LogisticRatio", tuple(classification_views.SHIFT_CLASSIFIER_WEIGHTS)),
+    "clf.weights": Choice("LogisticRatio", tuple(fits.classification.SHIFT_CLASSIFIER_WEIGHTS)),
     "clf.sized_by": Choice("integrated", ("integrated", "two-stage")),
     # Domain transfer page
-    "dt_task": Choice("multiclass", tuple(transfer_views.TRANSFER_TASKS)),
-    "dt_shift": Choice("thicken+rotate", tuple(transfer_views.TRANSFER_SHIFTS)),
-    "dt_l": Int(10, 1, transfer_views.TRANSFER_MAX_LABELLED),
+    "dt_task": Choice("multiclass", tuple(fits.transfer.TRANSFER_TASKS)),
+    "dt_shift": Choice("thicken+rotate", tuple(fits.transfer.TRANSFER_SHIFTS)),
+    "dt_l": Int(10, 1, fits.transfer.TRANSFER_MAX_LABELLED),
     "dt_C": Choice("auto", ("auto", 0.1, 0.3, 1.0, 3.0, 10.0, 30.0)),
     "dt_epsilon": Choice(1e-3, (1e-2, 1e-3, 1e-4)),
 }

@@ -1,11 +1,11 @@
 """The View: one hashable value naming what a page shows, whose methods compute it through the one pipeline.
 
-A :class:`View` holds a named data spec (:class:`teaching.views.BuiltInData` or
-:class:`teaching.views.UploadedData`), the kernel-width setting, the regression hyper-parameters and
+A :class:`View` holds a named data spec (:class:`teaching.steps.BuiltInData` or
+:class:`teaching.steps.UploadedData`), the kernel-width setting, the regression hyper-parameters and
 the selected methods. It is built once per run, from the session's settings (``teaching.ui``) or
 from a lesson's (:class:`teaching.lessons.LessonRun`), by the same :meth:`View.from_settings`; a
 page, a claim, a benchmark and a worker then compute through the same cached steps
-(:mod:`teaching.views`) with the same arguments, so they share every fit.
+(:mod:`teaching.steps`) with the same arguments, so they share every fit.
 
 The kernel width: ``sigma`` is a number or ``"auto"`` (the one spelling). The KLIEP family's
 shared width is resolved once per View (:attr:`View.shared_sigma`, on first use, so a page that
@@ -19,8 +19,8 @@ import functools
 import numpy as np
 
 from covshift import diagnostics
-from teaching import budget, catalog, fits, uploads, views
-from teaching.views import BuiltInData, UploadedData  # noqa: F401  (the data specs a View names)
+from teaching import budget, catalog, fits, steps, uploads
+from teaching.steps import BuiltInData, UploadedData  # noqa: F401  (the data specs a View names)
 
 AUTO = "auto"
 
@@ -48,7 +48,7 @@ def hyper_items(settings, **overrides):
 
     For an uploaded CSV two more items say how the models follow the data's scale (resolved by
     :meth:`View.model_hyper`): ``standardise_outputs`` (the "Standardise" switch) and ``widths`` ("auto":
-    rho_x, rho_y, lambda_x and lambda_y from the data, :func:`teaching.fits.data_hyper`; "manual").
+    rho_x, rho_y, lambda_x and lambda_y from the data, :func:`teaching.fits.regression.data_hyper`; "manual").
     """
     numbers = {k: float(settings[k]) for k in HYPER_NUMBERS}
     if settings["source"] == "csv":
@@ -67,7 +67,7 @@ def csv_split(settings):
 
 
 def data_spec(settings, file_digest=None, dataset=None):
-    """The data spec the settings name; ``file_digest``: the uploaded file's (:func:`teaching.views.add_file`)
+    """The data spec the settings name; ``file_digest``: the uploaded file's (:func:`teaching.steps.add_file`)
     for a CSV source; ``dataset`` forces a built-in data set with its current parameters."""
     seed = int(settings["seed"])
     if dataset is None and settings["source"] == "csv":
@@ -105,12 +105,12 @@ class View:
     # -------------------------------------------------------------- data, width, budget
     def data(self):
         """The view's data set (a :class:`covshift.data.ShiftData`)."""
-        return views.data(self.data_spec)
+        return steps.data(self.data_spec)
 
     def csv_table(self):
         """The parsed uploaded file (:class:`teaching.uploads.CsvTable`) of a CSV view."""
         spec = self.data_spec
-        return views.csv_table(spec.digest, spec.seed, spec.max_rows)
+        return steps.csv_table(spec.digest, spec.seed, spec.max_rows)
 
     def csv_rows(self):
         """Sentences on the rows of an uploaded CSV view: rows left out and why, how many have outputs
@@ -123,11 +123,11 @@ class View:
 
     @functools.cached_property
     def shared_sigma(self):
-        """The one width of the KLIEP family on this view (:class:`teaching.fits.SharedSigma`), resolved
+        """The one width of the KLIEP family on this view (:class:`teaching.fits.regression.SharedSigma`), resolved
         once per View: the number set, or ("auto") likelihood cross-validation within the time budget."""
         if self.sigma == AUTO:
             self._check([budget.SHARED_SIGMA], AUTO)
-        return views.shared_sigma(self.data_spec, self.sigma)
+        return steps.shared_sigma(self.data_spec, self.sigma)
 
     def sigma_for(self, name):
         """The width estimator ``name`` is fitted with: the shared one for the KLIEP family, else the setting."""
@@ -153,7 +153,7 @@ class View:
     def weights(self, name):
         """The weight fit of estimator ``name`` (a :class:`teaching.outcomes.Outcome`), within the budget."""
         self.admit([name])
-        return views.fitted_weights(self.data_spec, name, self.sigma_for(name))
+        return steps.fitted_weights(self.data_spec, name, self.sigma_for(name))
 
     def prediction(self, model, weights=None):
         """The fit and test predictions of regression model ``model`` (an Outcome), IW- models with the
@@ -163,26 +163,26 @@ class View:
             raise ValueError(f"Unknown regression model {model!r}; choose one of {list(catalog.REGRESSORS)}.")
         if not catalog.REGRESSORS[model]:
             self.admit([model])
-            return views.fitted_prediction(self.data_spec, model, None, None, self.hyper)
+            return steps.fitted_prediction(self.data_spec, model, None, None, self.hyper)
         self.admit([model, weights])
-        return views.fitted_prediction(self.data_spec, model, weights, self.sigma_for(weights), self.hyper)
+        return steps.fitted_prediction(self.data_spec, model, weights, self.sigma_for(weights), self.hyper)
 
     def model_hyper(self):
         """(hyper-parameters the models use, whether outputs are standardised for fitting): for an uploaded
-        CSV with automatic widths, those chosen from the data (:func:`teaching.views.model_hyper`)."""
-        return views.model_hyper(self.data_spec, self.hyper)
+        CSV with automatic widths, those chosen from the data (:func:`teaching.steps.model_hyper`)."""
+        return steps.model_hyper(self.data_spec, self.hyper)
 
     def weighting_effect(self, width, lambda_x, grid_range):
         """Home's Why-weights figure data: a GPR of input width ``width`` without, with true and with the
-        view's estimated weights (:func:`teaching.fits.weighting_effect`)."""
+        view's estimated weights (:func:`teaching.fits.regression.weighting_effect`)."""
         self.admit([self.weights_for_models, "GPR"])
-        return views.weighting_effect(self.data_spec, self.weights_for_models, self.sigma_for(self.weights_for_models),
+        return steps.weighting_effect(self.data_spec, self.weights_for_models, self.sigma_for(self.weights_for_models),
                                       float(width), float(lambda_x), tuple(grid_range))
 
     def weighting_by_width(self, widths, lambda_x):
         """Test MAE without, with true and with estimated weights, per GP width."""
         self.admit([self.weights_for_models, "GPR"])
-        return views.weighting_by_width(self.data_spec, self.weights_for_models,
+        return steps.weighting_by_width(self.data_spec, self.weights_for_models,
                                         self.sigma_for(self.weights_for_models),
                                         tuple(float(w) for w in widths), float(lambda_x))
 
@@ -190,12 +190,12 @@ class View:
         """No adaptation, importance weighting and delta adaptation with ``n_labels`` labelled test points."""
         self.admit([self.weights_for_models, "GPR"])
         hyper, standardise = self.model_hyper()
-        return views.few_labels(self.data_spec, self.weights_for_models, self.sigma_for(self.weights_for_models),
+        return steps.few_labels(self.data_spec, self.weights_for_models, self.sigma_for(self.weights_for_models),
                                 n_labels, float(hyper["rho_x"]), float(hyper["lambda_x"]), standardise)
 
     def labelled_points(self, n_labels):
         """Mask of the test points whose labels :meth:`few_labels` reveals."""
-        return fits.labelled_test_points(len(self.data().X_te), n_labels, self.seed)
+        return fits.regression.labelled_test_points(len(self.data().X_te), n_labels, self.seed)
 
     # -------------------------------------------------------------- Check your data
     def input_units(self):
@@ -222,11 +222,11 @@ class View:
 
     def shift_test(self, method):
         """The two-sample test of training against test inputs (an Outcome)."""
-        return views.shift_test(self.data_spec, method)
+        return steps.shift_test(self.data_spec, method)
 
     def column_shift(self):
         """The KS statistic of each input (:func:`covshift.diagnostics.feature_shift`)."""
-        return views.column_shift(self.data_spec)
+        return steps.column_shift(self.data_spec)
 
     def weight_check(self, name):
         """The weights of estimator ``name`` on the mean-1 scale, their :func:`covshift.diagnostics.weight_summary`
@@ -239,30 +239,30 @@ class View:
 
     def cv_errors(self, model, weights):
         """Ordinary and importance-weighted CV error of ``model`` and its test error
-        (:func:`teaching.views.fitted_cv_errors`), within the budget."""
+        (:func:`teaching.steps.fitted_cv_errors`), within the budget."""
         self.admit([model, weights])
-        return views.fitted_cv_errors(self.data_spec, model, weights, self.sigma_for(weights), self.hyper)
+        return steps.fitted_cv_errors(self.data_spec, model, weights, self.sigma_for(weights), self.hyper)
 
     # -------------------------------------------------------------- Classification and Domain transfer
     def classification_toy(self, n, steepness, label_noise):
         """The Classification page's 2-D toy with this view's seed."""
-        return views.classification_toy(int(n), float(steepness), float(label_noise), self.seed)
+        return steps.classification_toy(int(n), float(steepness), float(label_noise), self.seed)
 
     def classifiers(self, n, steepness, label_noise, kernel, sigma, C, C_v, weights_name):
         """The iid, two-stage and integrated classifiers on :meth:`classification_toy`'s data:
         (score rows, grid, {name: training weights}, {name: warnings})."""
-        return views.classifiers(int(n), float(steepness), float(label_noise), self.seed, kernel, float(sigma),
+        return steps.classifiers(int(n), float(steepness), float(label_noise), self.seed, kernel, float(sigma),
                                  float(C), float(C_v), weights_name)
 
     def transfer_data(self, task, shift):
         """The source and transformed target digits of a Domain transfer task."""
-        return views.transfer_data(task, shift)
+        return steps.transfer_data(task, shift)
 
     def transfer_source(self, task, shift):
         """The source structural SVM of a Domain transfer task (an Outcome)."""
-        return views.transfer_source(task, shift)
+        return steps.transfer_source(task, shift)
 
     def transfer(self, task, shift, n_labelled, C, epsilon):
         """The delta-function transfer with ``n_labelled`` target labels drawn with this view's seed (an Outcome)."""
-        return views.transfer_fit(task, shift, int(n_labelled), self.seed, C if C == AUTO else float(C),
+        return steps.transfer_fit(task, shift, int(n_labelled), self.seed, C if C == AUTO else float(C),
                                   float(epsilon))

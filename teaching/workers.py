@@ -2,7 +2,7 @@
 
 The Streamlit server runs every session's script in a thread of one Python process, so the
 pure-Python part of the fits (Frank-Wolfe iterations, the QP solver's loop) shares one
-interpreter lock. :func:`make_executor` gives :func:`teaching.views.use_executor` an executor
+interpreter lock. :func:`make_executor` gives :func:`teaching.steps.use_executor` an executor
 chosen by environment variables:
 
 - ``COVSHIFT_DASK_SCHEDULER`` (an address such as ``tcp://10.0.0.5:8786``): a
@@ -100,7 +100,7 @@ def ready():
     loops (:func:`covshift.compiled.warm_up`: numba's on-disk cache, or a compilation of ~16 CPU-s the first
     time after an installation), so a student's first view does not pay for them. Returns the pid."""
     from covshift import compiled
-    from teaching import views  # noqa: F401
+    from teaching import steps  # noqa: F401
 
     compiled.warm_up()
 
@@ -120,13 +120,13 @@ DIED_TWICE = ("The worker process computing this view stopped twice (killed, or 
 class ProcessFits:
     """Worker processes for the fits (loky's executor: a dead worker breaks the pool, which is then replaced).
 
-    ``submit(function, *args).result()`` is what :mod:`teaching.views` calls; the result waits for
+    ``submit(function, *args).result()`` is what :mod:`teaching.steps` calls; the result waits for
     the computation, tries it once more on a fresh pool when its worker died, and stops it (killing
     the pool's workers, which are replaced at once) when it has run more than ``limit`` seconds.
     ``prepare``: every worker's first task (default :func:`ready`; None: none). ``start=False``: no process
     is started until :meth:`start` (or the first :meth:`submit`): a server starts its workers after its first
     view, so that they do not compete with it for the cores (:mod:`teaching.serve`); until they have loaded
-    the pipeline, :meth:`takes_work` is False and :mod:`teaching.views` computes the views in the server.
+    the pipeline, :meth:`takes_work` is False and :mod:`teaching.steps` computes the views in the server.
     The time counts from when the computation is handed to a worker (loky hands one more than it
     has workers, so it may include one computation's wait), not while it queues or the workers start.
     Stopping a runaway ends the other computations running beside it: they are tried once more.

@@ -152,28 +152,28 @@ def test_make_regressor_and_few_labels_refuse_by_name():
         catalog.make_regressor("GPR", lambda_x="abc")
     data = catalog.make_dataset("sinc", n_tr=30, n_te=20)
     with pytest.raises(ValueError, match="n_labels"):
-        fits.few_labels_comparison(data, np.ones(30), n_labels=float("nan"))
+        fits.regression.few_labels_comparison(data, np.ones(30), n_labels=float("nan"))
     tiny = catalog.make_dataset("sinc", n_tr=30, n_te=3)
     with pytest.raises(ValueError, match="at least 4 test points"):
-        fits.few_labels_comparison(tiny, np.ones(30))
+        fits.regression.few_labels_comparison(tiny, np.ones(30))
 
 
 # ------------------------------------------------------------------ shared sigma
 def test_shared_kliep_sigma_is_the_model_selection_choice_and_names_its_rule(paper_data):
-    shared = fits.shared_kliep_sigma(paper_data)
+    shared = fits.regression.shared_kliep_sigma(paper_data)
     assert shared.sigma == kliep_sigma(paper_data.X_tr, paper_data.X_te)["best_sigma"]
     assert shared.rule == "lcv" and shared.rule_label == "likelihood cross-validation"
     assert shared.seconds > 0 and "mean_log_likelihood" in shared.cv_results
-    manual = fits.shared_kliep_sigma(paper_data, sigma=0.4)
+    manual = fits.regression.shared_kliep_sigma(paper_data, sigma=0.4)
     assert (manual.sigma, manual.rule, manual.cv_results) == (0.4, "manual", None)
-    iwcv = fits.shared_kliep_sigma(paper_data, rule="iwcv")
+    iwcv = fits.regression.shared_kliep_sigma(paper_data, rule="iwcv")
     assert iwcv.rule_label == "importance-weighted cross-validation"
     assert iwcv.sigma in iwcv.cv_results["sigma"]
 
 
 @pytest.mark.parametrize("name", sorted(catalog.KLIEP_FAMILY))
 def test_kliep_family_fitted_with_the_shared_sigma_uses_it(name, paper_data):
-    shared = fits.shared_kliep_sigma(paper_data)
+    shared = fits.regression.shared_kliep_sigma(paper_data)
     model = catalog.make_weight_estimator(name, shared.sigma).fit(paper_data.X_tr, paper_data.X_te)
     assert model.sigma_ == shared.sigma
 
@@ -185,7 +185,7 @@ def test_regression_page_caption_on_the_twin_gp_start_holds_on_sinc(seed):
     hyper = {k: defaults[k] for k in ["theta", "gamma", "rho_x", "rho_y", "lambda_x", "lambda_y"]}
     data = catalog.make_dataset("sinc", seed=seed)
     for name in ["KLTGP", "SMTGP"]:
-        mae = {start: metrics.mae(data.Y_te, fits.fit_predict(data, name, None, tgp_start=start,
+        mae = {start: metrics.mae(data.Y_te, fits.regression.fit_predict(data, name, None, tgp_start=start,
                                                                   **hyper).model["mean"])
                for start in catalog.TGP_STARTS}
         assert mae["ridge"] < 0.5 * mae["linear"], (name, mae)
@@ -205,14 +205,14 @@ def test_smtgp_started_from_the_kltgp_outcome_equals_its_own_chain(name, paper_d
     hyper = dict(theta=0.9, gamma=1.5, rho_x=1.0, rho_y=0.5, lambda_x=1e-3, lambda_y=1e-3, tgp_start="linear")
     stage = catalog.chain_start(name, "linear")
     assert stage == name.replace("SMTGP", "KLTGP") and catalog.chain_start(name, "ridge") is None
-    start = fits.fit_predict(paper_data, stage, w, **hyper)
-    chained = fits.fit_predict(paper_data, name, w, start=start, **hyper)
-    own = fits.fit_predict(paper_data, name, w, **hyper)
+    start = fits.regression.fit_predict(paper_data, stage, w, **hyper)
+    chained = fits.regression.fit_predict(paper_data, name, w, start=start, **hyper)
+    own = fits.regression.fit_predict(paper_data, name, w, **hyper)
     np.testing.assert_allclose(chained.model["mean"], own.model["mean"], rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(chained.model["certainty"], own.model["certainty"], rtol=1e-12)
     assert chained.seconds >= start.seconds
     with pytest.raises(ValueError, match="start"):
-        fits.fit_predict(paper_data, "KLTGP", w, start=start, **hyper)
+        fits.regression.fit_predict(paper_data, "KLTGP", w, start=start, **hyper)
 
 
 def test_leave_one_out_error_is_that_of_refits_without_each_point():
@@ -222,7 +222,7 @@ def test_leave_one_out_error_is_that_of_refits_without_each_point():
     X, Y = rng.normal(size=(25, 2)), rng.normal(size=(25, 2))
     refits = [Y[i] - GPR(rho=0.8, lam=0.05).fit(np.delete(X, i, 0), np.delete(Y, i, 0)).predict(X[i:i + 1])[0]
               for i in range(len(X))]
-    assert fits.leave_one_out_error(X, Y, 0.8, 0.05) == pytest.approx(np.mean(np.sum(np.square(refits), 1)),
+    assert fits.regression.leave_one_out_error(X, Y, 0.8, 0.05) == pytest.approx(np.mean(np.sum(np.square(refits), 1)),
                                                                          rel=1e-8)
 
 
@@ -234,15 +234,15 @@ def test_data_hyper_follows_the_outputs_scale_and_standardised_fits_map_back():
     y = np.sin(2 * X[:, :1]) + 0.1 * rng.normal(size=(80, 1))
     small, large = (ShiftData(X[:60], y[:60] * a + b, X[60:], y[60:] * a + b, None, "toy") for a, b in [(1, 0),
                                                                                                       (50, 300)])
-    auto = fits.data_hyper(large)
-    assert auto == pytest.approx(fits.data_hyper(small), rel=1e-12)  # standardised outputs: the same at any scale
-    assert auto["rho_y"] == pytest.approx(fits.OUTPUT_WIDTH * np.sqrt(np.mean(np.var(
+    auto = fits.regression.data_hyper(large)
+    assert auto == pytest.approx(fits.regression.data_hyper(small), rel=1e-12)  # standardised outputs: the same at any scale
+    assert auto["rho_y"] == pytest.approx(fits.regression.OUTPUT_WIDTH * np.sqrt(np.mean(np.var(
         (small.Y_tr - small.Y_tr.mean()) / small.Y_tr.std(), 0))))
-    raw = fits.data_hyper(large, standardise_outputs=False)
+    raw = fits.regression.data_hyper(large, standardise_outputs=False)
     spread = float(np.var(large.Y_tr))  # without standardising: relative to the outputs' variance in their units
-    assert raw["rho_y"] == pytest.approx(fits.OUTPUT_WIDTH * np.sqrt(spread))
-    assert min(abs(raw["lambda_x"] / spread - lam) for lam in fits.NOISE_GRID) < 1e-12
+    assert raw["rho_y"] == pytest.approx(fits.regression.OUTPUT_WIDTH * np.sqrt(spread))
+    assert min(abs(raw["lambda_x"] / spread - lam) for lam in fits.regression.NOISE_GRID) < 1e-12
     for name in ["GPR", "SMTGP"]:
-        a = fits.fit_predict(small, name, standardise_outputs=True, **auto).model["mean"]
-        b = fits.fit_predict(large, name, standardise_outputs=True, **auto).model["mean"]
+        a = fits.regression.fit_predict(small, name, standardise_outputs=True, **auto).model["mean"]
+        b = fits.regression.fit_predict(large, name, standardise_outputs=True, **auto).model["mean"]
         np.testing.assert_allclose(b, 50 * a + 300, rtol=1e-6, atol=1e-6)

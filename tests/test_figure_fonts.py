@@ -16,7 +16,7 @@ from covshift import metrics
 from covshift.data import sinc_shift
 from covshift.transfer import CuttingPlaneHistory
 from covshift.weights import FCFWCS, PFWCS
-from teaching import classification_views, figures
+from teaching import figures, fits
 
 MIN_FONT = 14
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -44,14 +44,14 @@ def _small_inputs():
     pf = PFWCS(sigma=0.3, tol=1e-4, max_iter=200).fit(data.X_tr, data.X_te)
     fc = FCFWCS(sigma=0.3).fit(data.X_tr, data.X_te)
     Y2 = np.column_stack([data.Y_te[:, 0], np.cos(data.X_te[:, 0])])
-    fits = {"GPR": {"mean": Y2, "std": np.full_like(Y2, 0.1), "certainty": None},
+    predictions = {"GPR": {"mean": Y2, "std": np.full_like(Y2, 0.1), "certainty": None},
             "SMTGP": {"mean": Y2, "std": None, "certainty": np.linspace(0.1, 1, 60)}}
     rows = json.loads((ROOT / "assets" / "reproduction.json").read_text())["rows"]
     row = {kind: next(r for r in rows if r["figure"] == kind) for kind in ("bars", "curve", "gaps")}
-    toy = classification_views.classification_toy(n=120, seed=1)
-    outcomes = classification_views.fit_shift_classifiers(toy, kernel="linear", weights_name="LogisticRatio")
-    xs, ys, scores, p_test = classification_views.classification_grid(outcomes, toy, resolution=20)
-    toy_weights = classification_views.training_weights(outcomes)["integrated"]
+    toy = fits.classification.classification_toy(n=120, seed=1)
+    outcomes = fits.classification.fit_shift_classifiers(toy, kernel="linear", weights_name="LogisticRatio")
+    xs, ys, scores, p_test = fits.classification.classification_grid(outcomes, toy, resolution=20)
+    toy_weights = fits.classification.training_weights(outcomes)["integrated"]
     fig3 = json.loads((ROOT / "assets" / "classification_fig3.json").read_text())
     curves = json.loads((ROOT / "assets" / "transfer_curves.json").read_text())["multiclass"]
     rng = np.random.default_rng(0)
@@ -77,7 +77,7 @@ def _small_inputs():
         "active_set_sizes": lambda: figures.active_set_sizes({"PFWCS": pf.history_}),
         "inner_iterations": lambda: figures.inner_iterations({"FCFWCS": fc.history_}),
         "cv_curve": lambda: figures.cv_curve(_cv_results(data)),
-        "regression_fits": lambda: figures.regression_fits(data.X_te[:, 0], Y2, fits,
+        "regression_fits": lambda: figures.regression_fits(data.X_te[:, 0], Y2, predictions,
                                                            labelled=(data.X_te[:3, 0], Y2[:3]),
                                                            ratio=(grid, data.density_ratio(grid[:, None]))),
         "error_vs_certainty": lambda: figures.error_vs_certainty(np.ones(60), np.linspace(0, 1, 60), "SMTGP"),
@@ -93,7 +93,7 @@ def _small_inputs():
         "reproduction_gaps": lambda: figures.reproduction_gaps(row["gaps"]["trace"]),
         "classification_map": lambda: figures.classification_map(
             toy.X_tr, toy.Y_tr, toy.X_te, toy.Y_te, xs, ys, scores, p_test, toy_weights, "integrated",
-            true_boundary=classification_views.classification_true_boundary(xs)),
+            true_boundary=fits.classification.classification_true_boundary(xs)),
         "fig3_curves": lambda: figures.fig3_curves(fig3),
         "transfer_curves": lambda: figures.transfer_curves(curves),
         "transfer_digit_grid": lambda: figures.transfer_digit_grid(

@@ -11,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from teaching import classification_views, figures, lessons, readings
+from teaching import figures, fits, lessons, readings
 from teaching.figures import regression as regression_figures
 from teaching.lessons import LessonRun, core
 
@@ -41,8 +41,8 @@ def _true_ratio(data):
 def regression_figure(run):
     """pages/regression.py's stage figure of the Structured-output and IW-SMTGP lessons (output y0)."""
     data = run.view.data()
-    fits = {n: run.view.prediction(n).model for n in run.setting("models")}
-    return figures.regression_fits(data.X_te[:, 0], data.Y_te, fits, 0, train=(data.X_tr[:, 0], data.Y_tr[:, 0]),
+    models = {n: run.view.prediction(n).model for n in run.setting("models")}
+    return figures.regression_fits(data.X_te[:, 0], data.Y_te, models, 0, train=(data.X_tr[:, 0], data.Y_tr[:, 0]),
                                    ratio=_true_ratio(data))
 
 
@@ -88,11 +88,11 @@ def _classifiers(run):
 def boundary_figure(run):
     """pages/classification.py's stage figure: the decision map."""
     data, (_, (xs, ys, scores, p_test), weights, _) = _classifiers(run)
-    names = classification_views.shift_classifier_names(run.setting("clf.weights"))
+    names = fits.classification.shift_classifier_names(run.setting("clf.weights"))
     source = names[2] if run.setting("clf.sized_by") == "integrated" else names[1]
     return figures.classification_map(data.X_tr, data.Y_tr, data.X_te, data.Y_te, xs, ys, scores, p_test,
                                       weights.get(source), source,
-                                      true_boundary=classification_views.classification_true_boundary(xs))
+                                      true_boundary=fits.classification.classification_true_boundary(xs))
 
 
 BUILDERS = {"estimators-disagree": estimators_figure, "kliep-solvers": kliep_figure,
@@ -322,7 +322,7 @@ def test_boundary_turns_the_weighted_lines_run_nearer_the_true_boundary_where_th
     on its white edge over the green selector."""
     fig = _figure("boundary-turns", seed)
     data, (_, (xs, ys, scores, _), _, _) = _classifiers(LessonRun(lessons.BOUNDARY_TURNS, seed))
-    _, true_heights = classification_views.classification_true_boundary(xs)
+    _, true_heights = fits.classification.classification_true_boundary(xs)
     lo, hi = np.percentile(data.X_te[:, 0], [10, 90])
     among = (xs >= lo) & (xs <= hi)
     contours = {t.name: t for t in fig.data if isinstance(t, go.Contour)}

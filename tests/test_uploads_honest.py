@@ -109,13 +109,13 @@ def test_models_fit_on_labelled_rows_and_predict_every_test_row():
     frame, test = penguin_like(0.6)
     table = uploads.read_csv(frame.to_csv(index=False).encode())
     data = uploads.csv_dataset(table, ["age", "bmi", "bp", "s5"], ["target"], "train")
-    hyper = fits.data_hyper(data, True)
+    hyper = fits.regression.data_hyper(data, True)
     assert all(np.isfinite(v) for v in hyper.values())
-    outcome = fits.fit_predict(data, "GPR", standardise_outputs=True, **hyper)
+    outcome = fits.regression.fit_predict(data, "GPR", standardise_outputs=True, **hyper)
     assert outcome.model["mean"].shape == (len(data.X_te), 1) and np.all(np.isfinite(outcome.model["mean"]))
     weights = catalog.make_weight_estimator("FCFWCS", "auto").fit(data.X_tr, data.X_te).weights_
     assert len(weights) == len(data.X_tr)  # the weights use every training row, labelled or not
-    weighted = fits.fit_predict(data, "IW-GPR", weights, standardise_outputs=True, **hyper)
+    weighted = fits.regression.fit_predict(data, "IW-GPR", weights, standardise_outputs=True, **hyper)
     assert np.all(np.isfinite(weighted.model["mean"]))
 
 

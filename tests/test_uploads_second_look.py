@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from teaching import csv_file, report, settings, uploads, views
+from teaching import csv_file, report, settings, steps, uploads
 
 
 def _cpu_seconds(call):
@@ -76,9 +76,9 @@ def test_two_million_rows_are_read_from_a_draw_once_for_every_seed(monkeypatch):
     # the app parses once per file: a new seed draws other rows from the same parse
     parses = []
     monkeypatch.setattr(uploads, "parse_csv", lambda data: parses.append(1) or table)
-    views.use_cache()
-    digest = views.add_file(raw)
-    first, second = views.csv_table(digest, 0, 1000), views.csv_table(digest, 1, 1000)
+    steps.use_cache()
+    digest = steps.add_file(raw)
+    first, second = steps.csv_table(digest, 0, 1000), steps.csv_table(digest, 1, 1000)
     assert len(parses) == 1 and len(first.values) == len(second.values) == 1000
     assert not np.array_equal(first.values, second.values)
 
@@ -236,16 +236,16 @@ def test_markdown_text_shows_every_name_as_written():
 # ------------------------------------------------------------------ bytes forgotten, long values shortened
 def test_uploaded_bytes_are_forgotten_after_a_bounded_time(monkeypatch):
     clock = [1000.0]
-    monkeypatch.setattr(views.time, "monotonic", lambda: clock[0])
-    monkeypatch.setattr(views, "_FILES", collections.OrderedDict())  # the files of other tests are on the real clock
-    digest = views.add_file(b"a,b\n1,2\n")
-    clock[0] += views.FILE_SECONDS / 2
-    assert views.file_bytes(digest) == b"a,b\n1,2\n"  # a use keeps it
-    clock[0] += views.FILE_SECONDS - 1
-    assert views.file_bytes(digest)
-    clock[0] += views.FILE_SECONDS + 1
+    monkeypatch.setattr(steps.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(steps, "_FILES", collections.OrderedDict())  # the files of other tests are on the real clock
+    digest = steps.add_file(b"a,b\n1,2\n")
+    clock[0] += steps.FILE_SECONDS / 2
+    assert steps.file_bytes(digest) == b"a,b\n1,2\n"  # a use keeps it
+    clock[0] += steps.FILE_SECONDS - 1
+    assert steps.file_bytes(digest)
+    clock[0] += steps.FILE_SECONDS + 1
     with pytest.raises(ValueError, match="Upload it on the Data & shift page"):
-        views.file_bytes(digest)
+        steps.file_bytes(digest)
 
 
 def test_a_long_link_value_is_repeated_only_shortened():

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from teaching import budget, catalog, lessons, settings, views
+from teaching import budget, catalog, lessons, settings, steps
 from teaching.view import AUTO, View
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -49,18 +49,18 @@ def test_auto_has_one_spelling():
 
 
 def test_a_lesson_and_a_page_compute_through_the_same_cache_entries():
-    views.use_cache()
+    steps.use_cache()
     try:
         run = lessons.LessonRun(lessons.WHY_WEIGHTS, seed=4)
         page = View.from_settings({**settings.defaults(), **lessons.WHY_WEIGHTS.settings, "seed": 4})
         assert page.data_spec == run.view.data_spec and page.hyper == run.view.hyper
         run.view.weights("FCFWCS")
-        before = views._CACHED["fitted_weights"].cache_info()
+        before = steps._CACHED["fitted_weights"].cache_info()
         page.weights("FCFWCS")
-        after = views._CACHED["fitted_weights"].cache_info()
+        after = steps._CACHED["fitted_weights"].cache_info()
         assert (after.hits, after.misses) == (before.hits + 1, before.misses)
     finally:
-        views.use_cache()
+        steps.use_cache()
 
 
 def test_admit_is_the_one_budget_check_and_names_the_way_out():
@@ -74,19 +74,19 @@ def test_admit_is_the_one_budget_check_and_names_the_way_out():
 
 def test_uploaded_bytes_travel_beside_the_view_by_digest():
     raw = b"x,y\n" + b"".join(f"{i / 10},{(i % 7) / 3}\n".encode() for i in range(60))
-    digest = views.add_file(raw)
+    digest = steps.add_file(raw)
     view = View.from_settings({**_settings(), "source": "csv", "csv_inputs": ["x"], "csv_outputs": ["y"]}, digest)
     assert view.data_spec.digest == digest and len(view.data().X_tr) + len(view.data().X_te) == 60
-    assert views._files_of((view.data_spec, "FCFWCS")) == ((digest, raw),)
+    assert steps._files_of((view.data_spec, "FCFWCS")) == ((digest, raw),)
     missing = View.from_settings({**_settings(), "source": "csv", "csv_inputs": ["x"], "csv_outputs": ["y"]}, "0" * 64)
     with pytest.raises(ValueError, match="Upload it on the Data & shift page"):
         missing.data()
     other = raw + b"6,1\n"
     other_digest = hashlib.sha256(other).hexdigest()
     with pytest.raises(ValueError, match="Upload it"):
-        views.file_bytes(other_digest)
-    table = views.compute("csv_table", (other_digest, 0, 100), {}, files=((other_digest, other),))  # as a worker
-    assert len(table.values) == 61 and views.file_bytes(other_digest) == other
+        steps.file_bytes(other_digest)
+    table = steps.compute("csv_table", (other_digest, 0, 100), {}, files=((other_digest, other),))  # as a worker
+    assert len(table.values) == 61 and steps.file_bytes(other_digest) == other
 
 
 def test_pages_import_only_teaching_and_cache_nothing_themselves():
@@ -97,23 +97,23 @@ def test_pages_import_only_teaching_and_cache_nothing_themselves():
 
 
 def test_an_uploaded_file_reaches_a_worker_process_with_the_step():
-    """The worker of a spawned pool has never seen the file: the step carries it (views.compute's files)."""
+    """The worker of a spawned pool has never seen the file: the step carries it (steps.compute's files)."""
     from teaching import workers
 
     raw = b"a,b,y\n" + b"".join(f"{i % 9},{(i * 7) % 11},{i % 5}\n".encode() for i in range(80))
     view = View.from_settings({**_settings(), "source": "csv", "csv_inputs": ["a", "b"], "csv_outputs": ["y"]},
-                              views.add_file(raw))
-    views.use_cache()
+                              steps.add_file(raw))
+    steps.use_cache()
     here = view.weights("KMM").model.weights_
     pool = workers.make_executor({"COVSHIFT_WORKERS": "1"})
     try:
         assert pool.wait_started(timeout=600)  # up: the miss below goes to it (not computed here while it starts)
-        views.use_cache()  # empty: the next call is a miss, sent to the worker
-        views.use_executor(pool)
+        steps.use_cache()  # empty: the next call is a miss, sent to the worker
+        steps.use_executor(pool)
         there = view.weights("KMM").model.weights_
     finally:
-        views.use_executor(None)
-        views.use_cache()
+        steps.use_executor(None)
+        steps.use_cache()
         pool.shutdown()
     assert len(there) == len(view.data().X_tr)
     assert (here == there).all()

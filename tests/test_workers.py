@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import threadpoolctl
 
-from teaching import lessons, settings, views, workers
+from teaching import lessons, settings, steps, workers
 from teaching.view import View
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -27,10 +27,10 @@ def _view(seed=5):
 
 @pytest.fixture
 def fresh_cache():
-    views.use_cache()
+    steps.use_cache()
     yield
-    views.use_executor(None)
-    views.use_cache()
+    steps.use_executor(None)
+    steps.use_cache()
 
 
 def _same_on(executor, seed, threads=1):
@@ -39,8 +39,8 @@ def _same_on(executor, seed, threads=1):
     with threadpoolctl.threadpool_limits(threads):
         here = _view(seed).weights("FCFWCS").model.weights_
         predicted_here = _view(seed).prediction("IW-GPR").model["mean"]
-    views.use_cache()  # empty: the next calls are misses, sent to the executor
-    views.use_executor(executor)
+    steps.use_cache()  # empty: the next calls are misses, sent to the executor
+    steps.use_executor(executor)
     there = _view(seed).weights("FCFWCS").model.weights_
     predicted_there = _view(seed).prediction("IW-GPR").model["mean"]
     np.testing.assert_array_equal(here, there)
@@ -65,7 +65,7 @@ class Counting:
 
 def test_only_cache_misses_of_the_fits_are_sent(fresh_cache):
     executor = Counting()
-    views.use_executor(executor)
+    steps.use_executor(executor)
     _view().weights("FCFWCS")
     _view().weights("FCFWCS")
     assert executor.sent == ["shared_sigma", "fitted_weights"]  # data is cheap; the second call is a hit
@@ -73,7 +73,7 @@ def test_only_cache_misses_of_the_fits_are_sent(fresh_cache):
 
 def test_a_budget_refusal_reaches_the_caller_from_the_executor(fresh_cache):
     executor = Counting()
-    views.use_executor(executor)
+    steps.use_executor(executor)
     with pytest.raises(ValueError, match="n_labels"):
         _view().few_labels(2.5)
     assert executor.sent == ["shared_sigma", "few_labels"]  # the View's width, then the step: its weights were fitted where it ran
@@ -107,14 +107,14 @@ def test_views_are_computed_here_until_the_workers_are_up_then_on_them(fresh_cac
     fits = workers.ProcessFits(1, limit=600, start=False)
     spy = Spy(fits)
     try:
-        views.use_executor(spy)
+        steps.use_executor(spy)
         assert not fits.takes_work()
         here = _view(seed=10).weights("FCFWCS").model.weights_
         assert spy.sent == [] and fits._pool is None  # computed in this process; no worker started for it
         fits.start()
         assert fits.wait_started(timeout=600)  # the workers have loaded the pipeline: from now on they compute
         assert fits.takes_work()
-        views.use_cache()
+        steps.use_cache()
         there = _view(seed=10).weights("FCFWCS").model.weights_
         assert spy.sent == ["shared_sigma", "fitted_weights"]
         np.testing.assert_array_equal(here, there)
@@ -131,10 +131,10 @@ class Starting(Counting):
 
 def test_while_the_workers_start_one_computation_at_a_time_is_made_here(fresh_cache):
     executor = Starting()
-    views.use_executor(executor)
+    steps.use_executor(executor)
     _view(seed=11).weights("FCFWCS")
     assert executor.sent == []  # the first view: here, at once (its nested steps too)
-    with views._STARTING_SLOT:  # another view computes here right now: this one waits for the workers
+    with steps._STARTING_SLOT:  # another view computes here right now: this one waits for the workers
         _view(seed=12).weights("FCFWCS")
     assert executor.sent == ["shared_sigma", "fitted_weights"]
 
@@ -213,9 +213,9 @@ def one_worker():
 def test_a_worker_killed_during_a_view_costs_nothing_and_the_next_views_succeed(fresh_cache, one_worker):
     expected = _view(seed=8).weights("FCFWCS").model.weights_  # in this process
     other = _view(seed=9).weights("FCFWCS").model.weights_
-    views.use_cache()
+    steps.use_cache()
     pid = one_worker.submit(os.getpid).result()
-    views.use_executor(KillsItsWorker(one_worker, pid))
+    steps.use_executor(KillsItsWorker(one_worker, pid))
     got = _view(seed=8).weights("FCFWCS").model.weights_  # its worker died under it: tried once more
     np.testing.assert_array_equal(got, expected)
     assert one_worker.replaced == 1 and one_worker.submit(os.getpid).result() != pid
@@ -298,14 +298,14 @@ import gc, json, os, threading
 import numpy, scipy, sklearn, streamlit, plotly, threadpoolctl  # the libraries' own import-time settings
 before, blas = dict(os.environ), threadpoolctl.threadpool_info()
 threads = {t.name for t in threading.enumerate()}
-import teaching.ui, teaching.ui.cache, teaching.views, teaching.workers, teaching.serve
-from teaching import serve, views
+import teaching.ui, teaching.ui.cache, teaching.steps, teaching.workers, teaching.serve
+from teaching import serve, steps
 children = [c for task in os.listdir("/proc/self/task") for c in open(f"/proc/self/task/{task}/children").read().split()]
 seen = {"changed": {k: v for k, v in os.environ.items() if before.get(k) != v},
         "removed": sorted(set(before) - set(os.environ)), "children": children,
         "blas_same": threadpoolctl.threadpool_info() == blas,
         "new_threads": sorted({t.name for t in threading.enumerate()} - threads),
-        "executor": repr(views.use_executor(None)), "frozen": gc.get_freeze_count() > 0}
+        "executor": repr(steps.use_executor(None)), "frozen": gc.get_freeze_count() > 0}
 first, second = serve.start(), serve.start()  # outside a Streamlit runtime: no workers
 seen["start"] = {"same": first is second, "executor": repr(first["executor"]), "threads": first["threads"],
                  "blas": sorted({i["num_threads"] for i in threadpoolctl.threadpool_info()}),

@@ -108,21 +108,21 @@ TRANSFER_SHIFT, TRANSFER_LABELLED = "thicken+rotate", 10
 @lru_cache(maxsize=1)
 def _transfer_source():
     """The source structural SVM (fixed split, so one model serves every seed)."""
-    from teaching import transfer_views
+    from teaching import fits
 
-    return transfer_views.transfer_source("multiclass", TRANSFER_SHIFT).model
+    return fits.transfer.transfer_source("multiclass", TRANSFER_SHIFT).model
 
 
 def _transfer_run(seed, size):
     """Target accuracy of domain transfer, source only and target only (a StructuredSVM on the same
     l labelled target examples, same C and epsilon), as bench/transfer.py."""
-    from teaching import transfer_views
+    from teaching import fits
 
-    data = transfer_views.transfer_data("multiclass", TRANSFER_SHIFT)
-    transfer = transfer_views.transfer_fit("multiclass", TRANSFER_SHIFT, _transfer_source(), TRANSFER_LABELLED,
+    data = fits.transfer.transfer_data("multiclass", TRANSFER_SHIFT)
+    transfer = fits.transfer.transfer_fit("multiclass", TRANSFER_SHIFT, _transfer_source(), TRANSFER_LABELLED,
                                          seed=seed, C=10.0).model
     labelled = transfer["labelled"]
-    target = StructuredSVM(transfer_views.transfer_problem("multiclass"), C=10.0, epsilon=1e-3).fit(
+    target = StructuredSVM(fits.transfer.transfer_problem("multiclass"), C=10.0, epsilon=1e-3).fit(
         data.X_pool[labelled], data.y_pool[labelled])
     return {"domain transfer": transfer["transfer_score"], "source only": transfer["source_score"],
             "target only": target.score(data.X_test, data.y_test)}

@@ -4,7 +4,7 @@
 - :mod:`.widgets`: widgets bound to settings, formatted tables;
 - :mod:`.guard`: failures as one readable message;
 - :mod:`.cache`: the view pipeline's cache (st.cache_data at one place) and the figure cache;
-- :mod:`.data`: this session's :class:`teaching.view.View` (``ui.view()``), whose methods compute what a page shows;
+- :mod:`.session`: this session's :class:`teaching.view.View` (``ui.view()``), whose methods compute what a page shows;
 - :mod:`.navigation`: lessons, claims, the sidebar; :mod:`.pages`: the list of pages;
 - :mod:`.poll`: Ask the class (the instructor's poll on a lesson's stage, the students' join page).
 
@@ -18,7 +18,7 @@ from teaching.ui.state import (DEFAULTS, apply, get, init, link_notice, put, res
 from teaching.ui.guard import PAGE_FAILED, guard, page_failed, quiet, run_each, show_warnings  # noqa: F401
 from teaching.ui.widgets import show_table, widget  # noqa: F401
 from teaching.ui.cache import chart, chart_config, content_key, device, figure, stage_height  # noqa: F401
-from teaching.ui.data import (CSV_MISSING, csv_bytes, csv_missing, csv_table, current_data, data_name,  # noqa: F401
+from teaching.ui.session import (CSV_MISSING, csv_bytes, csv_missing, csv_table, current_data, data_name,  # noqa: F401
                               digest, replay, stored_json, view)
 from teaching.ui.pages import PAGES, pages  # noqa: F401
 from teaching.ui.navigation import (active_lesson, apply_reveal, claims, lesson_banner, lesson_query,  # noqa: F401

@@ -15,8 +15,8 @@ from teaching.ui.guard import guard
 
 
 def step_cache(function, max_entries):
-    """``function`` (a step of :mod:`teaching.views`) cached by st.cache_data, shared by every session:
-    the ``make_cache`` the app gives :func:`teaching.views.use_cache`."""
+    """``function`` (a step of :mod:`teaching.steps`) cached by st.cache_data, shared by every session:
+    the ``make_cache`` the app gives :func:`teaching.steps.use_cache`."""
     return st.cache_data(function, show_spinner=False, max_entries=max_entries)
 
 

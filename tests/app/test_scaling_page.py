@@ -3,7 +3,7 @@ runs and iterations, slopes in the caption, and no progress bar left standing.""
 
 import numpy as np
 
-from teaching import views
+from teaching import steps
 from tests.app.helpers import go, no_exception, open_link
 
 
@@ -22,8 +22,8 @@ def test_run_draws_chart_table_and_slopes_and_clears_the_progress_bar():
 
 
 def test_timing_is_repeated_and_the_slope_is_fitted_on_the_medians():
-    runs, iterations, limited = views.timing("FCFWCS", 100, 0.3)
-    assert 2 <= len(runs) <= views.TIMING_RUNS and iterations >= 1 and not limited
-    rows, slopes = views.timing_summary({"A": {100: ((1.0, 3.0, 2.0), 10, False), 1000: ((200.0,), 10, True)}})
+    runs, iterations, limited = steps.timing("FCFWCS", 100, 0.3)
+    assert 2 <= len(runs) <= steps.TIMING_RUNS and iterations >= 1 and not limited
+    rows, slopes = steps.timing_summary({"A": {100: ((1.0, 3.0, 2.0), 10, False), 1000: ((200.0,), 10, True)}})
     assert rows[0]["median s"] == 2.0 and rows[0]["runs"] == 3 and rows[0]["ms / iteration"] == 200.0
     assert np.isclose(slopes["A"], 2.0)

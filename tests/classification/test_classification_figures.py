@@ -3,19 +3,19 @@
 import numpy as np
 import plotly.graph_objects as go
 
-from teaching import classification_views, figures
+from teaching import figures, fits
 
 
 def test_map_draws_every_boundary_the_selector_and_weighted_points():
-    data = classification_views.classification_toy(n=200, seed=1)
-    outcomes = classification_views.fit_shift_classifiers(data, kernel="linear", weights_name="LogisticRatio")
-    xs, ys, scores, p_test = classification_views.classification_grid(outcomes, data, resolution=30)
+    data = fits.classification.classification_toy(n=200, seed=1)
+    outcomes = fits.classification.fit_shift_classifiers(data, kernel="linear", weights_name="LogisticRatio")
+    xs, ys, scores, p_test = fits.classification.classification_grid(outcomes, data, resolution=30)
     assert p_test.shape == (30, 30) and np.all((p_test >= 0) & (p_test <= 1))
-    weights = classification_views.training_weights(outcomes)
+    weights = fits.classification.training_weights(outcomes)
     assert set(weights) == {"two-stage (LogisticRatio)", "integrated"}
     fig = figures.classification_map(data.X_tr, data.Y_tr, data.X_te, data.Y_te, xs, ys, scores, p_test,
                                    weights["integrated"], "integrated",
-                                   true_boundary=classification_views.classification_true_boundary(xs))
+                                   true_boundary=fits.classification.classification_true_boundary(xs))
     contours = [t for t in fig.data if isinstance(t, go.Contour) and not t.name.endswith("(halo)")]
     assert [t.name for t in contours] == list(scores)
     dashes = {t.name: t.line.dash for t in contours}
@@ -30,11 +30,11 @@ def test_map_draws_every_boundary_the_selector_and_weighted_points():
 
 
 def test_scores_table_and_fig3_from_stored_results():
-    data = classification_views.classification_toy(n=200, seed=2)
-    rows = classification_views.classification_scores(classification_views.fit_shift_classifiers(data, kernel="linear"), data)
-    assert [r["classifier"] for r in rows] == classification_views.shift_classifier_names("LogisticRatio")
+    data = fits.classification.classification_toy(n=200, seed=2)
+    rows = fits.classification.classification_scores(fits.classification.fit_shift_classifiers(data, kernel="linear"), data)
+    assert [r["classifier"] for r in rows] == fits.classification.shift_classifier_names("LogisticRatio")
     assert all(0 <= r["accuracy"] <= 1 and 0 <= r["AUC"] <= 1 and r["log-loss"] > 0 for r in rows)
-    results = classification_views.classification_fig3_results()
+    results = fits.classification.classification_fig3_results()
     assert results is not None and set(results["tasks"]) == {"breast_cancer", "digits_3_8", "wine"}
     fig = figures.fig3_curves(results)
     assert len(fig.data) == 4 * len(results["tasks"])  # four adaptive methods per panel

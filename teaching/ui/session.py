@@ -5,18 +5,18 @@ import json
 
 import streamlit as st
 
-from teaching import figures, views
+from teaching import figures, steps
 from teaching.ui.guard import guard
 from teaching.ui.state import get
 from teaching.view import View, data_spec
 
-CSV_MISSING = views.CSV_MISSING
+CSV_MISSING = steps.CSV_MISSING
 
 
 def digest(raw):
     """SHA-256 of bytes: the cache key of everything computed from them. The session's upload's is kept
     beside its bytes in the session state (no process-level cache holds uploaded bytes: they go with the
-    session, and :func:`teaching.views.add_file` forgets them after a bounded time)."""
+    session, and :func:`teaching.steps.add_file` forgets them after a bounded time)."""
     if raw is st.session_state.get("csv_bytes"):
         kept = st.session_state.get("csv_digest")
         if kept is None or kept[0] is not raw:
@@ -51,7 +51,7 @@ def view(dataset=None):
     """This session's View (``dataset``: a built-in data set forced, with its current parameters, as on
     Home). The same View value gives back the same object, so its kernel width is resolved once."""
     raw = csv_bytes()
-    built = View.from_settings(_settings(), None if raw is None else views.add_file(raw, digest(raw)), dataset)
+    built = View.from_settings(_settings(), None if raw is None else steps.add_file(raw, digest(raw)), dataset)
     kept = st.session_state.get("views", {})
     if kept.get(dataset) != built:
         kept = {**kept, dataset: built}
@@ -62,8 +62,8 @@ def view(dataset=None):
 def csv_table(raw):
     """The parsed CSV of the Data page (parsed once per digest of its bytes; then rows drawn with the seed
     within the row limit)."""
-    spec = data_spec({**_settings(), "source": "csv"}, views.add_file(raw, digest(raw)))
-    return views.csv_table(spec.digest, spec.seed, spec.max_rows)
+    spec = data_spec({**_settings(), "source": "csv"}, steps.add_file(raw, digest(raw)))
+    return steps.csv_table(spec.digest, spec.seed, spec.max_rows)
 
 
 def csv_missing():
@@ -87,8 +87,8 @@ def data_name():
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _replay(spec, name, sigma, presentation):
-    points = views.data(spec)
-    model = views.fitted_weights(spec, name, sigma).model
+    points = steps.data(spec)
+    model = steps.fitted_weights(spec, name, sigma).model
     payload = figures.replay_payload(model, points.X_tr, points.X_te, points.density_ratio)
     return figures.replay_html(payload, presentation), figures.replay_height(presentation), payload["meta"]
 

@@ -1,5 +1,7 @@
 """The Domain transfer page's computations: source and delta-transfer structural SVMs on shifted digits."""
 
+import pathlib
+
 import numpy as np
 
 from covshift.transfer import DomainTransferSSVM, MulticlassProblem, MultilabelProblem, StructuredSVM
@@ -14,7 +16,7 @@ TRANSFER_TASKS = ["multiclass", "multilabel"]
 TRANSFER_SOURCE_C, TRANSFER_SOURCE_EPSILON = 10.0, 1e-2
 #: Bounds that keep every fit the page can start to a few seconds on 2 cores.
 TRANSFER_MAX_LABELLED, TRANSFER_C_RANGE = 50, (0.1, 30.0)
-TRANSFER_CURVES = __import__("pathlib").Path(__file__).resolve().parents[1] / "assets" / "transfer_curves.json"
+TRANSFER_CURVES = pathlib.Path(__file__).resolve().parents[2] / "assets" / "transfer_curves.json"
 
 
 def transfer_problem(task):

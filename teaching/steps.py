@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from covshift import diagnostics
-from teaching import budget, catalog, classification_views, fits, outcomes, transfer_views, uploads
+from teaching import budget, catalog, fits, outcomes, uploads
 
 #: Cache entries kept per step (the app's st.cache_data and the default lru_cache alike).
 CACHE_ENTRIES = {"csv_parsed": 8, "csv_table": 8, "data": 32, "shared_sigma": 32, "fitted_weights": 64,
@@ -238,9 +238,9 @@ def data(spec):
 
 @_step
 def shared_sigma(spec, sigma):
-    """The one width of every KLIEP-family solver on this data (:func:`teaching.fits.shared_kliep_sigma`);
+    """The one width of every KLIEP-family solver on this data (:func:`teaching.fits.regression.shared_kliep_sigma`);
     ``sigma``: a number, or "auto" (likelihood cross-validation)."""
-    return fits.shared_kliep_sigma(data(spec), sigma)
+    return fits.regression.shared_kliep_sigma(data(spec), sigma)
 
 
 @_step
@@ -334,8 +334,8 @@ def labelled_data(spec):
 
 @_step
 def data_hyper(spec, standardise_outputs):
-    """The hyper-parameters that follow the scale of the view's data (:func:`teaching.fits.data_hyper`)."""
-    return fits.data_hyper(labelled_data(spec), standardise_outputs)
+    """The hyper-parameters that follow the scale of the view's data (:func:`teaching.fits.regression.data_hyper`)."""
+    return fits.regression.data_hyper(labelled_data(spec), standardise_outputs)
 
 
 def model_hyper(spec, hyper):
@@ -359,30 +359,30 @@ def fitted_prediction(spec, name, weight_name, weight_sigma, hyper):
     values, standardise = model_hyper(spec, hyper)
     stage = catalog.chain_start(name, values["tgp_start"])
     start = fitted_prediction(spec, stage, weight_name, weight_sigma, hyper) if stage else None
-    return fits.fit_predict(points, name, w, start=start, standardise_outputs=standardise, **values)
+    return fits.regression.fit_predict(points, name, w, start=start, standardise_outputs=standardise, **values)
 
 
 @_step
 def weighting_effect(spec, weight_name, weight_sigma, width, lambda_x, grid_range):
-    """Home's Why-weights figure data (:func:`teaching.fits.weighting_effect`) on a 300-point grid."""
+    """Home's Why-weights figure data (:func:`teaching.fits.regression.weighting_effect`) on a 300-point grid."""
     grid = np.linspace(*grid_range, 300)[:, None]
     estimated = fitted_weights(spec, weight_name, weight_sigma).model.weights_
-    return fits.weighting_effect(data(spec), estimated, width, lambda_x, grid)
+    return fits.regression.weighting_effect(data(spec), estimated, width, lambda_x, grid)
 
 
 @_step
 def weighting_at_width(spec, weight_name, weight_sigma, width, lambda_x):
     """Test MAE without, with true and with estimated weights of a GP of input width ``width``
-    (:func:`teaching.fits.weighting_maes`): {label: MAE}."""
+    (:func:`teaching.fits.regression.weighting_maes`): {label: MAE}."""
     estimated = fitted_weights(spec, weight_name, weight_sigma).model.weights_
-    return fits.weighting_maes(data(spec), estimated, width, lambda_x)
+    return fits.regression.weighting_maes(data(spec), estimated, width, lambda_x)
 
 
 @_step
 def weighting_by_width(spec, weight_name, weight_sigma, widths, lambda_x):
     """Test MAE without, with true and with estimated weights, per GP width: {width: {label: MAE}}, each width
     one cached step (:func:`weighting_at_width`), so the Home page's table and the Why-weights claims, which
-    ask for different lists of widths, fit each width once (what :func:`teaching.fits.weighting_by_width` gives)."""
+    ask for different lists of widths, fit each width once (what :func:`teaching.fits.regression.weighting_by_width` gives)."""
     return {float(width): weighting_at_width(spec, weight_name, weight_sigma, float(width), lambda_x)
             for width in widths}
 
@@ -390,10 +390,10 @@ def weighting_by_width(spec, weight_name, weight_sigma, widths, lambda_x):
 @_step
 def few_labels(spec, weight_name, weight_sigma, n_labels, rho_x, lambda_x, standardise_outputs=False):
     """No adaptation, importance weighting and delta adaptation with ``n_labels`` labelled test
-    points (:func:`teaching.fits.few_labels_comparison`, seeded by the data's seed):
+    points (:func:`teaching.fits.regression.few_labels_comparison`, seeded by the data's seed):
     (X_eval, Y_eval, {method: predictions})."""
     estimated = fitted_weights(spec, weight_name, weight_sigma).model.weights_
-    return fits.few_labels_comparison(data(spec), estimated, n_labels=n_labels, seed=spec.seed,
+    return fits.regression.few_labels_comparison(data(spec), estimated, n_labels=n_labels, seed=spec.seed,
                                       standardise_outputs=standardise_outputs, rho_x=rho_x, lambda_x=lambda_x)
 
 
@@ -445,8 +445,8 @@ def fitted_cv_errors(spec, model_name, weight_name, weight_sigma, hyper):
 # ------------------------------------------------------------------ the Classification and Domain transfer pages
 @_step
 def classification_toy(n, steepness, label_noise, seed):
-    """The Classification page's 2-D toy (:func:`teaching.classification_views.classification_toy`)."""
-    return classification_views.classification_toy(n, steepness, label_noise, seed)
+    """The Classification page's 2-D toy (:func:`teaching.fits.classification.classification_toy`)."""
+    return fits.classification.classification_toy(n, steepness, label_noise, seed)
 
 
 @_step
@@ -454,28 +454,28 @@ def classifiers(n, steepness, label_noise, seed, kernel, sigma, C, C_v, weights_
     """The iid, two-stage and integrated classifiers on :func:`classification_toy`'s data, read for the page:
     (score rows, the grid (xs, ys, scores, p_test), {name: training weights}, {name: warnings})."""
     points = classification_toy(n, steepness, label_noise, seed)
-    fitted = classification_views.fit_shift_classifiers(points, kernel, sigma, C, C_v, weights_name)
-    return (classification_views.classification_scores(fitted, points),
-            classification_views.classification_grid(fitted, points), classification_views.training_weights(fitted),
+    fitted = fits.classification.fit_shift_classifiers(points, kernel, sigma, C, C_v, weights_name)
+    return (fits.classification.classification_scores(fitted, points),
+            fits.classification.classification_grid(fitted, points), fits.classification.training_weights(fitted),
             {name: o.warnings for name, o in fitted.items()})
 
 
 @_step
 def transfer_data(task, shift):
-    """Source and transformed target digits of a transfer task (:func:`teaching.transfer_views.transfer_data`)."""
-    return transfer_views.transfer_data(task, shift)
+    """Source and transformed target digits of a transfer task (:func:`teaching.fits.transfer.transfer_data`)."""
+    return fits.transfer.transfer_data(task, shift)
 
 
 @_step
 def transfer_source(task, shift):
-    """The source structural SVM of a transfer task (:func:`teaching.transfer_views.transfer_source`)."""
-    return transfer_views.transfer_source(task, shift)
+    """The source structural SVM of a transfer task (:func:`teaching.fits.transfer.transfer_source`)."""
+    return fits.transfer.transfer_source(task, shift)
 
 
 @_step
 def transfer_fit(task, shift, n_labelled, seed, C, epsilon):
-    """The delta-function transfer from :func:`transfer_source`'s model (:func:`teaching.transfer_views.transfer_fit`)."""
-    return transfer_views.transfer_fit(task, shift, transfer_source(task, shift).model, n_labelled, seed=seed,
+    """The delta-function transfer from :func:`transfer_source`'s model (:func:`teaching.fits.transfer.transfer_fit`)."""
+    return fits.transfer.transfer_fit(task, shift, transfer_source(task, shift).model, n_labelled, seed=seed,
                                        C=C, epsilon=epsilon)
 
 

@@ -2,7 +2,7 @@
 
 Plain functions of a data set (:class:`covshift.data.ShiftData`) and names of :mod:`teaching.catalog`;
 each returns its result with its time and warnings (:class:`teaching.outcomes.Outcome`). The steps of
-:mod:`teaching.views` call them; they check no time budget (:meth:`teaching.view.View.admit` does).
+:mod:`teaching.steps` call them; they check no time budget (:meth:`teaching.view.View.admit` does).
 """
 
 from dataclasses import dataclass, field

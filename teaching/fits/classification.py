@@ -110,5 +110,5 @@ def classification_fig3_results(path=None):
     import json
     import pathlib
 
-    path = pathlib.Path(path or pathlib.Path(__file__).resolve().parents[1] / "assets" / "classification_fig3.json")
+    path = pathlib.Path(path or pathlib.Path(__file__).resolve().parents[2] / "assets" / "classification_fig3.json")
     return json.loads(path.read_text()) if path.exists() else None
