@@ -44,7 +44,7 @@ def run_app_py_on_every_page():
     AppTest builds a new PagesManager for every run, which sees the ``pages/`` folder and runs a
     switched-to page on its own (multipage v1), skipping app.py. The server runs app.py on every
     run once st.navigation has been called; keep the flag as the server has it (as
-    tests/app/conftest.py does).
+    tests/teaching/app/conftest.py does).
     """
     original = PagesManager.__init__
 

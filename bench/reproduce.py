@@ -1,7 +1,7 @@
 """Run every registered claim of the papers over seeds and write the results.
 
 Writes ``assets/reproduction.json`` (read by the app's Reproduction page and checked by
-tests/test_reproduction.py) and ``bench/results/reproduction.md``. Each row of
+tests/teaching/test_reproduction.py) and ``bench/results/reproduction.md``. Each row of
 :mod:`teaching.reproduction` is run at size "full" on every seed (the headline mean +- sd
 and the verdict) and at size "small" on the first ``--small-seeds`` seeds (the numbers
 the tests and the app's "re-run this row" button compare against).

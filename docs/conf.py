@@ -1,6 +1,6 @@
 """Sphinx configuration of covshift's documentation (built offline: no intersphinx, no downloads).
 
-Build with ``python -m sphinx -W -b html docs docs/_build/html`` (README); ``tests/test_docs.py`` runs
+Build with ``python -m sphinx -W -b html docs docs/_build/html`` (README); ``tests/covshift/test_docs.py`` runs
 the same build in CI, so a warning, a broken cross-reference or a gallery example that raises fails it.
 """
 

@@ -78,7 +78,7 @@ with st.expander("The maths"):
 
 st.subheader("Lessons")
 st.markdown("Each lesson sets every setting it needs and opens its page; the sentences in green boxes beside "
-            "the figures are its claims, each checked on seeds 0-2 by `tests/test_lessons.py`.")
+            "the figures are its claims, each checked on seeds 0-2 by `tests/teaching/test_lessons.py`.")
 for title, lesson in lessons.LESSONS.items():
     left, right = st.columns([1, 4])
     left.page_link(lesson.page, label=title, query_params=ui.lesson_query(title), icon=":material/school:")

@@ -32,7 +32,7 @@ from ._tgp_cost import TwinGPCosts
 from ._tgp_bfgs import COST_NOISE, minimise  # noqa: F401  (COST_NOISE: the costs' round-off, used by tests)
 from ._tgp_local import ClipCount, Local, apply_rows, kernel_block, rows_times, rowdot, squared_distances_by_rows
 
-_kernel_block = kernel_block  # the name tests/test_limits.py reads
+_kernel_block = kernel_block  # the name tests/teaching/test_limits.py reads
 
 #: Schur complements below this fraction of k(x, x) are clipped (they must be > 0).
 ETA_FLOOR = 1e-12

@@ -12,10 +12,10 @@ TRAIN, TEST, TRUTH = "#0072B2", "#D55E00", "#000000"
 #: name -> (colour, marker symbol, line dash). Colours from the Okabe-Ito and Paul Tol palettes; the eight
 #: estimators of the "Estimators disagree" lesson are chosen so that every pair differs by CIELAB
 #: Delta E >= 20 in normal, deuteranopic and protanopic vision (Machado et al. 2009 simulation;
-#: tests/test_figure_colours.py), and no two share a marker; the three it draws as curves (FCFWCS pink,
+#: tests/teaching/test_figure_colours.py), and no two share a marker; the three it draws as curves (FCFWCS pink,
 #: LogisticRatio green, RuLSIF indigo) differ in hue by at least 60 degrees and have 3:1 contrast on white.
 #: The classifiers' boundaries (iid grey, two-stage indigo, integrated pink) keep 3:1 contrast on white, the
-#: halo they are drawn on (tests/test_lesson_figures.py).
+#: halo they are drawn on (tests/teaching/test_lesson_figures.py).
 METHOD_STYLES = {
     "KLIEP": ("#999999", "circle", "solid"), "FWCS": ("#E69F00", "square", "dot"),
     "AFWCS": ("#56B4E9", "triangle-up", "dash"), "PFWCS": ("#009E73", "diamond", "longdash"),

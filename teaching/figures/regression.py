@@ -8,7 +8,7 @@ from teaching.figures.base import (BASE_FONT, HEIGHT, TEST, TRAIN, add_error_pan
 
 
 #: Drawing order: each later line is this much thinner (px), each later marker this much smaller, so that a
-#: prediction drawn on top of another never hides it (tests/test_lesson_figures.py).
+#: prediction drawn on top of another never hides it (tests/teaching/test_lesson_figures.py).
 LINE_WIDTHS, MARKER_SIZES = (7, 5, 3, 1.5), (14, 8, 5, 2)
 
 

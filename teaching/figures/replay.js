@@ -1,7 +1,7 @@
 "use strict";
 // The replay of a Frank-Wolfe run, in the browser: teaching/figures/replay.py packs the run's sparse
 // steps; this file rebuilds any iterate mu_t from them and draws it as SVG. No network, no rerun.
-// The model (inflate, unpack, Run, nextStep, sentence) is tested under node (tests/test_replay_js.py).
+// The model (inflate, unpack, Run, nextStep, sentence) is tested under node (tests/teaching/test_replay_js.py).
 
 const TYPES = { f4: Float32Array, f8: Float64Array, i4: Int32Array, u1: Uint8Array };
 const EVERY = 64;

@@ -7,7 +7,7 @@ sentence on the lesson's own data through the lesson's :class:`teaching.view.Vie
 methods are the very calls the pages make. A lesson's :class:`Reveal` is what its banner invites
 (the stage's "Show me"), with the claims that hold on the changed view; its :class:`Question` is the
 prediction asked before the reveal, whose right option is read off the revealed view.
-``tests/test_lessons.py`` runs every check over several seeds, so the text of the app and what the
+``tests/teaching/test_lessons.py`` runs every check over several seeds, so the text of the app and what the
 data show cannot drift apart; README's "Teach with it" section is generated from the same
 definitions (:func:`readme_section`).
 

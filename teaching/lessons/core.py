@@ -47,7 +47,7 @@ class Reveal:
     ``changes``: the one or two settings the stage's "Show me" button sets, with their values (each a
     setting the lesson invites, so the lesson stays); ``sees``: one line, "what you now see" in the
     figure; ``claims``: the claims that hold on the changed view (checked over seeds 0-2 like every
-    claim, by tests/test_lessons.py)."""
+    claim, by tests/teaching/test_lessons.py)."""
 
     changes: dict
     sees: str

@@ -129,7 +129,7 @@ def chart_config(stage=False):
 
 
 #: Heights (px) of a stage's figure, presentation mode off and on: with the title and the one-line lesson
-#: banner above it, the whole figure fits a 1280 x 800 screen (tests/browser/test_stage_browser.py).
+#: banner above it, the whole figure fits a 1280 x 800 screen (tests/teaching/browser/test_stage_browser.py).
 STAGE_HEIGHTS = {False: 500, True: 440}
 
 

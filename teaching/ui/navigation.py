@@ -22,7 +22,7 @@ def _view_query(settings_of_view):
 #: class), the replay's position and whether the KLIEP lesson's stage shows the replay or the gaps (where the
 #: eye is, not what is claimed).
 _NOT_THE_VIEW = ("presentation", "poll", "poll_key", "step", "weights_stage")
-#: Seeds on which every lesson's claims are checked (tests/test_lessons.py).
+#: Seeds on which every lesson's claims are checked (tests/teaching/test_lessons.py).
 CHECKED_SEEDS = (0, 1, 2)
 #: The page of each figure key's prefix (claims name their figure, e.g. "weights.gap").
 _FIGURE_PAGES = {"home": "pages/home.py", "weights": "pages/weights.py", "regression": "pages/regression.py",
@@ -115,7 +115,7 @@ def _back_to_lesson(lesson):
 
 
 def claims(figure):
-    """Show the active lesson's claims about ``figure`` (each checked by tests/test_lessons.py over seeds 0-2),
+    """Show the active lesson's claims about ``figure`` (each checked by tests/teaching/test_lessons.py over seeds 0-2),
     re-checked here on this view's data, also after a change the lesson invites; after its reveal, the reveal's
     claims first. A claim that holds here is shown under a check mark, with its numbers; a claim this view does
     not bear out is shown apart, in its own style, with the sentence that says why (the setting it was checked

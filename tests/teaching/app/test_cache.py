@@ -1,0 +1,92 @@
+"""Issue 9, item 1: everything computed from an uploaded CSV is keyed by the file's content.
+
+Two different files with the same column names used to share cached weights and predictions
+(by column names), within a session and across sessions; with different sizes the pages raised.
+"""
+
+
+import numpy as np
+
+from teaching import ui
+from teaching import budget, catalog, settings, uploads
+from tests.teaching.app.helpers import go, no_exception, open_link, table
+
+COLUMNS = {"source": "csv", "csv_inputs": "x", "csv_outputs": "y", "csv_split": "train",
+           "estimators": "FCFWCS", "sigma_mode": "manual", "sigma": "0.4", "models": "GPR,IW-GPR"}
+
+
+def csv_file(n_rows, shift):
+    """x, y = x^2 and a train column: training rows on the left, test rows shifted right."""
+    x = np.linspace(-1.0, 1.0, n_rows) + shift
+    rows = [f"{xi:.4f},{xi ** 2:.4f},{int(i % 3 != 0)}" for i, xi in enumerate(x)]
+    return ("x,y,train\n" + "\n".join(rows)).encode()
+
+
+FILE_A, FILE_B = csv_file(60, 0.0), csv_file(45, 0.7)
+
+
+def expected_objective(raw):
+    """The FCFWCS objective computed directly in the core, without the app or its caches."""
+    data = uploads.csv_dataset(uploads.read_csv(raw), ["x"], ["y"], "train", 0)
+    return catalog.make_weight_estimator("FCFWCS", 0.4).fit(data.X_tr, data.X_te).objective_
+
+
+def with_file(raw):
+    at = open_link(COLUMNS)
+    at.session_state["csv_bytes"] = raw
+    return at
+
+
+def objective(at):
+    return table(at).loc["FCFWCS", "objective"]
+
+
+def test_two_files_with_the_same_columns_in_one_session():
+    at = with_file(FILE_A)
+    no_exception(go(at, "pages/weights.py"))
+    first = objective(at)
+    at.session_state["csv_bytes"] = FILE_B  # a second upload, same column names, other size
+    no_exception(at.run())
+    second = objective(at)
+    assert np.isclose(first, expected_objective(FILE_A)) and np.isclose(second, expected_objective(FILE_B))
+    assert not np.isclose(first, second)
+    no_exception(go(at, "pages/regression.py"))  # different sizes: no shape error anywhere
+    assert not at.error, [e.value for e in at.error]
+    assert list(table(at).index) == ["GPR", "IW-GPR"]
+    no_exception(go(at, "pages/data.py"))
+    assert at.metric[0].value == str(int(uploads.read_csv(FILE_B).values[:, 2].sum()))
+
+
+def test_two_concurrent_sessions_each_see_their_own_file():
+    """Both sessions stay open and take turns (AppTest runs are not thread-safe, so the
+    sessions interleave instead of running in parallel threads; the cache is shared as on a
+    server)."""
+    sessions = {FILE_A: with_file(FILE_A), FILE_B: with_file(FILE_B)}
+    for page in ["pages/weights.py", "pages/regression.py", "pages/weights.py"]:
+        for raw, at in sessions.items():
+            no_exception(go(at, page))
+            assert not at.error, [e.value for e in at.error]
+            if page == "pages/weights.py":
+                assert np.isclose(objective(at), expected_objective(raw))
+
+
+def test_the_subsample_of_a_large_file_is_seeded_and_part_of_the_key():
+    n = budget.max_csv_rows([]) + 500
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=n)
+    raw = ("x,y,train\n" + "\n".join(f"{a:.5f},{a * 2:.5f},{int(i % 3 != 0)}" for i, a in enumerate(x))).encode()
+
+    def training_rows(seed):
+        at = open_link({**COLUMNS, "seed": str(seed)})
+        at.session_state["csv_bytes"] = raw
+        no_exception(go(at, "pages/data.py"))
+        return int(at.metric[0].value)
+
+    counts = {seed: training_rows(seed) for seed in (1, 2)}
+    # the slowest selected method decides how many rows are kept: here GPR (FCFWCS at a fixed sigma is faster)
+    kept = budget.max_csv_rows(["FCFWCS", "GPR", "IW-GPR", settings.defaults()["weights_for_models"]], sigma=0.4)
+    assert kept < n
+    for seed, count in counts.items():
+        assert count == int(uploads.read_csv(raw, seed=seed, max_rows=kept).values[:, 2].sum())
+    assert counts[1] != counts[2]
+    assert ui.digest(raw) == ui.digest(bytes(raw)) != ui.digest(raw + b"\n")
