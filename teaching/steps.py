@@ -8,15 +8,13 @@ imports Streamlit. The steps call each other through one cache, applied at one p
 per step), and the cache misses of the fits may run on an executor (:func:`use_executor`).
 
 A *data spec* names the data of a view: :class:`BuiltInData` (a generator of :mod:`teaching.catalog`)
-or :class:`UploadedData` (an uploaded CSV, by the digest of its bytes, which :func:`add_file` keeps
-beside the pipeline: the digest is the cache key; the bytes are not hashed again, nor passed along).
+or :class:`UploadedData` (an uploaded CSV, by the digest of its bytes, which :mod:`teaching.uploaded_files`
+keeps beside the pipeline: the digest is the cache key; the bytes are not hashed again, nor passed along).
 
 The steps do not check the time budget: :meth:`teaching.view.View.admit` does, before calling them.
 """
 
-import collections
 import functools
-import hashlib
 import threading
 import time
 from dataclasses import dataclass
@@ -24,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from covshift import diagnostics
-from teaching import budget, catalog, fits, outcomes, uploads
+from teaching import budget, catalog, fits, outcomes, uploaded_files, uploads
 
 #: Cache entries kept per step (the app's st.cache_data and the default lru_cache alike).
 CACHE_ENTRIES = {"csv_parsed": 8, "csv_table": 8, "data": 32, "shared_sigma": 32, "fitted_weights": 64,
@@ -89,10 +87,10 @@ def compute(name, args, kwargs, files=()):
     """Step ``name`` computed here, through this process's cache: what an executor's worker runs.
 
     The steps it calls are computed here too, never sent on. ``files``: ((digest, bytes), ...) of the
-    uploaded files the step's data specs name, kept here first (:func:`add_file`).
+    uploaded files the step's data specs name, kept here first (:func:`teaching.uploaded_files.add_file`).
     """
     for _, raw in files:
-        add_file(raw)
+        uploaded_files.add_file(raw)
     outer, _HERE.computing = getattr(_HERE, "computing", False), True
     try:
         return _CACHED[name](*args, **kwargs)
@@ -134,55 +132,9 @@ def _takes_work(executor):
     return takes_work is None or takes_work()
 
 
-# ------------------------------------------------------------------ uploaded files
-#: Uploaded files this process knows, by the SHA-256 digest of their bytes (the latest kept).
-FILES_KEPT = 16
-#: Seconds an uploaded file is kept after its last use: a session that ended no longer uses it, so its
-#: bytes are forgotten then at the latest (a session still open uses them at every run and keeps them).
-FILE_SECONDS = 1800.0
-_FILES = collections.OrderedDict()  # digest -> (bytes, time of last use)
-_FILES_LOCK = threading.Lock()
-
-CSV_MISSING = ("This view uses an uploaded CSV file, and a link cannot carry the file. Upload it on "
-               "the **Data & shift** page to see the view (the column choices of the link are kept).")
-
-
-def _forget_old(now):
-    """Drop the files unused for :data:`FILE_SECONDS` and all but the :data:`FILES_KEPT` latest (lock held)."""
-    while _FILES and (len(_FILES) > FILES_KEPT or now - next(iter(_FILES.values()))[1] > FILE_SECONDS):
-        _FILES.popitem(last=False)
-
-
-def add_file(raw, digest=None):
-    """Keep uploaded bytes beside the pipeline under their SHA-256 digest, which the data spec names; the
-    digest (``digest``: the caller's, already computed from these bytes). Files unused for
-    :data:`FILE_SECONDS` are forgotten."""
-    digest = digest or hashlib.sha256(raw).hexdigest()
-    now = time.monotonic()
-    with _FILES_LOCK:
-        _FILES[digest] = (raw, now)
-        _FILES.move_to_end(digest)
-        _forget_old(now)
-    return digest
-
-
-def file_bytes(digest):
-    """The bytes of an uploaded file by digest; ValueError (upload it again) when this process lacks them."""
-    now = time.monotonic()
-    with _FILES_LOCK:
-        _forget_old(now)
-        kept = _FILES.get(digest)
-        if kept is not None:
-            _FILES[digest] = (kept[0], now)
-            _FILES.move_to_end(digest)
-    if kept is None:
-        raise ValueError(CSV_MISSING.replace("**", ""))
-    return kept[0]
-
-
 def _files_of(args):
     """(digest, bytes) of the uploaded files the data specs among ``args`` name: sent with a step to a worker."""
-    return tuple((a.digest, file_bytes(a.digest)) for a in args if isinstance(a, UploadedData))
+    return tuple((a.digest, uploaded_files.file_bytes(a.digest)) for a in args if isinstance(a, UploadedData))
 
 
 # ------------------------------------------------------------------ data specs
@@ -197,7 +149,7 @@ class BuiltInData:
 
 @dataclass(frozen=True)
 class UploadedData:
-    """An uploaded CSV (by the digest of its bytes, :func:`add_file`): its input and output columns, the
+    """An uploaded CSV (by the digest of its bytes, :func:`teaching.uploaded_files.add_file`): its input and output columns, the
     train/test choice (None: selection bias, the seeded sampler; a column name; or (date column, first
     test date), :func:`teaching.view.csv_split`), whether inputs are standardised, the
     seed and the rows kept (the time budget of the selected methods)."""
@@ -216,7 +168,7 @@ class UploadedData:
 def csv_parsed(file_digest):
     """The parsed CSV (:class:`teaching.uploads.CsvTable`, :func:`teaching.uploads.parse_csv`: bounded in
     size and time), keyed by the digest of its bytes alone: a new seed does not parse it again."""
-    return uploads.parse_csv(file_bytes(file_digest))
+    return uploads.parse_csv(uploaded_files.file_bytes(file_digest))
 
 
 @_step

@@ -67,7 +67,7 @@ def csv_split(settings):
 
 
 def data_spec(settings, file_digest=None, dataset=None):
-    """The data spec the settings name; ``file_digest``: the uploaded file's (:func:`teaching.steps.add_file`)
+    """The data spec the settings name; ``file_digest``: the uploaded file's (:func:`teaching.uploaded_files.add_file`)
     for a CSV source; ``dataset`` forces a built-in data set with its current parameters."""
     seed = int(settings["seed"])
     if dataset is None and settings["source"] == "csv":

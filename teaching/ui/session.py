@@ -5,18 +5,18 @@ import json
 
 import streamlit as st
 
-from teaching import figures, steps
+from teaching import figures, steps, uploaded_files
 from teaching.ui.guard import guard
 from teaching.ui.state import get
 from teaching.view import View, data_spec
 
-CSV_MISSING = steps.CSV_MISSING
+CSV_MISSING = uploaded_files.CSV_MISSING
 
 
 def digest(raw):
     """SHA-256 of bytes: the cache key of everything computed from them. The session's upload's is kept
     beside its bytes in the session state (no process-level cache holds uploaded bytes: they go with the
-    session, and :func:`teaching.steps.add_file` forgets them after a bounded time)."""
+    session, and :func:`teaching.uploaded_files.add_file` forgets them after a bounded time)."""
     if raw is st.session_state.get("csv_bytes"):
         kept = st.session_state.get("csv_digest")
         if kept is None or kept[0] is not raw:
@@ -51,7 +51,8 @@ def view(dataset=None):
     """This session's View (``dataset``: a built-in data set forced, with its current parameters, as on
     Home). The same View value gives back the same object, so its kernel width is resolved once."""
     raw = csv_bytes()
-    built = View.from_settings(_settings(), None if raw is None else steps.add_file(raw, digest(raw)), dataset)
+    file_digest = None if raw is None else uploaded_files.add_file(raw, digest(raw))
+    built = View.from_settings(_settings(), file_digest, dataset)
     kept = st.session_state.get("views", {})
     if kept.get(dataset) != built:
         kept = {**kept, dataset: built}
@@ -62,7 +63,7 @@ def view(dataset=None):
 def csv_table(raw):
     """The parsed CSV of the Data page (parsed once per digest of its bytes; then rows drawn with the seed
     within the row limit)."""
-    spec = data_spec({**_settings(), "source": "csv"}, steps.add_file(raw, digest(raw)))
+    spec = data_spec({**_settings(), "source": "csv"}, uploaded_files.add_file(raw, digest(raw)))
     return steps.csv_table(spec.digest, spec.seed, spec.max_rows)
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from teaching import csv_file, report, settings, steps, uploads
+from teaching import csv_file, report, settings, steps, uploaded_files, uploads
 
 
 def _cpu_seconds(call):
@@ -77,7 +77,7 @@ def test_two_million_rows_are_read_from_a_draw_once_for_every_seed(monkeypatch):
     parses = []
     monkeypatch.setattr(uploads, "parse_csv", lambda data: parses.append(1) or table)
     steps.use_cache()
-    digest = steps.add_file(raw)
+    digest = uploaded_files.add_file(raw)
     first, second = steps.csv_table(digest, 0, 1000), steps.csv_table(digest, 1, 1000)
     assert len(parses) == 1 and len(first.values) == len(second.values) == 1000
     assert not np.array_equal(first.values, second.values)
@@ -236,16 +236,16 @@ def test_markdown_text_shows_every_name_as_written():
 # ------------------------------------------------------------------ bytes forgotten, long values shortened
 def test_uploaded_bytes_are_forgotten_after_a_bounded_time(monkeypatch):
     clock = [1000.0]
-    monkeypatch.setattr(steps.time, "monotonic", lambda: clock[0])
-    monkeypatch.setattr(steps, "_FILES", collections.OrderedDict())  # the files of other tests are on the real clock
-    digest = steps.add_file(b"a,b\n1,2\n")
-    clock[0] += steps.FILE_SECONDS / 2
-    assert steps.file_bytes(digest) == b"a,b\n1,2\n"  # a use keeps it
-    clock[0] += steps.FILE_SECONDS - 1
-    assert steps.file_bytes(digest)
-    clock[0] += steps.FILE_SECONDS + 1
+    monkeypatch.setattr(uploaded_files.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(uploaded_files, "_FILES", collections.OrderedDict())  # other tests' files: on the real clock
+    digest = uploaded_files.add_file(b"a,b\n1,2\n")
+    clock[0] += uploaded_files.FILE_SECONDS / 2
+    assert uploaded_files.file_bytes(digest) == b"a,b\n1,2\n"  # a use keeps it
+    clock[0] += uploaded_files.FILE_SECONDS - 1
+    assert uploaded_files.file_bytes(digest)
+    clock[0] += uploaded_files.FILE_SECONDS + 1
     with pytest.raises(ValueError, match="Upload it on the Data & shift page"):
-        steps.file_bytes(digest)
+        uploaded_files.file_bytes(digest)
 
 
 def test_a_long_link_value_is_repeated_only_shortened():

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from teaching import budget, catalog, lessons, settings, steps
+from teaching import budget, catalog, lessons, settings, steps, uploaded_files
 from teaching.view import AUTO, View
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -74,7 +74,7 @@ def test_admit_is_the_one_budget_check_and_names_the_way_out():
 
 def test_uploaded_bytes_travel_beside_the_view_by_digest():
     raw = b"x,y\n" + b"".join(f"{i / 10},{(i % 7) / 3}\n".encode() for i in range(60))
-    digest = steps.add_file(raw)
+    digest = uploaded_files.add_file(raw)
     view = View.from_settings({**_settings(), "source": "csv", "csv_inputs": ["x"], "csv_outputs": ["y"]}, digest)
     assert view.data_spec.digest == digest and len(view.data().X_tr) + len(view.data().X_te) == 60
     assert steps._files_of((view.data_spec, "FCFWCS")) == ((digest, raw),)
@@ -84,9 +84,9 @@ def test_uploaded_bytes_travel_beside_the_view_by_digest():
     other = raw + b"6,1\n"
     other_digest = hashlib.sha256(other).hexdigest()
     with pytest.raises(ValueError, match="Upload it"):
-        steps.file_bytes(other_digest)
+        uploaded_files.file_bytes(other_digest)
     table = steps.compute("csv_table", (other_digest, 0, 100), {}, files=((other_digest, other),))  # as a worker
-    assert len(table.values) == 61 and steps.file_bytes(other_digest) == other
+    assert len(table.values) == 61 and uploaded_files.file_bytes(other_digest) == other
 
 
 def test_pages_import_only_teaching_and_cache_nothing_themselves():
@@ -102,7 +102,7 @@ def test_an_uploaded_file_reaches_a_worker_process_with_the_step():
 
     raw = b"a,b,y\n" + b"".join(f"{i % 9},{(i * 7) % 11},{i % 5}\n".encode() for i in range(80))
     view = View.from_settings({**_settings(), "source": "csv", "csv_inputs": ["a", "b"], "csv_outputs": ["y"]},
-                              steps.add_file(raw))
+                              uploaded_files.add_file(raw))
     steps.use_cache()
     here = view.weights("KMM").model.weights_
     pool = workers.make_executor({"COVSHIFT_WORKERS": "1"})

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from sklearn.datasets import load_diabetes
 
-from teaching import steps
+from teaching import uploaded_files
 from teaching.view import View
 from tests.teaching.app.helpers import go, no_exception, open_link
 
@@ -57,7 +57,7 @@ def test_uploaded_csv_shift_is_found_and_its_column_ranked_first(checked):
 
 def test_uploaded_csv_ess_is_the_formula_on_the_page_weights(checked):
     at, raw = checked
-    view = View.from_settings({**at.session_state["settings"], "sigma_mode": "auto"}, steps.add_file(raw))
+    view = View.from_settings({**at.session_state["settings"], "sigma_mode": "auto"}, uploaded_files.add_file(raw))
     assert view.data_spec.standardise is True  # standardised by default
     w = np.asarray(view.weights("FCFWCS").model.weights_)
     ess = w.sum() ** 2 / np.sum(w ** 2)

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from sklearn.datasets import load_wine
 
-from teaching import catalog, settings, steps
+from teaching import catalog, settings, steps, uploaded_files
 from teaching.view import View, hyper_items
 from tests.teaching.app.helpers import go, no_exception, open_link, table
 from tests.teaching.app.test_check_page import INPUTS, diabetes_csv
@@ -23,7 +23,7 @@ def wine_csv():
 
 
 def ui_digest(at):
-    return steps.add_file(at.session_state["csv_bytes"])
+    return uploaded_files.add_file(at.session_state["csv_bytes"])
 
 
 def upload(raw, inputs, outputs, split, query=None):
