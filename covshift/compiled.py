@@ -1,6 +1,7 @@
 """Loads every numba-compiled loop of the library (compiling it into numba's on-disk cache the first time), so a fresh worker process pays that before its first fit.
 
-The compiled loops: the Frank-Wolfe loop and line searches of KLIEP (``covshift.weights._compiled``),
+The compiled loops: the one Frank-Wolfe loop of KLIEP and its line searches (``covshift.weights._compiled``,
+with the rules of FWCS, AFWCS, PFWCS and FCFWCS),
 the replay of a run (``covshift.weights.replay``) and the Twin GP's row-wise products
 (``covshift.regression._tgp_local``). Compiling them all takes about 16 CPU-s once per installation
 (the cache lives in ``__pycache__`` beside the modules); loading them from the cache about 0.3 CPU-s
@@ -15,7 +16,7 @@ import numpy as np
 def warm_up():
     """Run each compiled loop once on a tiny problem (every signature the library calls). Returns None."""
     from .regression import TwinGP
-    from .weights import AFWCS, FWCS, PFWCS
+    from .weights import AFWCS, FCFWCS, FWCS, PFWCS
     from .weights.replay import replay_steps
 
     rng = np.random.default_rng(0)
@@ -25,5 +26,6 @@ def warm_up():
         fitted = PFWCS(sigma=0.5, max_iter=5).fit(X_tr, X_te)
         AFWCS(sigma=0.5, max_iter=5, line_search="armijo").fit(X_tr, X_te)
         FWCS(sigma=0.5, max_iter=5).fit(X_tr, X_te)
+        FCFWCS(sigma=0.5, max_iter=5).fit(X_tr, X_te)
         replay_steps(fitted)
         TwinGP(divergence="kl", max_iter=2).fit(X_tr, np.hstack([X_tr, X_tr ** 2])).predict(X_te[:3])

@@ -1,11 +1,11 @@
 """The Frank-Wolfe KLIEP estimators FWCS, AFWCS, PFWCS (fw-covariate-shift-iw-smtgp, Algorithms 2, 4, 5) and FCFWCS.
 
-All four run the one loop of :func:`.fw_loop.run_frank_wolfe` on an :class:`.active_set.ActiveSet`
+All four run the one compiled loop (:func:`.fw_loop.run_frank_wolfe`, :func:`._compiled.run_loop`)
 in atom coordinates, alpha = beta * mu with mu on the unit simplex (section III-A),
 F(mu) = sum_j log v_j with v = A' mu (eq. 2, see ``_kliep_problem``); they differ only in the
-step each iteration takes (:meth:`_step`): towards (FWCS), towards or away (AFWCS), pairwise
-(PFWCS) or fully corrective (FCFWCS, :mod:`.fully_corrective`). The active set keeps v up to
-date incrementally (O(n_te) per step) and the loop recomputes it every ``refresh_every``
+step rule each iteration takes (``_rule``): towards (FWCS), towards or away (AFWCS), pairwise
+(PFWCS) or fully corrective (FCFWCS, the corrective phase of :mod:`.fully_corrective`). The loop
+keeps v up to date incrementally (O(n_te) per step) and recomputes it every ``refresh_every``
 iterations against drift; the only O(n_atoms * n_te) work per iteration is the gradient
 A (1 / v), or O(rank * (n_atoms + n_te)) with a low-rank factor of the atoms
 (``_kliep_problem.LowRankKernelAtoms``): the gap is then an upper bound that accounts for the
@@ -15,15 +15,12 @@ factor's error bound, so the stopping test and ``converged_`` stay certified.
 import warnings
 from functools import partial
 
-import numpy as np
-
 from .._validation import check_choice, check_grid, check_int, check_positive
 from ..exceptions import ConvergenceWarning
 from ._kliep_base import KliepFamily
 from ._kliep_problem import covering_start
-from .active_set import ActiveSet
-from .fully_corrective import corrective_step
-from .fw_loop import FrankWolfeHistory, StepRules, run_compiled, run_frank_wolfe
+from .fully_corrective import corrective_newton
+from .fw_loop import FrankWolfeHistory, run_frank_wolfe
 
 __all__ = ["FWCS", "AFWCS", "PFWCS", "FCFWCS", "FrankWolfeHistory"]
 
@@ -31,9 +28,8 @@ class _FrankWolfeKliep(KliepFamily):
     """Shared parameters and main loop of the Frank-Wolfe KLIEP solvers."""
 
     _low_rank_gradient = True
-    #: The step of :meth:`_step` as a rule of the compiled loop (fw_loop.COMPILED_RULES), used on
-    #: dense atoms; None: the Python loop only.
-    _compiled_rule = None
+    #: The step rule of the loop (a key of fw_loop.RULES).
+    _rule = None
 
     def __init__(self, sigma="auto", n_centers=None, line_search="exact", tol=1e-4,
                  max_iter=10000, refresh_every=50, armijo_c=0.5, armijo_shrink=0.5,
@@ -65,16 +61,10 @@ class _FrankWolfeKliep(KliepFamily):
                 raise ValueError(f"{name} must lie in (0, 1); got {value!r}.")
 
     def _solve(self, problem):
-        active_set = ActiveSet(problem.atoms, covering_start(problem))
-        rules = StepRules(self.line_search, self.armijo_c, self.armijo_shrink)
-        if self._compiled_rule is not None and isinstance(problem.atoms, np.ndarray):
-            self.converged_, t, recorder = run_compiled(active_set, self._compiled_rule, rules, self.tol,
-                                                        self.max_iter, self.refresh_every)
-        else:
-            self.converged_, t, recorder = run_frank_wolfe(problem, active_set, partial(self._step, rules),
-                                                           self.tol, self.max_iter, self.refresh_every)
+        mu, self.converged_, t, self.history_ = run_frank_wolfe(
+            problem, covering_start(problem), self._rule, self.tol, self.max_iter, self.line_search,
+            self.armijo_c, self.armijo_shrink, self.refresh_every, **self._rule_settings())
         self.n_iter_ = t
-        self.history_ = recorder.history(problem.beta)
         if not self.converged_:
             warnings.warn(
                 f"{type(self).__name__} stopped after {t} iterations with relative duality gap "
@@ -85,11 +75,11 @@ class _FrankWolfeKliep(KliepFamily):
             )
         if not self.keep_history:
             self.history_ = None  # a fitted estimator of a few KB instead of the iterates of every step
-        return active_set.mu
+        return mu
 
-    def _step(self, rules, active_set, grad, active, l_fw, gap, mu_grad, objective):  # pragma: no cover
-        """One iteration's step (a :class:`~.fw_loop.Step`) from the iterate in ``active_set``."""
-        raise NotImplementedError
+    def _rule_settings(self):
+        """Settings of the step rule beyond the shared ones (FCFWCS: its corrective phase)."""
+        return {}
 
 
 class FWCS(_FrankWolfeKliep):
@@ -129,10 +119,7 @@ class FWCS(_FrankWolfeKliep):
     True
     """
 
-    _compiled_rule = "towards"
-
-    def _step(self, rules, active_set, grad, active, l_fw, gap, mu_grad, objective):
-        return rules.towards(active_set, l_fw, objective)
+    _rule = "towards"
 
 
 class AFWCS(_FrankWolfeKliep):
@@ -170,13 +157,7 @@ class AFWCS(_FrankWolfeKliep):
     True
     """
 
-    _compiled_rule = "away_or_towards"
-
-    def _step(self, rules, active_set, grad, active, l_fw, gap, mu_grad, objective):
-        l_aw = active_set.away_atom(grad)
-        if gap >= mu_grad - grad[l_aw]:
-            return rules.towards(active_set, l_fw, objective)
-        return rules.away(active_set, l_fw, l_aw, objective)
+    _rule = "away_or_towards"
 
 
 class PFWCS(_FrankWolfeKliep):
@@ -214,10 +195,7 @@ class PFWCS(_FrankWolfeKliep):
     'final'
     """
 
-    _compiled_rule = "pairwise"
-
-    def _step(self, rules, active_set, grad, active, l_fw, gap, mu_grad, objective):
-        return rules.pairwise(active_set, l_fw, active_set.away_atom(grad), objective)
+    _rule = "pairwise"
 
 
 class FCFWCS(_FrankWolfeKliep):
@@ -291,9 +269,10 @@ class FCFWCS(_FrankWolfeKliep):
         check_int(self.max_inner, "max_inner")
         check_int(self.max_face, "max_face", minimum=2)
 
-    def _step(self, rules, active_set, grad, active, l_fw, gap, mu_grad, objective):
-        step = corrective_step(rules, self.tol, self.max_inner, self.max_face)
-        return step(active_set, grad, active, l_fw, gap, mu_grad, objective)
+    _rule = "corrective"
+
+    def _rule_settings(self):
+        return {"max_face": self.max_face, "corrective": partial(corrective_newton, max_inner=self.max_inner)}
 
 
 _PARAMETERS = """    Parameters

@@ -6,18 +6,21 @@ points a cross-validation fold holds out). Each outer iteration adds the Frank-W
 l^FW = argmax_l dF/dmu_l with a step towards it, then re-optimises F over the active face by
 equality-constrained Newton steps (:func:`newton_direction`; Hessian A_S' diag(w / v^2) A_S), a
 ratio test keeping mu >= 0 and dropping the atoms that reach zero. The step sizes come from one
-concave line phi(rho) = sum_j w_j log(v_j + rho d_j): for one problem (:func:`corrective_step`,
-used by FCFWCS and :func:`solve_fully_corrective`) by the exact line search; for K problems
+concave line phi(rho) = sum_j w_j log(v_j + rho d_j): for one problem (:func:`corrective_newton`,
+the corrective phase of the one Frank-Wolfe loop for FCFWCS and :func:`solve_fully_corrective`) by
+the loop's line search; for K problems
 solved together (:func:`solve_folds`) by the largest of a few trial steps at which phi' >= 0, one
 batched evaluation for all K (an exact search per problem would be K Python-level loops).
 """
+
+from functools import partial
 
 import numpy as np
 
 from ._kliep_problem import covering_start
 from ._line_search import log_objective
-from .active_set import ATOM_TOL, ActiveSet, FoldActiveSet
-from .fw_loop import HIT_TOL, Step, StepRules, run_frank_wolfe
+from .active_set import ATOM_TOL, FoldActiveSet
+from .fw_loop import HIT_TOL, run_frank_wolfe
 
 #: Memory of one block of the face's scaled atoms in the corrective Newton step.
 FACE_BLOCK_BYTES = 2**22
@@ -100,24 +103,34 @@ def face_gradient_and_hessian(A_face, u, block_bytes=FACE_BLOCK_BYTES):
     return grad, hessian
 
 
-def corrective_newton(rules, active_set, l_fw, objective, face_tol, max_inner):
-    """Fully-corrective step on one problem: a towards step to vertex l_fw, then maximise F
-    over the active face.
+def corrective_newton(atoms, mu, v, face_tol, search, max_inner=50):
+    """The corrective phase of FCFWCS: maximise F over the active face of mu (after the loop's towards step).
 
-    Newton steps (:func:`newton_direction`), a ratio test that keeps m >= 0 and drops atoms
-    that reach zero, the line search of ``rules`` (a :class:`~.fw_loop.StepRules`). Stops when
-    the face gap max_S g - <g, m> <= face_tol, or after ``max_inner`` Newton steps.
+    Newton steps (:func:`newton_direction`), a ratio test that keeps the weights >= 0 and drops
+    atoms that reach zero, the loop's line search ``search(v, d, rho_max, slope, objective) ->
+    (rho, hit)``. Stops when the face gap max_S g - <g, m> <= face_tol, or after ``max_inner``
+    Newton steps. Called by the compiled loop (:func:`._compiled.run_loop`, rule CORRECTIVE).
 
-    Returns the number of Newton steps taken.
+    Parameters
+    ----------
+    atoms : ndarray (n_atoms, n_te) or KernelAtoms
+    mu, v : ndarray
+        The iterate and A' mu, updated in place.
+    face_tol : float
+    search : callable
+    max_inner : int
+
+    Returns
+    -------
+    int
+        The number of Newton steps taken.
     """
-    rules.towards(active_set, l_fw, objective)
-    mu = active_set.mu
-    face = active_set.indices
-    A_face = active_set.atoms[face]  # rows of the face, kept until an atom drops
-    objective = log_objective(active_set.v)
+    face = np.flatnonzero(mu)
+    A_face = atoms[face]  # rows of the face, kept until an atom drops
+    objective = log_objective(v)
     iterations = 0
     for iterations in range(1, max_inner + 1):
-        u = 1.0 / active_set.v
+        u = 1.0 / v
         grad, hessian = face_gradient_and_hessian(A_face, u)
         m = mu[face]
         if grad.max() - grad @ m <= face_tol:
@@ -130,38 +143,23 @@ def corrective_newton(rules, active_set, l_fw, objective, face_tol, max_inner):
         ratios = -m[shrinking] / dm[shrinking]
         rho_max = float(ratios.min())
         d = dm @ A_face
-        rho, hit = rules.search(active_set.v, d, rho_max, float(d @ u), objective)
+        rho, hit = search(v, d, rho_max, float(d @ u), objective)
         if rho <= 0:
             break
         m = m + rho * dm
         if hit:
             m[np.flatnonzero(shrinking)[ratios <= rho_max * (1 + HIT_TOL)]] = 0.0
-        active_set.set_face(face, m, rho * d)
+        mu[face] = m
+        v += rho * d
         kept = m > ATOM_TOL
         if not kept.all():
             face, A_face = face[kept], A_face[kept]
-        objective = log_objective(active_set.v)
+        objective = log_objective(v)
     return iterations
 
 
-def corrective_step(rules, tol, max_inner=50, max_face=150):
-    """The step rule of FCFWCS for :func:`~.fw_loop.run_frank_wolfe`.
-
-    :func:`corrective_newton` to the face gap 0.1 tol |F|; when the active set has reached
-    ``max_face`` atoms (a dense optimum: Newton costs O(n_te |S|^2)), a pairwise step instead.
-    """
-
-    def step(active_set, grad, active, l_fw, gap, mu_grad, objective):
-        if active.size >= max_face:
-            return rules.pairwise(active_set, l_fw, active_set.away_atom(grad), objective)
-        inner = corrective_newton(rules, active_set, l_fw, objective, 0.1 * tol * abs(objective), max_inner)
-        return Step("corrective", "good", float(active_set.mu[l_fw]), l_fw, inner_iterations=inner)
-
-    return step
-
-
 def solve_fully_corrective(problem, mu=None, tol=1e-4, max_iter=1000, max_inner=50, max_face=150):
-    """Fully-corrective Frank-Wolfe (as :class:`covshift.weights.FCFWCS`, the same loop and steps)
+    """Fully-corrective Frank-Wolfe (as :class:`covshift.weights.FCFWCS`: the one loop, rule "corrective")
     on a KliepProblem from ``mu`` (default: the paper's start, ``covering_start``) until the
     relative duality gap is at most ``tol``.
 
@@ -169,10 +167,10 @@ def solve_fully_corrective(problem, mu=None, tol=1e-4, max_iter=1000, max_inner=
     -------
     mu : ndarray (n_atoms,), converged : bool, n_iter : int
     """
-    active_set = ActiveSet(problem.atoms, covering_start(problem) if mu is None else mu)
-    step = corrective_step(StepRules("exact"), tol, max_inner, max_face)
-    converged, n_iter, _ = run_frank_wolfe(problem, active_set, step, tol, max_iter)
-    return active_set.mu, converged, n_iter
+    start = covering_start(problem) if mu is None else mu
+    mu, converged, n_iter, _ = run_frank_wolfe(problem, start, "corrective", tol, max_iter, max_face=max_face,
+                                               corrective=partial(corrective_newton, max_inner=max_inner))
+    return mu, converged, n_iter
 
 
 def solve_folds(problems, mu, tol, max_iter=200):

@@ -1,22 +1,21 @@
-"""The Frank-Wolfe loop of KLIEP shared by FWCS, AFWCS, PFWCS and FCFWCS (fw-covariate-shift-iw-smtgp, Algorithm 2).
+"""Runs the one Frank-Wolfe loop of KLIEP on a problem and records its history (fw-covariate-shift-iw-smtgp, Algorithm 2).
 
-One loop (:func:`run_frank_wolfe`) computes, at each iterate mu_t on the simplex, the gradient
-g = A (1 / v) of F(mu) = sum_j log v_j (eq. 2 in atom coordinates, section III-A) and the
-duality gap <g, d^FW> (an upper bound when the gradient is low-rank), stops at the relative gap
-``tol``, and otherwise asks a step rule for the next iterate: the towards, away and pairwise
-steps here (:class:`StepRules`, eqs. 22-31, each on an :class:`~.active_set.ActiveSet` with an
-exact or Armijo line search) or the fully-corrective step of :mod:`.fully_corrective`. Each
-iteration is a row of :class:`FrankWolfeHistory`.
+:func:`run_frank_wolfe` serves FWCS, AFWCS, PFWCS and FCFWCS (their step rules: towards,
+towards or away, pairwise, corrective; eqs. 22-31) and the reference solve of the
+cross-validation: it sets up the compiled loop (:func:`._compiled.run_loop`) with one
+:class:`~._compiled.LoopOptions` and one :class:`~._compiled.LoopState`, lends it the Python part
+it needs (:class:`ProblemPart`: the gradient, rows and density of atoms the loop does not hold,
+with the certified gap of a low-rank gradient, and the corrective phase of FCFWCS), times it and
+turns its record into a :class:`FrankWolfeHistory`, one row per iteration.
 """
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from . import _compiled
 from ._kliep_problem import duality_gap
-from ._line_search import armijo_line_search, exact_line_search, log_objective
 from .active_set import ATOM_TOL
 
 #: A step within this relative distance of rho_max counts as reaching it (drop / swap).
@@ -24,6 +23,13 @@ HIT_TOL = 1e-9
 #: A low-rank gradient is used while its error bound is at most this fraction of the stopping
 #: threshold tol * |F| (so the certified gap exceeds the float64 one by at most 2%); else exact.
 GRADIENT_SLACK = 0.01
+#: The step rules of the loop, by name (FWCS, AFWCS, PFWCS, FCFWCS).
+RULES = {"towards": _compiled.TOWARDS, "away_or_towards": _compiled.AWAY_OR_TOWARDS,
+         "pairwise": _compiled.PAIRWISE, "corrective": _compiled.CORRECTIVE}
+#: Iterations per call of the loop when it asks Python for nothing; ``elapsed`` is measured after
+#: each call and spread evenly over its rows (a call lasts well under a millisecond on the app's
+#: problems). A loop that asks Python (large atoms, FCFWCS) is timed after every iteration.
+CHUNK = 64
 
 
 @dataclass
@@ -147,108 +153,13 @@ class FrankWolfeHistory:
         return self.beta * self.mu_at(t)
 
 
-@dataclass
-class Step:
-    """What one iteration did: a row of :class:`FrankWolfeHistory` less the iterate's numbers."""
-
-    direction: str
-    kind: str
-    size: float
-    towards: int
-    away: int = -1
-    inner_iterations: int = 0
-
-
-@dataclass
-class Recorder:
-    """Collects the rows and sparse iterates of a run; :meth:`history` makes the FrankWolfeHistory."""
-
-    rows: list = field(default_factory=list)
-    atoms: list = field(default_factory=list)
-    mus: list = field(default_factory=list)
-
-    def add_iterate(self, active, mu):
-        """Record mu_t (its active atoms and their weights) for the row about to be added."""
-        self.atoms.append(active.copy())
-        self.mus.append(mu[active])
-
-    def add(self, objective, gap, step, active_size, dropped, elapsed):
-        self.rows.append((objective, gap, step.kind, step.direction, step.size, active_size,
-                          step.towards, step.away, dropped, step.inner_iterations, elapsed))
-
-    def history(self, beta):
-        columns = list(zip(*self.rows))
-        dtypes = [float, float, "U5", "U10", float, int, int, int, int, int, float]
-        start = np.concatenate([[0], np.cumsum([len(a) for a in self.atoms])])
-        return FrankWolfeHistory(*[np.asarray(c, dtype=t) for c, t in zip(columns, dtypes)],
-                                 iterate_start=start, iterate_atom=np.concatenate(self.atoms),
-                                 iterate_mu=np.concatenate(self.mus), beta=np.asarray(beta).copy())
-
-
-class StepRules:
-    """The towards, away and pairwise steps of section III-B on an ActiveSet, with their line search.
-
-    Parameters
-    ----------
-    line_search : {"exact", "armijo"}
-        Safeguarded Newton on the concave phi(rho) (:func:`exact_line_search`) or Algorithm 3.
-    armijo_c, armijo_shrink : float in (0, 1)
-        tau and xi of Algorithm 3.
-    """
-
-    def __init__(self, line_search="exact", armijo_c=0.5, armijo_shrink=0.5):
-        self.line_search = line_search
-        self.armijo = (armijo_c, armijo_shrink)
-
-    def search(self, v, d, rho_max, slope, objective):
-        """Step size along test-space direction d (exact or Armijo), snapped to rho_max:
-        (rho, whether rho_max was reached)."""
-        if self.line_search == "exact":
-            rho = exact_line_search(v, d, rho_max, slope)
-        else:
-            rho = armijo_line_search(v, d, rho_max, slope, objective, *self.armijo)
-        hit = rho >= rho_max * (1.0 - HIT_TOL)
-        return (rho_max if hit else rho), hit
-
-    def towards(self, active, l_fw, objective):
-        """Towards step to vertex l_fw, rho in [0, 1] (eqs. 22-23)."""
-        atom = active.atoms[l_fw]
-        d = atom - active.v
-        rho, _ = self.search(active.v, d, 1.0, float(d @ (1.0 / active.v)), objective)
-        active.towards(l_fw, rho, atom)
-        return Step("towards", "good", rho, l_fw)
-
-    def away(self, active, l_fw, l_aw, objective):
-        """Away step from vertex l_aw, rho in [0, mu/(1-mu)] (eqs. 25-27)."""
-        mu_away = active.mu[l_aw]
-        d = active.v - active.atoms[l_aw]
-        rho, hit = self.search(active.v, d, mu_away / (1.0 - mu_away), float(d @ (1.0 / active.v)),
-                               objective)
-        active.away(l_aw, rho, d, drop=hit)
-        return Step("away", "drop" if hit else "good", rho, l_fw, l_aw)
-
-    def pairwise(self, active, l_fw, l_aw, objective):
-        """Pairwise step moving weight from l_aw to l_fw, rho in [0, mu_aw] (eqs. 29-31)."""
-        rho_max = active.mu[l_aw]
-        was_active = active.mu[l_fw] > 0
-        d = active.atoms[l_fw] - active.atoms[l_aw]
-        rho, hit = self.search(active.v, d, rho_max, float(d @ (1.0 / active.v)), objective)
-        active.pairwise(l_fw, l_aw, rho, d, drop=hit)
-        kind = "good"
-        if hit and rho_max < 1.0:
-            kind = "drop" if was_active else "swap"
-        return Step("pairwise", kind, rho, l_fw, l_aw)
-
-
-def gradient_and_gap(problem, active_set, active, threshold):
-    """The gradient at the iterate and its duality gap (an upper bound when the gradient is low-rank).
+def gradient_and_gap(problem, u, mu, active, threshold):
+    """The gradient g = A u at the iterate and its duality gap (an upper bound when g is low-rank).
 
     A low-rank gradient serves while its error bound is within GRADIENT_SLACK * threshold,
     or while even the smallest gap it allows exceeds the threshold (the step is then an
     ascent step and the run is certainly not converged); otherwise it is recomputed exactly.
     """
-    u = 1.0 / active_set.v
-    mu = active_set.mu
     grad, error = problem.gradient(u, max_error=np.inf)
     gap = duality_gap(grad, error, mu, active)
     if np.ndim(error) and error.max() > GRADIENT_SLACK * threshold and \
@@ -258,106 +169,113 @@ def gradient_and_gap(problem, active_set, active, threshold):
     return grad, gap
 
 
-def run_frank_wolfe(problem, active_set, step, tol, max_iter, refresh_every=50):
-    """Frank-Wolfe on ``problem`` from ``active_set`` until the relative duality gap is at most tol.
+class ProblemPart:
+    """What the compiled loop asks Python for on one problem (see ``_compiled.PYTHON_PARTS``).
 
-    Each iteration t: g = A (1 / v), l^FW = argmax_l g_l, the gap max_l g_l - <g, mu> (Algorithm 2,
-    lines 5-8; certified with a low-rank gradient, see :func:`gradient_and_gap`); then
-    ``step(active_set, grad, active, l_fw, gap, mu_grad, objective)`` moves the iterate and returns
-    a :class:`Step`, tiny weights leave the active set, and v is recomputed every ``refresh_every``
-    iterations. A step of size 0 that did nothing ends the run (no ascent at machine precision).
+    Parameters
+    ----------
+    problem : KliepProblem
+        Its atoms: blocked or low-rank atoms are computed by ``covshift.kernels`` (also from dask
+        arrays), which numba cannot run.
+    corrective : callable or None
+        ``corrective(atoms, mu, v, face_tol, search) -> Newton steps``, the corrective phase of FCFWCS
+        (:func:`.fully_corrective.corrective_newton`), updating mu and v in place.
+    search : callable
+        ``search(v, d, rho_max, slope, objective) -> (rho, hit)``, the loop's line search.
+    """
+
+    def __init__(self, problem, corrective, search):
+        self.problem, self.corrective_phase, self.search = problem, corrective, search
+
+    def gradient_and_gap(self, u, mu, active, threshold):
+        return gradient_and_gap(self.problem, u, mu, active, threshold)
+
+    def row(self, l):
+        return self.problem.atoms[l]
+
+    def density(self, mu):
+        return self.problem.density(mu)
+
+    def corrective(self, mu, v, face_tol):
+        return self.corrective_phase(self.problem.atoms, mu, v, face_tol, self.search)
+
+
+def run_frank_wolfe(problem, mu, rule, tol, max_iter, line_search="exact", armijo_c=0.5, armijo_shrink=0.5,
+                    refresh_every=50, max_face=150, corrective=None):
+    """Frank-Wolfe on ``problem`` from ``mu`` with the step rule ``rule`` until the relative duality gap
+    is at most ``tol`` (Algorithm 2; the steps of section III-B): the one loop, compiled.
+
+    Parameters
+    ----------
+    problem : KliepProblem
+    mu : ndarray (n_atoms,)
+        Start on the simplex with a finite objective (``covering_start``); not changed.
+    rule : {"towards", "away_or_towards", "pairwise", "corrective"}
+        The step of FWCS, AFWCS, PFWCS or FCFWCS.
+    tol : float
+        Stop when the duality gap is at most tol * ``|F|``.
+    max_iter : int
+    line_search : {"exact", "armijo"}
+        Safeguarded Newton on the concave phi(rho), or Algorithm 3 with ``armijo_c`` (tau) and
+        ``armijo_shrink`` (xi).
+    refresh_every : int
+        Recompute v = A' mu from the atoms every this many iterations.
+    max_face : int
+        "corrective": from this active-set size on, a pairwise step replaces the corrective phase.
+    corrective : callable or None
+        "corrective": the corrective phase (see :class:`ProblemPart`).
 
     Returns
     -------
-    converged : bool, n_iter : int, recorder : Recorder (call ``history(beta)``)
+    mu : ndarray (n_atoms,), converged : bool, n_iter : int, history : FrankWolfeHistory
     """
-    recorder, start = Recorder(), time.perf_counter()
-    converged = False
-    for t in range(max_iter + 1):
-        objective = log_objective(active_set.v)
-        active = active_set.indices
-        threshold = tol * abs(objective)
-        grad, gap = gradient_and_gap(problem, active_set, active, threshold)
-        recorder.add_iterate(active, active_set.mu)
-        if gap <= threshold or t == max_iter:
-            converged = gap <= threshold
-            recorder.add(objective, gap, Step("", "final", 0.0, -1), active.size, 0,
-                         time.perf_counter() - start)
-            break
-        l_fw = int(np.argmax(grad))
-        mu_grad = float(grad[active] @ active_set.mu[active])
-        taken = step(active_set, grad, active, l_fw, gap, mu_grad, objective)
-        active_set.drop_zeros()
-        if (t + 1) % refresh_every == 0:
-            active_set.refresh()
-        dropped = int(np.count_nonzero(active_set.mu[active] == 0))
-        if taken.direction == "corrective" and dropped:
-            taken.kind = "drop"
-        recorder.add(objective, gap, taken, len(active_set), dropped, time.perf_counter() - start)
-        if taken.size <= 0 and taken.inner_iterations == 0:
-            break  # no ascent possible at machine precision
-    return converged, t, recorder
+    dense = isinstance(problem.atoms, np.ndarray)
+    atoms = np.ascontiguousarray(problem.atoms if dense else np.zeros((0, 0)), dtype=np.float64)
+    mu = np.array(mu, dtype=np.float64)
+    exact, c, shrink = line_search == "exact", float(armijo_c), float(armijo_shrink)
+
+    def search(v, d, rho_max, slope, objective):
+        return _compiled.search(v, np.ascontiguousarray(d, dtype=np.float64), float(rho_max), float(slope),
+                                float(objective), exact, c, shrink, HIT_TOL)
+
+    asks_python = not dense or rule == "corrective"
+    key = _compiled.lend_python_part(ProblemPart(problem, corrective, search)) if asks_python else -1
+    try:
+        options = _compiled.LoopOptions(RULES[rule], exact, c, shrink, float(tol), int(max_iter),
+                                        int(refresh_every), HIT_TOL, ATOM_TOL, int(max_face), dense, key)
+        state = _compiled.LoopState(
+            mu, np.ascontiguousarray(problem.density(mu), dtype=np.float64),
+            np.zeros((max_iter + 1, len(_compiled.ROW_COLUMNS))), np.empty(16 * (max_iter + 1), np.int64),
+            np.empty(16 * (max_iter + 1)), np.zeros(2, np.int64))
+        elapsed = np.zeros(max_iter + 1)
+        chunk = 1 if asks_python else CHUNK
+        start, status = time.perf_counter(), 0
+        while status == 0:
+            t_start = int(state.counters[0])
+            status, state = _compiled.run_loop(options, state, atoms, min(t_start + chunk, max_iter + 1))
+            t_end = int(state.counters[0])
+            before = elapsed[t_start - 1] if t_start else 0.0
+            elapsed[t_start:t_end] = before + (time.perf_counter() - start - before) * \
+                np.arange(1, t_end - t_start + 1) / (t_end - t_start)
+    finally:
+        _compiled.return_python_part(key)
+    history = _history(state, elapsed[:t_end], problem.beta)
+    return state.mu, status == 1, t_end - 1, history
 
 
-#: The compiled loop's step rule for each step of StepRules (FWCS, AFWCS, PFWCS).
-COMPILED_RULES = {"towards": _compiled.TOWARDS, "away_or_towards": _compiled.AWAY_OR_TOWARDS,
-                  "pairwise": _compiled.PAIRWISE}
-#: Iterations per call of the compiled loop; ``elapsed`` is measured after each call and spread
-#: evenly over its rows (a call lasts well under a millisecond on the app's problems).
-COMPILED_CHUNK = 64
-
-
-@dataclass
-class CompiledRun:
-    """The rows and sparse iterates of a :func:`run_compiled` run; :meth:`history` as :class:`Recorder`'s."""
-
-    rows: np.ndarray
-    elapsed: np.ndarray
-    iterate_atom: np.ndarray
-    iterate_mu: np.ndarray
-
-    def history(self, beta):
-        rows = self.rows
-        iterate_start = np.concatenate([[0], np.cumsum(rows[:, 9].astype(int))])
-        return FrankWolfeHistory(
-            objective=rows[:, 0].copy(), gap=rows[:, 1].copy(),
-            step_kind=np.asarray(_compiled.KINDS, dtype="U5")[rows[:, 2].astype(int)],
-            direction=np.asarray(_compiled.DIRECTIONS, dtype="U10")[rows[:, 3].astype(int)],
-            step_size=rows[:, 4].copy(), active_size=rows[:, 5].astype(int), towards_atom=rows[:, 6].astype(int),
-            away_atom=rows[:, 7].astype(int), atoms_dropped=rows[:, 8].astype(int),
-            inner_iterations=np.zeros(len(rows), dtype=int), elapsed=self.elapsed,
-            iterate_start=iterate_start, iterate_atom=self.iterate_atom, iterate_mu=self.iterate_mu,
-            beta=np.asarray(beta).copy())
-
-
-def run_compiled(active_set, rule, step_rules, tol, max_iter, refresh_every=50):
-    """:func:`run_frank_wolfe` with the towards, away-or-towards or pairwise step (``rule``, a key of
-    COMPILED_RULES) of ``step_rules`` on dense atoms, compiled (:func:`._compiled.run_dense`):
-    the same iterates up to round-off, an iteration costing about its arithmetic.
-
-    Returns
-    -------
-    converged : bool, n_iter : int, run : CompiledRun (call ``history(beta)``)
-    """
-    atoms = np.ascontiguousarray(active_set.atoms, dtype=np.float64)
-    mu, v = active_set.mu, active_set.v
-    rows = np.zeros((max_iter + 1, 10))
-    elapsed = np.zeros(max_iter + 1)
-    iterate_atom, iterate_mu = np.empty(16 * (max_iter + 1), np.int64), np.empty(16 * (max_iter + 1))
-    n_entries = 0
-    exact = step_rules.line_search == "exact"
-    start, t_start, status = time.perf_counter(), 0, 0
-    while status == 0:
-        t_stop = min(t_start + COMPILED_CHUNK, max_iter + 1)
-        status, t, iterate_atom, iterate_mu, n_entries = _compiled.run_dense(
-            atoms, mu, v, COMPILED_RULES[rule], exact, *step_rules.armijo, tol, max_iter, refresh_every,
-            HIT_TOL, ATOM_TOL, t_start, t_stop, rows, iterate_atom, iterate_mu, n_entries)
-        last = t + 1 if status else t_stop
-        before = elapsed[t_start - 1] if t_start else 0.0
-        elapsed[t_start:last] = before + (time.perf_counter() - start - before) * \
-            np.arange(1, last - t_start + 1) / (last - t_start)
-        t_start = last
-    active_set.v = v
-    run = CompiledRun(rows[:t_start], elapsed[:t_start], iterate_atom[:n_entries].copy(),
-                      iterate_mu[:n_entries].copy())
-    return status == 1, t, run
+def _history(state, elapsed, beta):
+    """The FrankWolfeHistory of the loop's record (``state``)."""
+    rows = state.rows[:len(elapsed)]
+    n_entries = int(state.counters[1])
+    column = dict(zip(_compiled.ROW_COLUMNS, rows.T))
+    return FrankWolfeHistory(
+        objective=column["objective"].copy(), gap=column["gap"].copy(),
+        step_kind=np.asarray(_compiled.KINDS, dtype="U5")[column["kind"].astype(int)],
+        direction=np.asarray(_compiled.DIRECTIONS, dtype="U10")[column["direction"].astype(int)],
+        step_size=column["step_size"].copy(), active_size=column["active_size"].astype(int),
+        towards_atom=column["towards_atom"].astype(int), away_atom=column["away_atom"].astype(int),
+        atoms_dropped=column["atoms_dropped"].astype(int),
+        inner_iterations=column["inner_iterations"].astype(int), elapsed=elapsed,
+        iterate_start=np.concatenate([[0], np.cumsum(column["iterate_size"].astype(int))]),
+        iterate_atom=state.iterate_atom[:n_entries].copy(), iterate_mu=state.iterate_mu[:n_entries].copy(),
+        beta=np.asarray(beta).copy())

@@ -1,4 +1,5 @@
 import warnings
+from functools import partial
 
 import numpy as np
 import pytest
@@ -7,11 +8,12 @@ from sklearn.base import clone
 from covshift.data import sinc_shift
 from covshift.exceptions import ConvergenceWarning, NumericalWarning
 from covshift.kernels import gaussian_kernel
-from covshift.weights import AFWCS, FCFWCS, FWCS, KLIEP, PFWCS
-from covshift.weights._kliep_problem import build_kliep_problem, choose_centers
+from covshift.weights import AFWCS, FCFWCS, FWCS, KLIEP, PFWCS, _compiled
+from covshift.weights._kliep_problem import KliepProblem, build_kliep_problem, choose_centers
+from covshift.weights.active_set import ATOM_TOL
+from covshift.weights.fully_corrective import corrective_newton
+from covshift.weights.fw_loop import HIT_TOL, RULES, ProblemPart
 from tests.references.kliep_cvxopt import kliep_reference_optimum
-from covshift.weights.active_set import ActiveSet
-from covshift.weights.fw_loop import StepRules
 
 FW_SOLVERS = [FWCS, AFWCS, PFWCS, FCFWCS]
 SIGMA = 0.3  # a fixed width on the paper's data keeps these tests fast
@@ -103,26 +105,32 @@ def test_history_is_consistent_for_replay(paper_data):
     assert np.all(size_change[hist.step_kind[steps] == "swap"] == 0)
 
 
-def test_incremental_density_matches_recomputation():
+@pytest.mark.parametrize("rule", sorted(RULES))
+def test_incremental_density_matches_recomputation(rule):
+    # the loop updates v = A' mu incrementally at every step; never refreshed, it still equals A' mu
     rng = np.random.default_rng(5)
     atoms = rng.uniform(0.01, 1.0, (40, 200))
     mu = np.zeros(40)
     mu[:5] = 0.2
-    active_set, rules = ActiveSet(atoms, mu), StepRules("exact")
-    for t in range(300):
-        u = 1.0 / active_set.v
-        grad = atoms @ u
-        l_fw, l_aw = int(np.argmax(grad)), active_set.away_atom(grad)
-        F = float(np.sum(np.log(active_set.v)))
-        if t % 3 == 0:
-            rules.towards(active_set, l_fw, F)
-        elif t % 3 == 1:
-            rules.away(active_set, l_fw, l_aw, F)
-        else:
-            rules.pairwise(active_set, l_fw, l_aw, F)
-        active_set.drop_zeros()
-    np.testing.assert_allclose(active_set.v, active_set.mu @ atoms, rtol=1e-10)
-    assert active_set.mu.sum() == pytest.approx(1.0, abs=1e-12) and np.all(active_set.mu >= 0)
+    problem = KliepProblem(atoms, np.ones(40), np.arange(40), 0, 0)
+
+    def search(v, d, rho_max, slope, objective):  # the exact line search, as the loop's
+        return _compiled.search(v, np.ascontiguousarray(d), float(rho_max), float(slope), float(objective),
+                                True, 0.5, 0.5, HIT_TOL)
+
+    part = ProblemPart(problem, partial(corrective_newton, max_inner=50), search)
+    key = _compiled.lend_python_part(part)
+    try:
+        options = _compiled.LoopOptions(RULES[rule], True, 0.5, 0.5, 1e-300, 300, 10**9, HIT_TOL, ATOM_TOL, 150,
+                                        True, key)
+        state = _compiled.LoopState(mu, mu @ atoms, np.zeros((301, len(_compiled.ROW_COLUMNS))),
+                                    np.empty(16, np.int64), np.empty(16), np.zeros(2, np.int64))
+        _, state = _compiled.run_loop(options, state, atoms, 301)
+    finally:
+        _compiled.return_python_part(key)
+    assert state.counters[0] > 10
+    np.testing.assert_allclose(state.v, state.mu @ atoms, rtol=1e-10)
+    assert state.mu.sum() == pytest.approx(1.0, abs=1e-12) and np.all(state.mu >= 0)
 
 
 def test_away_and_pairwise_steps_give_sparser_alpha(paper_data):
