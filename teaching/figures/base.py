@@ -1,8 +1,10 @@
 """Styles, layout and formatting every figure shares: one colour, marker and dash per method, the plotly template, presentation mode."""
 
 import copy
+import functools
 
 import numpy as np
+import plotly.basedatatypes
 import plotly.graph_objects as go
 import plotly.io as pio
 
@@ -52,6 +54,29 @@ FULL_TEMPLATE = pio.templates[LAYOUT["template"]]
 # Set once: every go.Figure starts from it, unvalidated. Only the layout: building plotly_white's trace
 # defaults for 24 trace types in every new figure, and cutting them off again, cost ~7 ms per figure.
 pio.templates.default = go.layout.Template(layout=FULL_TEMPLATE.layout)
+
+
+def _remember_property_paths(parse):
+    """plotly's parser of a property path ("marker.line.width", "title_font_size": dots, brackets and magic
+    underscores), remembering each path's answer: a pure function of the string, called for every property of every
+    update (``update_layout``, ``update_xaxes``, ``add_scatter(row=, col=)``, ...), which re-parsed the same few
+    hundred paths tens of thousands of times: ~30 % of building a figure. The same answers (the element indices, a
+    list, copied for each caller), so the same figures (tests/teaching/test_figure_paths.py)."""
+    remembered = functools.lru_cache(maxsize=PROPERTY_PATHS)(parse)
+
+    @functools.wraps(parse)
+    def parsed(key_path_str):
+        path, element_indices = remembered(key_path_str)
+        return path, list(element_indices)
+
+    parsed.remembered = remembered
+    return parsed
+
+
+#: Property paths remembered (the app's figures use ~300 distinct ones).
+PROPERTY_PATHS = 4096
+if not hasattr(plotly.basedatatypes._str_to_dict_path_full, "remembered"):  # once, also if this module is reloaded
+    plotly.basedatatypes._str_to_dict_path_full = _remember_property_paths(plotly.basedatatypes._str_to_dict_path_full)
 #: LAYOUT without its template: every new figure gets the template as plotly's default.
 STYLE = {key: value for key, value in LAYOUT.items() if key != "template"}
 
