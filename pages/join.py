@@ -62,9 +62,10 @@ else:
     verdict = ("" if mine is None else " You got it." if mine == tally.answer else
                f" You voted: {poll.question.options[mine]}.")
     st.success(f"**The answer: {poll.question.options[tally.answer]}.**{verdict}", icon=":material/check_circle:")
-    ask.show_tally(poll, tally, mark_answer=True)
     st.markdown(f"**What you now see:** {lesson.reveal.sees}")
+    ask.revealed_figure(lesson, poll.seed)
     st.caption(f"Measured on the revealed view (seed {poll.seed}): {tally.measured}")
+    ask.show_tally(poll, tally, mark_answer=True)
 st.page_link(lesson.page, label=f"Explore the lesson: {lesson.title}", icon=":material/school:",
              query_params=ask.revealed_query(lesson, poll.seed))
 st.caption(f"The link opens {lessons.PAGE_TITLES[lesson.page]} at the revealed view; move its controls to "

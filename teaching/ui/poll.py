@@ -16,7 +16,10 @@ import sqlalchemy as sa
 import streamlit as st
 
 from teaching import lessons, polls, settings
+from teaching.lessons import stage
 from teaching.ui import presentation
+from teaching.ui.cache import chart
+from teaching.ui.guard import guard
 from teaching.ui.navigation import active_lesson, apply_reveal
 from teaching.ui.state import DEFAULTS, get, put, replace_all
 
@@ -94,6 +97,14 @@ def qr_image(address):
 def revealed_query(lesson, seed):
     """The address (query) of ``lesson``'s revealed view on ``seed``: what "Explore the lesson" opens."""
     return settings.to_query({**DEFAULTS, **lesson.settings, **lesson.reveal.changes, "seed": int(seed)})
+
+
+def revealed_figure(lesson, seed):
+    """The revealed view's stage figure (:func:`teaching.lessons.stage.stage_figure`), as the projector shows it
+    after "Reveal", laid out for this device (a phone's width); a refusal in its place if it cannot be drawn."""
+    recipe = guard("The revealed figure", stage.stage_figure, lessons.revealed_run(lesson, seed))
+    if recipe is not None:
+        chart(recipe.title, recipe.make, *recipe.args, key="join.revealed_figure", **recipe.kwargs)
 
 
 def show_tally(poll, tally, mark_answer):

@@ -13,93 +13,12 @@ import pytest
 
 from teaching import figures, fits, lessons, readings
 from teaching.figures import regression as regression_figures
-from teaching.lessons import LessonRun, core
+from teaching.lessons import LessonRun, core, stage
 
 SEEDS = (0, 1, 2)
 
 
-# ------------------------------------------------------------------ the lessons' figures, as the pages build them
-def why_weights_figure(run):
-    """pages/home.py's stage figure."""
-    view, data = run.view, run.view.data()
-    lo, hi = float(min(data.X_tr.min(), data.X_te.min())), float(max(data.X_tr.max(), data.X_te.max()))
-    width = float(run.setting("home_width"))
-    effect = view.weighting_effect(width, float(run.setting("lambda_x")), (lo, hi))
-    grid = np.linspace(lo, hi, 300)[:, None]
-    return figures.shift_overview(data.X_tr, data.Y_tr, data.X_te, data.Y_te, grid,
-                                  {label: pred for label, (_, pred) in effect.items()},
-                                  heading=f"A GP of width {width:g}, fitted with and without weights",
-                                  focus=(float(data.X_te.min()) - 0.05, float(data.X_te.max()) + 0.05))
-
-
-def _true_ratio(data):
-    x = np.concatenate([data.X_tr[:, 0], data.X_te[:, 0]])
-    grid = np.linspace(x.min(), x.max(), 400)
-    return grid, data.density_ratio(grid[:, None])
-
-
-def regression_figure(run):
-    """pages/regression.py's stage figure of the Structured-output and IW-SMTGP lessons (output y0)."""
-    data = run.view.data()
-    models = {n: run.view.prediction(n).model for n in run.setting("models")}
-    return figures.regression_fits(data.X_te[:, 0], data.Y_te, models, 0, train=(data.X_tr[:, 0], data.Y_tr[:, 0]),
-                                   ratio=_true_ratio(data))
-
-
-def few_labels_figure(run):
-    """pages/regression.py's stage figure of the few-labels lesson."""
-    data, n_labels = run.view.data(), int(run.setting("n_labels"))
-    X_eval, Y_eval, preds = run.view.few_labels(n_labels)
-    labelled = run.view.labelled_points(n_labels)
-    return figures.regression_fits(X_eval[:, 0], Y_eval, {n: {"mean": p} for n, p in preds.items()},
-                                   labelled=(data.X_te[labelled, 0], data.Y_te[labelled]), ratio=_true_ratio(data),
-                                   heading="A few target labels: three GPs")
-
-
-def estimators_figure(run):
-    """pages/weights.py's stage figure of the Estimators-disagree lesson: the estimators with a curve."""
-    data = run.view.data()
-    x = data.X_tr[:, 0]
-    grid = np.linspace(min(x.min(), data.X_te.min()), max(x.max(), data.X_te.max()), 300)
-    curves, weights = {}, {}
-    for name in run.setting("estimators"):
-        model = run.view.weights(name).model
-        try:
-            curves[name] = model.predict_weights(grid[:, None])
-        except NotImplementedError:
-            continue
-        weights[name] = model.weights_
-    return figures.weights_vs_truth(grid, curves, data.density_ratio(grid[:, None]),
-                                    errors=(x, weights, data.true_weights))
-
-
-def kliep_figure(run):
-    """pages/weights.py's stage figure of the KLIEP lesson: the solvers' duality gaps."""
-    histories = {n: run.view.weights(n).model.history_ for n in run.setting("estimators")}
-    return figures.duality_gaps(histories, run.setting("gap_axis"), levels=lessons.EQUAL_GAPS)
-
-
-def _classifiers(run):
-    settings = [run.setting(f"clf.{k}") for k in ("n", "steepness", "label_noise", "kernel", "sigma", "C", "C_v",
-                                                    "weights")]
-    return run.view.classification_toy(*settings[:3]), run.view.classifiers(*settings)
-
-
-def boundary_figure(run):
-    """pages/classification.py's stage figure: the decision map."""
-    data, (_, (xs, ys, scores, p_test), weights, _) = _classifiers(run)
-    names = fits.classification.shift_classifier_names(run.setting("clf.weights"))
-    source = names[2] if run.setting("clf.sized_by") == "integrated" else names[1]
-    return figures.classification_map(data.X_tr, data.Y_tr, data.X_te, data.Y_te, xs, ys, scores, p_test,
-                                      weights.get(source), source,
-                                      true_boundary=fits.classification.classification_true_boundary(xs))
-
-
-BUILDERS = {"estimators-disagree": estimators_figure, "kliep-solvers": kliep_figure,
-            "boundary-turns": boundary_figure, "why-weights": why_weights_figure, "structured-output": regression_figure, "iw-smtgp": regression_figure,
-            "few-labels": few_labels_figure}
-
-
+# ------------------------------------------------------------------ the lessons' figures (teaching.lessons.stage)
 @pytest.fixture(scope="module", params=SEEDS)
 def seed(request):
     return request.param
@@ -114,10 +33,23 @@ def _run(key, seed, revealed=False):
     return lessons.revealed_run(_lesson(key), seed) if revealed else LessonRun(_lesson(key), seed)
 
 
+def _recipe(key, seed, revealed=False, cache={}):
+    """The lesson's stage figure as the app draws it (:func:`teaching.lessons.stage.stage_figure`)."""
+    if (key, seed, revealed) not in cache:
+        cache[key, seed, revealed] = stage.stage_figure(_run(key, seed, revealed))
+    return cache[key, seed, revealed]
+
+
 def _figure(key, seed, revealed=False, cache={}):
     if (key, seed, revealed) not in cache:
-        cache[key, seed, revealed] = BUILDERS[key](_run(key, seed, revealed))
+        cache[key, seed, revealed] = _recipe(key, seed, revealed).build()
     return cache[key, seed, revealed]
+
+
+def _map_data(key, seed, revealed=False):
+    """The decision map's test inputs, grid abscissae and classifier scores (the recipe's arguments)."""
+    args = _recipe(key, seed, revealed).args
+    return args[2], args[4], args[6]
 
 
 def _trace(fig, name):
@@ -321,9 +253,9 @@ def test_boundary_turns_the_weighted_lines_run_nearer_the_true_boundary_where_th
     integrated lines run nearer the black true boundary than the dotted iid line; every line keeps 3:1 contrast
     on its white edge over the green selector."""
     fig = _figure("boundary-turns", seed)
-    data, (_, (xs, ys, scores, _), _, _) = _classifiers(LessonRun(lessons.BOUNDARY_TURNS, seed))
+    X_te, xs, scores = _map_data("boundary-turns", seed)
     _, true_heights = fits.classification.classification_true_boundary(xs)
-    lo, hi = np.percentile(data.X_te[:, 0], [10, 90])
+    lo, hi = np.percentile(X_te[:, 0], [10, 90])
     among = (xs >= lo) & (xs <= hi)
     contours = {t.name: t for t in fig.data if isinstance(t, go.Contour)}
     distance = {}
@@ -376,10 +308,10 @@ def test_after_the_reveal_the_boundaries_run_together(seed):
     spread = {}
     for revealed in (False, True):
         fig = _figure("boundary-turns", seed, revealed)
-        data, _ = _classifiers(_run("boundary-turns", seed, revealed))
+        X_te, _, _ = _map_data("boundary-turns", seed, revealed)
         contours = [t for t in fig.data if isinstance(t, go.Contour) and not t.name.endswith("(halo)")]
         xs = np.asarray(contours[0].x)
-        lo, hi = np.percentile(data.X_te[:, 0], [10, 90])
+        lo, hi = np.percentile(X_te[:, 0], [10, 90])
         among = (xs >= lo) & (xs <= hi)
         heights = [_boundary_heights(xs, np.asarray(t.y), np.asarray(t.z))[among] for t in contours]
         spread[revealed] = max(float(np.nanmean(np.abs(a - b))) for a, b in itertools.combinations(heights, 2))
@@ -390,4 +322,4 @@ def test_after_the_reveal_the_boundaries_run_together(seed):
 def test_every_lesson_says_what_its_figure_shows_and_its_figure_is_measured_here():
     for lesson in lessons.LESSONS.values():
         assert lesson.eye.strip(), lesson.key
-        assert lesson.key in BUILDERS, lesson.key
+        assert lesson.key in stage.RECIPES, lesson.key

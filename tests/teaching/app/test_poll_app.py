@@ -2,6 +2,7 @@
 right option marked is the lesson's measurement on the view's own seed; a student's join page votes; an edited
 address (a wrong or missing key) controls nothing and reads no tally before the reveal."""
 
+import json
 import pytest
 import sqlalchemy as sa
 
@@ -98,6 +99,10 @@ def test_a_student_votes_on_the_join_page_and_sees_the_answer_after_the_reveal(p
     store.reveal(code, key, right.index, lessons.describe(right.numbers))
     at = no_exception(at.run())
     assert any(f"The answer: {right.option}." in s.value for s in at.success)
+    # the revealed figure, as the projector shows it after the reveal: the flexible GP of the reveal's width
+    [chart] = at.get("plotly_chart")
+    title = json.loads(chart.proto.spec)["layout"]["title"]["text"]
+    assert f"width {WHY.reveal.changes['home_width']:g}" in title, title
     [link] = [link for link in at.get("page_link") if link.proto.label.startswith("Explore the lesson")]
     assert "home_width=0.3" in link.proto.query_string and "seed=1" in link.proto.query_string
 

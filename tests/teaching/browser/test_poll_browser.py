@@ -22,6 +22,7 @@ from PIL import Image
 
 from teaching import lessons, polls, settings
 from tests.teaching.browser.conftest import ROOT, SHOTS, wait_for_page
+from tests.teaching.browser.test_devices_browser import MIN_PLOT, PHONE
 
 WHY = lessons.LESSONS["Why weights"]
 #: README's pictures are rewritten only with COVSHIFT_UPDATE_ASSETS=1 (as the lessons' are); else tests/screenshots/.
@@ -87,7 +88,7 @@ def test_the_class_votes_the_stage_tallies_and_the_students_see_the_answer(brows
     for shown in (picture, picture.resize((picture.width // 2, picture.height // 2))):
         assert [code_.text for code_ in zxingcpp.read_barcodes(shown)] == [f"{url}/join?poll={code}"]
 
-    phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True).new_page()
+    phone = browser.new_context(**PHONE).new_page()  # a phone's screen, touch and User-Agent
     laptops = [browser.new_context(viewport={"width": 1024, "height": 700}).new_page() for _ in range(2)]
     students = [phone, *laptops]
     for student in students:
@@ -140,9 +141,17 @@ def test_the_class_votes_the_stage_tallies_and_the_students_see_the_answer(brows
     for student in students:
         student.get_by_text(f"The answer: {right.option}.").wait_for(timeout=60_000)
     phone.get_by_role("link", name="Explore the lesson: Why weights").wait_for()
+    # the revealed figure on the phone, laid out for its width: its plot area drawn within the screen
+    plot = phone.locator(".js-plotly-plot .nsewdrag").first
+    plot.wait_for(timeout=120_000)
     if shots:
+        plot.scroll_into_view_if_needed()
         phone.screenshot(path=str(ASSETS / "poll-phone-answer.png"))
         stage.screenshot(path=str(SHOTS / "poll-stage-revealed.png"))
+    boxes = [area.bounding_box() for area in phone.locator(".js-plotly-plot .nsewdrag").all()]
+    box = max(boxes, key=lambda b: b["width"] * b["height"])
+    assert box["width"] >= MIN_PLOT[0] and box["height"] >= MIN_PLOT[1] and box["x"] + box["width"] <= 390, boxes
+    assert phone.locator(".modebar").count() == 0  # no toolbar over the title on a touch screen
     for tab in [stage, *students]:
         tab.context.close()
 
