@@ -16,6 +16,7 @@ from ..exceptions import ConvergenceWarning, SolverError
 from ..kernels import gaussian_kernel, median_heuristic
 from ..limits import check_kmm_memory
 from ._base import WeightEstimator, warn_no_kernel_mass
+from ._kmm_kkt import KMM_JITTER, kmm_constraints, low_rank_kkt
 
 #: KMM builds an n_tr x n_tr QP; past this size it refuses and points to the ensembles.
 MAX_KMM_TRAIN = 5000
@@ -29,8 +30,6 @@ SMALL_BAG = 50
 #: them, while these two kernels (n_tr x n_tr and n_tr x n_te, float64) fit in this many
 #: bytes; above it every bag builds its own (smaller) kernels.
 SHARED_KERNEL_BYTES = 32 * 2**20
-#: Jitter (x the unit diagonal of the Gaussian kernel) that keeps the QP's matrix positive definite.
-KMM_JITTER = 1e-8
 #: A kernel matrix of at least LOW_RANK_MIN_POINTS points whose pivoted Cholesky factor within
 #: LOW_RANK_TOL per entry (far below the jitter) has rank <= LOW_RANK_MAX_FRACTION * n is solved
 #: through that factor (smooth kernels on low-dimensional data: rank ~20 at n = 500).
@@ -71,7 +70,7 @@ def solve_kmm_qp(K, kappa, B=1000.0, eps=None, ridge=0.0):
     same problem and iterates as the dense one, about 4x faster at n = 500). A numerically
     low-rank K (:func:`low_rank_factor`: a smooth kernel on low-dimensional data) is replaced by
     its pivoted Cholesky factor L'L (every entry within 1e-12, far below the jitter) and each
-    interior-point iteration solves its KKT system through L (:func:`_low_rank_kkt`, O(n r^2)
+    interior-point iteration solves its KKT system through L (``low_rank_kkt``, O(n r^2)
     instead of a Cholesky of order n: 8 ms instead of ~30 ms per QP at n = 500, weights equal to
     the dense solve's within 1e-6 relative on the lessons' problems; on ill-conditioned ones the
     same objective, the weights free along the QP's flat directions); a low-rank solve that does
@@ -102,10 +101,10 @@ def solve_kmm_qp(K, kappa, B=1000.0, eps=None, ridge=0.0):
     factor = low_rank_factor(K)
     h = np.concatenate([[n * (1 + eps), n * (eps - 1)], np.full(n, B), np.zeros(n)])
     options = {"show_progress": False}  # cvxopt's default tolerances, as in the paper
-    q, G, h = matrix(-np.asarray(kappa, dtype=float)), _kmm_constraints(n), matrix(h)
+    q, G, h = matrix(-np.asarray(kappa, dtype=float)), kmm_constraints(n), matrix(h)
     result = None
     if factor is not None:
-        P, kkt = _low_rank_kkt(factor, n, ridge)
+        P, kkt = low_rank_kkt(factor, n, ridge)
         try:  # two steps of iterative refinement: the Woodbury solve loses digits when D spans many decades
             result = solvers.qp(P, q, G, h, kktsolver=kkt, options={**options, "refinement": LOW_RANK_REFINEMENT})
         except (ValueError, ArithmeticError):
@@ -143,53 +142,6 @@ def low_rank_factor(K):
     factor = np.empty((rank, n))
     factor[:, pivots - 1] = np.triu(upper[:rank])
     return factor
-
-
-def _low_rank_kkt(L, n, ridge=0.0):
-    """cvxopt's P (as an operator) and KKT solver for P = L'L + (ridge + KMM_JITTER) I and the constraints
-    G = [1'; -1'; I; -I] of the KMM QP: each KKT system
-    (P + G' W^-2 G) u_x = r is diag(D) + U U' with U = [L', sqrt(c) 1] (the box rows give D, the
-    two sum rows c 1 1'), solved by the Woodbury identity through an (r + 2)-square Cholesky:
-    O(n r^2) per iteration instead of O(n^3)."""
-    from cvxopt import matrix
-    from scipy.linalg import cho_factor, cho_solve
-
-    diagonal = ridge + KMM_JITTER
-
-    def P(u, v, alpha=1.0, beta=0.0):
-        u = np.array(u).ravel()
-        v[:] = matrix(alpha * (L.T @ (L @ u) + diagonal * u) + beta * np.array(v).ravel())
-
-    def kkt(W):
-        di = np.array(W["di"]).ravel()
-        w2 = di * di
-        D = diagonal + w2[2:n + 2] + w2[n + 2:]
-        U = np.column_stack([L.T, np.full(n, np.sqrt(w2[0] + w2[1]))])
-        scaled = U / D[:, None]
-        capacitance = cho_factor(np.eye(U.shape[1]) + U.T @ scaled)
-
-        def solve(x, y, z):
-            bz = np.array(z).ravel()
-            t = w2 * bz
-            rhs = np.array(x).ravel() + (t[0] - t[1]) + t[2:n + 2] - t[n + 2:]
-            ux = rhs / D - scaled @ cho_solve(capacitance, scaled.T @ rhs)
-            total = ux.sum()
-            x[:] = matrix(ux)
-            z[:] = matrix(di * (np.concatenate([[total, -total], ux, -ux]) - bz))
-
-        return solve
-
-    return P, kkt
-
-
-def _kmm_constraints(n):
-    """G of G b <= h as a cvxopt sparse matrix: rows 1'b, -1'b, I b, -I b."""
-    from cvxopt import spmatrix
-
-    columns = np.tile(np.arange(n), 4)
-    rows = np.concatenate([np.zeros(n, int), np.ones(n, int), 2 + np.arange(n), 2 + n + np.arange(n)])
-    values = np.concatenate([np.ones(n), -np.ones(n), np.ones(n), -np.ones(n)])
-    return spmatrix(values.tolist(), rows.tolist(), columns.tolist(), (2 * n + 2, n))
 
 
 #: Largest ridge KMM accepts (relative to K's unit diagonal): far beyond it the weights are 1 to many digits

@@ -318,8 +318,8 @@ def test_kmm_ridge_is_solved_through_the_kernels_low_rank_factor(monkeypatch, ri
     shift = sinc_shift(n_tr=300, n_te=200, random_state=4)
     K, kappa = kmm._kmm_problem(shift.X_tr, shift.X_te, 0.5)
     taken = []
-    real_kkt = kmm._low_rank_kkt
-    monkeypatch.setattr(kmm, "_low_rank_kkt", lambda *args: taken.append(args[2]) or real_kkt(*args))
+    real_kkt = kmm.low_rank_kkt
+    monkeypatch.setattr(kmm, "low_rank_kkt", lambda *args: taken.append(args[2]) or real_kkt(*args))
     low_rank = kmm.solve_kmm_qp(K, kappa, ridge=ridge)
     assert taken == [ridge]
     monkeypatch.setattr(kmm, "LOW_RANK_MAX_FRACTION", -1.0)  # the dense KKT solve
