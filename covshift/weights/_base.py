@@ -4,7 +4,7 @@ import warnings
 from contextlib import contextmanager
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, _fit_context
 
 from .._validation import seed_of, validate_predict, validate_train_test
 from ..exceptions import NumericalWarning
@@ -18,9 +18,10 @@ MAX_CHECKED_POINTS = 1000
 class WeightEstimator(BaseEstimator):
     """Base class: ``fit(X_tr, X_te)`` learns w(x) = p_te(x) / p_tr(x).
 
-    Subclasses implement ``_check_params()`` (the hyper-parameter checks, ValueError naming
-    the parameter; called first, before the data are looked at), ``_fit(X_tr, X_te)`` (set
-    fitted attributes, return the raw weights on the training points) and ``_predict_raw(X)``.
+    Subclasses declare ``_parameter_constraints`` (scikit-learn's declarative checks, see
+    ``covshift._constraints``: run first, before the data are looked at, each failure a ValueError
+    naming the parameter) and implement ``_fit(X_tr, X_te)`` (set fitted attributes, return the
+    raw weights on the training points; checks across parameters go there) and ``_predict_raw(X)``.
     The base class validates input and scales everything so that ``weights_`` has mean 1;
     the same scale is applied by :meth:`predict_weights`.
 
@@ -36,7 +37,9 @@ class WeightEstimator(BaseEstimator):
 
     #: Subclasses whose computations run over row blocks accept lazy dask arrays.
     _accepts_dask = False
+    _parameter_constraints = {}
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X_tr, X_te):
         """Learn the importance weights.
 
@@ -53,7 +56,6 @@ class WeightEstimator(BaseEstimator):
             The fitted estimator: ``weights_`` holds the training points' weights (mean 1).
         """
         seed = seed_of(getattr(self, "random_state", None))
-        self._check_params()
         X_tr, X_te = validate_train_test(self, X_tr, X_te, allow_dask=self._accepts_dask)
         with _seeded(self, seed):
             raw = np.asarray(self._fit(X_tr, X_te), dtype=float)
@@ -84,9 +86,6 @@ class WeightEstimator(BaseEstimator):
         tags.estimator_type = "density_ratio_estimator"
         tags.target_tags.required = False
         return tags
-
-    def _check_params(self):
-        """Hyper-parameter checks (none here); ValueError naming the parameter."""
 
     def _fit(self, X_tr, X_te):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -119,7 +118,7 @@ def _seeded(estimator, seed):
 FLAT_EXPONENT = 1e-12
 
 
-def warn_flat_kernel(estimator, X_tr, X_te, sigma, parameter="sigma", stacklevel=4):
+def warn_flat_kernel(estimator, X_tr, X_te, sigma, parameter="sigma", stacklevel=5):
     """NumericalWarning when ``sigma`` is so large that every Gaussian kernel value between the points is 1
     (to 12 digits): the weights are then uniform whatever the shift. The largest distance is bounded by the
     diagonal of the pooled points' bounding box (no pairwise distances computed). Returns True if it warned."""
@@ -137,7 +136,7 @@ def warn_flat_kernel(estimator, X_tr, X_te, sigma, parameter="sigma", stacklevel
     return False
 
 
-def warn_no_kernel_mass(estimator, X_tr, points, sigma, what="test points", stacklevel=4):
+def warn_no_kernel_mass(estimator, X_tr, points, sigma, what="test points", stacklevel=5):
     """The KLIEP family's underflow check for any kernel estimator (NumericalWarning).
 
     A point c whose mean kernel value over the training points, mean_i k(x_tr_i, c), is at

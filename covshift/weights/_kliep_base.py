@@ -4,9 +4,9 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_int, check_kernel_width
+from .._constraints import KERNEL_WIDTH, POSITIVE, RANDOM_STATE, count
+from .._validation import AUTO, check_grid, is_dask_array
 from ..exceptions import NumericalWarning
-from .._validation import is_dask_array
 from ..kernels import kernel_vecmat
 from ..limits import check_kliep_memory, check_kliep_size
 from ._base import WeightEstimator, warn_flat_kernel
@@ -43,6 +43,14 @@ class KliepFamily(WeightEstimator):
     _accepts_dask = True
     #: The solver may use a low-rank gradient with an error bound (_kliep_problem.LowRankKernelAtoms).
     _low_rank_gradient = False
+    #: The parameters every solver of the family shares (each solver adds its own).
+    _parameter_constraints = {
+        "sigma": KERNEL_WIDTH,
+        "n_centers": [None, count(1)],
+        "sigma_grid": [None, POSITIVE, "array-like"],  # its entries: check_grid at fit
+        "cv": [count(2)],
+        "random_state": RANDOM_STATE,
+    }
 
     def _fit(self, X_tr, X_te):
         if (is_dask_array(X_tr) or is_dask_array(X_te)) and isinstance(self.sigma, str):
@@ -50,7 +58,9 @@ class KliepFamily(WeightEstimator):
                 f"sigma={self.sigma!r} needs in-memory arrays; with dask arrays pass a number (for example "
                 "the sigma chosen by sigma='auto' on a subsample)."
             )
-        n_centers = None if self.n_centers is None else check_int(self.n_centers, "n_centers")
+        if self.sigma_grid is not None:
+            check_grid(self.sigma_grid, "sigma_grid")  # every entry a positive number (not True)
+        n_centers = None if self.n_centers is None else int(self.n_centers)
         check_kliep_memory(type(self).__name__, n_centers, len(X_te), DENSE_ATOMS_BYTES, ROW_CACHE_BYTES)
         check_kliep_size(type(self).__name__, n_centers, len(X_te))
         self.sigma_ = self._resolve_sigma(X_tr, X_te)
@@ -76,7 +86,7 @@ class KliepFamily(WeightEstimator):
             "mass on the training points, so KLIEP has nothing to fit. Returning uniform weights; "
             "try a larger sigma or sigma='auto'.",
             NumericalWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
         self.mu_ = self.alpha_ = np.zeros(len(self.center_index_))
         self.objective_, self.duality_gap_ = 0.0, 0.0
@@ -92,7 +102,7 @@ class KliepFamily(WeightEstimator):
 
     def _resolve_sigma(self, X_tr, X_te):
         sigma = self.sigma
-        if check_kernel_width(sigma, "sigma (kernel width)") == "auto":
+        if sigma == AUTO:
             self.cv_results_ = kliep_sigma(X_tr, X_te, sigma_grid=self.sigma_grid,
                                            n_folds=self.cv, random_state=self.random_state)
             return self.cv_results_["best_sigma"]

@@ -7,7 +7,10 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from .._validation import check_choice, check_int, check_kernel_width, check_positive, check_width
+from sklearn.utils._param_validation import StrOptions
+
+from .._constraints import KERNEL_WIDTH, POSITIVE, RANDOM_STATE, count
+from .._validation import AUTO, check_width
 from ..kernels import median_heuristic
 from ..limits import check_feature_memory
 from ._base import WeightEstimator, warn_no_kernel_mass
@@ -86,17 +89,19 @@ class LogisticRatio(WeightEstimator):
         self.clip = clip
         self.random_state = random_state
 
-    def _check_params(self):
-        check_choice(self.features, "features", {"rbf", "raw"})
-        check_positive(self.C, "C")
-        check_positive(self.clip, "clip")
-        check_choice(self.calibrate, "calibrate", {True, False})
-        if self.features == "rbf":
-            check_int(self.n_components, "n_components")
-            if check_kernel_width(self.sigma, "sigma") != "auto":
-                check_width(self.sigma, "sigma", _FINITE_GAMMA)
+    _parameter_constraints = {
+        "features": [StrOptions({"rbf", "raw"})],
+        "sigma": KERNEL_WIDTH,
+        "n_components": [count(1)],
+        "C": [POSITIVE],
+        "calibrate": ["boolean"],
+        "clip": [POSITIVE],
+        "random_state": RANDOM_STATE,
+    }
 
     def _fit(self, X_tr, X_te):
+        if self.features == "rbf" and self.sigma != AUTO:
+            check_width(self.sigma, "sigma", _FINITE_GAMMA)  # gamma = 1 / (2 sigma^2) representable
         if len(X_te) < 2 or len(X_tr) < 2:
             raise ValueError(f"LogisticRatio needs at least 2 training and 2 test points; got "
                              f"n_samples = {len(X_tr)} and {len(X_te)}.")
@@ -104,11 +109,11 @@ class LogisticRatio(WeightEstimator):
         label = np.concatenate([np.ones(len(X_tr)), np.zeros(len(X_te))])
         steps = [StandardScaler()]
         if self.features == "rbf":
-            self.sigma_ = (median_heuristic(X, random_state=self.random_state) if self.sigma == "auto"
+            self.sigma_ = (median_heuristic(X, random_state=self.random_state) if self.sigma == AUTO
                            else float(self.sigma))
             n_comp = min(int(self.n_components), len(X))
             check_feature_memory("LogisticRatio", len(X), n_comp, 4, "n_components")
-            width_name = "sigma" if self.sigma != "auto" else "sigma (the median heuristic: data scale)"
+            width_name = "sigma" if self.sigma != AUTO else "sigma (the median heuristic: data scale)"
             gamma = check_width(self.sigma_, width_name, _FINITE_GAMMA)
             warn_no_kernel_mass(self, X_tr, X_te, self.sigma_)
             steps = [Nystroem(gamma=gamma, n_components=n_comp, random_state=self.random_state),

@@ -15,7 +15,9 @@ factor's error bound, so the stopping test and ``converged_`` stay certified.
 import warnings
 from functools import partial
 
-from .._validation import check_choice, check_grid, check_int, check_positive
+from sklearn.utils._param_validation import StrOptions
+
+from .._constraints import POSITIVE, UNIT_OPEN, count
 from ..exceptions import ConvergenceWarning
 from ._kliep_base import KliepFamily
 from ._kliep_problem import covering_start
@@ -47,18 +49,16 @@ class _FrankWolfeKliep(KliepFamily):
         self.random_state = random_state
         self.keep_history = keep_history
 
-    def _check_params(self):
-        check_choice(self.keep_history, "keep_history", {True, False})
-        check_choice(self.line_search, "line_search", {"exact", "armijo"})
-        check_positive(self.tol, "tol")
-        check_int(self.max_iter, "max_iter", minimum=0)
-        check_int(self.refresh_every, "refresh_every")
-        check_int(self.cv, "cv (number of folds)", minimum=2)
-        if self.sigma_grid is not None:
-            check_grid(self.sigma_grid, "sigma_grid")
-        for value, name in [(self.armijo_c, "armijo_c"), (self.armijo_shrink, "armijo_shrink")]:
-            if not 0 < check_positive(value, name) < 1:
-                raise ValueError(f"{name} must lie in (0, 1); got {value!r}.")
+    _parameter_constraints = {
+        **KliepFamily._parameter_constraints,
+        "line_search": [StrOptions({"exact", "armijo"})],
+        "tol": [POSITIVE],
+        "max_iter": [count(0)],
+        "refresh_every": [count(1)],
+        "armijo_c": [UNIT_OPEN],
+        "armijo_shrink": [UNIT_OPEN],
+        "keep_history": ["boolean"],
+    }
 
     def _solve(self, problem):
         mu, self.converged_, t, self.history_ = run_frank_wolfe(
@@ -264,10 +264,11 @@ class FCFWCS(_FrankWolfeKliep):
         self.max_inner = max_inner
         self.max_face = max_face
 
-    def _check_params(self):
-        super()._check_params()
-        check_int(self.max_inner, "max_inner")
-        check_int(self.max_face, "max_face", minimum=2)
+    _parameter_constraints = {
+        **_FrankWolfeKliep._parameter_constraints,
+        "max_inner": [count(1)],
+        "max_face": [count(2)],
+    }
 
     _rule = "corrective"
 

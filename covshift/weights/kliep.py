@@ -5,7 +5,9 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_choice, check_grid, check_int, check_positive
+from sklearn.utils._param_validation import StrOptions
+
+from .._constraints import POSITIVE, count
 from ..exceptions import ConvergenceWarning
 from ._kliep_base import KliepFamily
 from ._line_search import log_objective
@@ -128,14 +130,13 @@ class KLIEP(KliepFamily):
         self.cv = cv
         self.random_state = random_state
 
-    def _check_params(self):
-        check_int(self.max_iter, "max_iter", minimum=1)
-        check_positive(self.tol, "tol")
-        check_choice(self.projection, "projection", set(_PROJECTIONS))
-        check_choice(self.momentum, "momentum", {True, False})
-        check_int(self.cv, "cv (number of folds)", minimum=2)
-        if self.sigma_grid is not None:
-            check_grid(self.sigma_grid, "sigma_grid")
+    _parameter_constraints = {
+        **KliepFamily._parameter_constraints,
+        "max_iter": [count(1)],
+        "tol": [POSITIVE],
+        "projection": [StrOptions({"exact", "sugiyama"})],
+        "momentum": ["boolean"],
+    }
 
     def _solve(self, problem):
         atoms, project = problem.atoms, _PROJECTIONS[self.projection]

@@ -6,12 +6,16 @@ The bags of an ensemble run through joblib (``n_jobs``); inside
 """
 
 import warnings
+from numbers import Real
 
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.neighbors import NearestNeighbors
 
-from .._validation import as_generator, check_choice, check_int, check_kernel_width, check_positive
+from sklearn.utils._param_validation import StrOptions
+
+from .._constraints import KERNEL_WIDTH, N_JOBS, RANDOM_STATE, UNIT_OPEN, Number, count
+from .._validation import AUTO, as_generator
 from ..exceptions import ConvergenceWarning, SolverError
 from ..kernels import gaussian_kernel, median_heuristic
 from ..limits import check_kmm_memory
@@ -150,26 +154,23 @@ MAX_RIDGE = 1e6
 
 
 class _KMMParams(WeightEstimator):
-    def _check_params(self):
-        if check_positive(self.B, "B (upper bound of the weights)") < 1:
-            raise ValueError(f"B (upper bound of the weights) must be >= 1: the weights have mean "
-                             f"about 1, so a bound below 1 leaves no solution; got {self.B!r}.")
-        if self.eps is not None and check_positive(self.eps, "eps", allow_zero=True) >= 1:
-            raise ValueError(f"eps (tolerance of the mean weight around 1) must lie in [0, 1); a "
-                             f"tolerance of 1 or more allows all-zero weights; got {self.eps!r}.")
-        check_kernel_width(self.sigma, "sigma (kernel width)")
-        if check_positive(self.ridge, "ridge (regularisation of the KMM objective)", allow_zero=True) > MAX_RIDGE:
-            raise ValueError(f"ridge (regularisation of the KMM objective) must be at most {MAX_RIDGE:g}: K has unit "
-                             "diagonal, so a larger ridge only makes every weight 1 and leaves the QP solver no "
-                             f"numerical room; got {self.ridge!r}.")
+    #: B >= 1: the weights have mean about 1, so a bound below 1 leaves no solution; eps < 1: a tolerance
+    #: of 1 or more allows all-zero weights; ridge <= MAX_RIDGE (see there).
+    _parameter_constraints = {
+        "sigma": KERNEL_WIDTH,
+        "B": [Number(Real, 1, None, closed="left")],
+        "eps": [None, Number(Real, 0, 1, closed="left")],
+        "ridge": [Number(Real, 0, MAX_RIDGE, closed="both")],
+        "random_state": RANDOM_STATE,
+    }
 
     def _resolve_sigma(self, X_tr, X_te):
         """sigma, or the median heuristic on all the data; warns when the kernel has no mass
         on the training points at the test points (sigma too small: :func:`warn_no_kernel_mass`)."""
-        if check_kernel_width(self.sigma, "sigma (kernel width)") == "auto":
+        if self.sigma == AUTO:
             return median_heuristic(np.vstack([X_tr, X_te]), random_state=self.random_state)
-        sigma = check_positive(self.sigma, "sigma (kernel width)")
-        warn_no_kernel_mass(self, X_tr, X_te, sigma, stacklevel=5)
+        sigma = float(self.sigma)
+        warn_no_kernel_mass(self, X_tr, X_te, sigma, stacklevel=6)
         return sigma
 
     def _predict_raw(self, X):
@@ -191,12 +192,13 @@ class KMM(_KMMParams):
     sigma : float or "auto", default "auto"
         Kernel width; "auto" is the median heuristic on all the data (Gretton et al., "Covariate
         shift by kernel mean matching", 2009, and sampling-based-kmm section IV).
-    B : float, default 1000
-        Upper bound of every weight (Huang et al. 2007 and Gretton et al. 2009 use 1000).
-    eps : float or None
+    B : float >= 1, default 1000
+        Upper bound of every weight (Huang et al. 2007 and Gretton et al. 2009 use 1000); the
+        weights have mean about 1, so a bound below 1 leaves no solution.
+    eps : float in [0, 1) or None
         Tolerance of the sum constraint; None is (sqrt(n_tr) - 1) / sqrt(n_tr) (Gretton et al.
-        2009).
-    ridge : float >= 0, default 0.5
+        2009). A tolerance of 1 or more would allow all-zero weights.
+    ridge : float in [0, 1e6], default 0.5
         lambda of the regularised objective 1/2 b'(K + lambda I) b - kappa'b (Tikhonov
         regularisation; K has unit diagonal, so lambda is relative to it). With ridge=0 (the
         papers' QP) the median-width kernel matrix is nearly singular and the solution puts the
@@ -207,7 +209,8 @@ class KMM(_KMMParams):
         weights are also closer to the true ratio: median NMSE 1.0e-3 -> 5.4e-4 (wine),
         2.0e-4 -> 7.2e-5 (diabetes), 1.4e-4 -> 4.3e-5 (breast cancer). The term adds
         lambda sum b_i^2 / 2, which grows like n while b'Kb grows like n^2, so its influence
-        fades as the sample grows.
+        fades as the sample grows. Beyond 1e6 every weight is 1 to many digits and the QP
+        solver has no numerical room left.
     random_state : None, int, RandomState or Generator, default 0
         Only used to subsample for the median heuristic (scikit-learn's convention; an instance
         gives one seed per fit, drawn from it).
@@ -308,7 +311,7 @@ class EnsembleKMM(_KMMParams):
         As :class:`KMM`.
     eps : float or None, default None
         As :class:`KMM`.
-    ridge : float >= 0, default 0.5
+    ridge : float in [0, 1e6], default 0.5
         As :class:`KMM`: every bag solves with K + ridge I. Without shift, on 2-D Gaussians, the
         default ridge brings the median ``|w - 1|`` from 0.80 (KMM) and 0.81 (VFKMM) to
         0.19-0.22 at n = 300 and 0.05-0.12 at n = 1000.
@@ -365,13 +368,13 @@ class EnsembleKMM(_KMMParams):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _check_params(self):
-        super()._check_params()
-        check_choice(self.strategy, "strategy", {"vf", "evf", "ens", "enstr"})
-        if self.n_parts is not None:
-            check_int(self.n_parts, "n_parts")
-        if not 0 < check_positive(self.eta, "eta") < 1:
-            raise ValueError(f"eta must lie in (0, 1); got {self.eta!r}.")
+    _parameter_constraints = {
+        **_KMMParams._parameter_constraints,
+        "strategy": [StrOptions({"vf", "evf", "ens", "enstr"})],
+        "n_parts": [None, count(1)],
+        "eta": [UNIT_OPEN],
+        "n_jobs": N_JOBS,
+    }
 
     def _fit(self, X_tr, X_te):
         n_parts = self.n_parts_ = self._resolve_parts(len(X_tr), len(X_te))
@@ -418,12 +421,12 @@ class EnsembleKMM(_KMMParams):
         split = {"ens": n_te, "enstr": n_tr, "vf": n_tr, "evf": min(n_tr, n_te)}[self.strategy]
         if self.n_parts is None:
             return int(np.clip(split // MIN_DEFAULT_BAG, 1, MAX_DEFAULT_PARTS))
-        n_parts = check_int(self.n_parts, "n_parts")
+        n_parts = int(self.n_parts)
         if split / n_parts < SMALL_BAG:
             warnings.warn(
                 f"n_parts={n_parts} leaves about {split // n_parts} points per bag (< {SMALL_BAG}); "
                 "KMM on such small bags gives noisy weights. Use fewer parts or n_parts=None "
-                f"(at least {MIN_DEFAULT_BAG} points per bag).", UserWarning, stacklevel=4)
+                f"(at least {MIN_DEFAULT_BAG} points per bag).", UserWarning, stacklevel=5)
         return n_parts
 
     @staticmethod

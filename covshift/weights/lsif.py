@@ -2,10 +2,14 @@
 (Yamada et al. 2011), closed form with leave-one-out cross-validation."""
 
 import warnings
+from numbers import Real
 
 import numpy as np
 
-from .._validation import check_grid, check_int, check_kernel_width, check_positive
+from sklearn.utils._param_validation import StrOptions
+
+from .._constraints import POSITIVE, RANDOM_STATE, Number, count
+from .._validation import AUTO, check_grid
 from ..exceptions import NumericalWarning
 from ..kernels import gaussian_kernel, median_heuristic
 from ..limits import check_feature_memory
@@ -90,20 +94,21 @@ class RuLSIF(WeightEstimator):
         self.n_centers = n_centers
         self.random_state = random_state
 
-    def _check_params(self):
-        if check_positive(self.alpha, "alpha", allow_zero=True) >= 1:
-            raise ValueError(f"alpha must lie in [0, 1); got {self.alpha!r}.")
-        check_int(self.n_centers, "n_centers")
-        check_kernel_width(self.sigma, "sigma", grid=True)
-        if self.lam is not None:
-            check_grid(self.lam, "lam")
+    #: A grid's entries (positive numbers, not True) are checked at fit (check_grid).
+    _parameter_constraints = {
+        "alpha": [Number(Real, 0, 1, closed="left")],
+        "sigma": [POSITIVE, "array-like", StrOptions({AUTO})],
+        "lam": [None, POSITIVE, "array-like"],
+        "n_centers": [count(1)],
+        "random_state": RANDOM_STATE,
+    }
 
     def _fit(self, X_tr, X_te):
         alpha = float(self.alpha)
         centers = X_te[choose_centers(len(X_te), int(self.n_centers), self.random_state)]
         check_feature_memory("RuLSIF", max(len(X_tr), len(X_te)), len(centers), 12, "n_centers")
         median = median_heuristic(np.vstack([X_tr, X_te]), random_state=self.random_state)
-        sigmas = (median * np.array([0.25, 0.5, 1.0, 2.0]) if self.sigma == "auto"
+        sigmas = (median * np.array([0.25, 0.5, 1.0, 2.0]) if isinstance(self.sigma, str)
                   else check_grid(self.sigma, "sigma"))
         lams = _grid(self.lam, 10.0 ** np.arange(-3, 1), "lam")
         scores = np.array([loo_scores(_moments(X_tr, X_te, centers, s, alpha), lams, alpha)
@@ -120,7 +125,7 @@ class RuLSIF(WeightEstimator):
             warnings.warn(f"{type(self).__name__}'s fitted ratio is 0 at every training point (every "
                           "coefficient clipped to 0, or no centre has kernel mass there: the ratio is not "
                           "resolvable with these widths); returning uniform weights.", NumericalWarning,
-                          stacklevel=3)
+                          stacklevel=4)
             self.theta_ = np.zeros_like(self.theta_)
             return np.ones(len(X_tr))
         return raw
@@ -173,6 +178,9 @@ class ULSIF(RuLSIF):
     >>> ulsif.alpha, ulsif.weights_.shape
     (0.0, (100,))
     """
+
+    _parameter_constraints = {name: constraint for name, constraint in RuLSIF._parameter_constraints.items()
+                              if name != "alpha"}
 
     def __init__(self, sigma="auto", lam=None, n_centers=100, random_state=0):
         super().__init__(alpha=0.0, sigma=sigma, lam=lam, n_centers=n_centers,
