@@ -44,7 +44,8 @@ def count(minimum=1):
 
 #: A kernel width: a positive number, or "auto" (the estimator's documented rule); None is not a width.
 KERNEL_WIDTH = [POSITIVE, StrOptions({AUTO})]
-#: scikit-learn's random_state, plus numpy's Generator: None, a seed >= 0, a RandomState, a Generator.
-RANDOM_STATE = [None, count(0), np.random.RandomState, np.random.Generator]
+#: scikit-learn's random_state, plus numpy's Generator: None, a seed in [0, 2**32 - 1] (what numpy's
+#: RandomState takes), a RandomState, a Generator.
+RANDOM_STATE = [None, Number(Integral, 0, 2**32 - 1, closed="both"), np.random.RandomState, np.random.Generator]
 #: joblib's n_jobs: None (one), a positive number of workers, or a negative one (-1: all cores).
 N_JOBS = [None, count(1), Number(Integral, None, -1, closed="right")]

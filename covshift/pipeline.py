@@ -23,8 +23,9 @@ silent); ``n_source_`` and ``n_target_`` record how many rows of each the weight
 """
 
 import numpy as np
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, _fit_context, clone
 from sklearn.metrics import check_scoring
+from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_array, check_consistent_length, check_is_fitted, column_or_1d
 
@@ -137,10 +138,13 @@ class ImportanceReweighter(MetaEstimatorMixin, BaseEstimator):
     __metadata_request__fit = {"sample_domain": True}
     __metadata_request__score = {"sample_domain": True}
 
+    _parameter_constraints = {"weight_estimator": [HasMethods(["fit"])], "estimator": [HasMethods(["fit"])]}
+
     def __init__(self, weight_estimator, estimator):
         self.weight_estimator = weight_estimator
         self.estimator = estimator
 
+    @_fit_context(prefer_skip_nested_validation=False)  # the wrapped estimators are the user's: their checks run
     def fit(self, X, y, sample_domain=None, **fit_params):
         """Weights from the source and target rows, then ``estimator`` on the source rows with them.
 
@@ -364,9 +368,12 @@ class ReweightAdapter(BaseEstimator):
     __metadata_request__fit = {"sample_domain": True}
     __metadata_request__transform = {"sample_domain": True, "allow_source": True}
 
+    _parameter_constraints = {"weight_estimator": [HasMethods(["fit"])]}
+
     def __init__(self, weight_estimator):
         self.weight_estimator = weight_estimator
 
+    @_fit_context(prefer_skip_nested_validation=False)  # the weight estimator is the user's: its checks run
     def fit(self, X, y=None, *, sample_domain=None):
         """Fit the weight estimator on the source and target rows.
 

@@ -6,7 +6,10 @@ from typing import Optional
 import numpy as np
 from sklearn.utils.multiclass import type_of_target
 
-from .._validation import check_choice, check_kernel_width, validate_test_inputs, validate_training
+from sklearn.utils._param_validation import StrOptions
+
+from .._constraints import KERNEL_WIDTH
+from .._validation import AUTO, validate_test_inputs, validate_training
 from ..kernels import gaussian_kernel, median_heuristic
 
 KERNELS = {"linear", "rbf"}
@@ -61,16 +64,15 @@ def penalty_matrix(n_features, C):
     return np.diag(diagonal)
 
 
-def check_kernel_params(kernel, sigma):
-    check_choice(kernel, "kernel", KERNELS)
-    check_kernel_width(sigma, "sigma (kernel width)")
+#: The constraints of the kernel and its width, shared by the classifiers (``_parameter_constraints``).
+KERNEL_PARAMETERS = {"kernel": [StrOptions(KERNELS)], "sigma": KERNEL_WIDTH}
 
 
 def resolve_sigma(kernel, sigma, X):
     """The kernel width in use: the given one, or for "auto" the median heuristic on X (None for linear)."""
     if kernel == "linear":
         return None
-    return median_heuristic(X) if sigma == "auto" else float(sigma)
+    return median_heuristic(X) if sigma == AUTO else float(sigma)
 
 
 def check_labels(y, n_samples):

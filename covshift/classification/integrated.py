@@ -2,10 +2,12 @@
 
 import numpy as np
 from scipy.special import expit
+from sklearn.base import _fit_context
 
-from .._validation import check_int, check_positive, validate_predict
+from .._constraints import POSITIVE, count
+from .._validation import validate_predict
 from ..limits import check_kernel_classifier_memory
-from ._features import (check_classification_input, check_kernel_params, make_feature_map, penalty_matrix,
+from ._features import (KERNEL_PARAMETERS, check_classification_input, make_feature_map, penalty_matrix,
                         resolve_sigma)
 from ._newton import newton_ascent
 from ._objectives import implied_weights, joint_objective
@@ -105,6 +107,10 @@ class IntegratedShiftClassifier(LinearScoreClassifier):
         self.tol = tol
         self.max_iter = max_iter
 
+    _parameter_constraints = {**KERNEL_PARAMETERS, "C_w": [POSITIVE], "C_v": [POSITIVE], "tol": [POSITIVE],
+                              "max_iter": [count(1)]}
+
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, X_te):
         """Maximise the joint log-posterior on labelled training data and unlabelled test inputs.
 
@@ -123,10 +129,7 @@ class IntegratedShiftClassifier(LinearScoreClassifier):
             The fitted classifier.
         """
         X_tr, X_te, self.classes_, y01 = check_classification_input(self, X, y, X_te)
-        check_kernel_params(self.kernel, self.sigma)
-        C_w, C_v = check_positive(self.C_w, "C_w"), check_positive(self.C_v, "C_v")
-        check_positive(self.tol, "tol")
-        check_int(self.max_iter, "max_iter")
+        C_w, C_v = float(self.C_w), float(self.C_v)
         self.n_train_, self.n_test_ = len(X_tr), len(X_te)
         if self.kernel == "rbf":
             check_kernel_classifier_memory("Integrated classifier", len(X_tr), len(X_tr) + len(X_te))

@@ -2,11 +2,12 @@
 
 import numpy as np
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 
-from .._validation import check_int, check_positive, check_sample_weight, validate_predict
+from .._constraints import POSITIVE, count
+from .._validation import check_sample_weight, validate_predict
 from ..limits import check_kernel_classifier_memory
-from ._features import (check_classification_input, check_kernel_params, make_feature_map, penalty_matrix,
+from ._features import (KERNEL_PARAMETERS, check_classification_input, make_feature_map, penalty_matrix,
                         resolve_sigma)
 from ._newton import newton_ascent
 from ._objectives import weighted_logistic_objective
@@ -148,6 +149,9 @@ class KernelLogisticRegression(LinearScoreClassifier):
         self.tol = tol
         self.max_iter = max_iter
 
+    _parameter_constraints = {**KERNEL_PARAMETERS, "C": [POSITIVE], "tol": [POSITIVE], "max_iter": [count(1)]}
+
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, X_te=None, *, sample_weight=None):
         """Fit on labelled training data; ``X_te`` is accepted for a common signature and ignored.
 
@@ -168,10 +172,7 @@ class KernelLogisticRegression(LinearScoreClassifier):
             The fitted classifier.
         """
         X_tr, _, self.classes_, y01 = check_classification_input(self, X, y, X_te, need_test=False)
-        check_kernel_params(self.kernel, self.sigma)
-        C = check_positive(self.C, "C")
-        check_positive(self.tol, "tol")
-        check_int(self.max_iter, "max_iter")
+        C = float(self.C)
         weights = check_sample_weight(sample_weight, len(X_tr))
         if self.kernel == "rbf":
             check_kernel_classifier_memory("Kernel logistic regression", len(X_tr))

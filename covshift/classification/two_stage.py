@@ -1,6 +1,7 @@
 """Two-stage covariate-shift classifier: weights first, then a weighted classifier."""
 
-from sklearn.base import clone
+from sklearn.base import _fit_context, clone
+from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import validate_predict
@@ -62,6 +63,11 @@ class TwoStageShiftClassifier(LinearScoreClassifier):
         self.weights = weights
         self.classifier = classifier
 
+    _parameter_constraints = {"weights": [None, HasMethods(["fit"])],
+                              "classifier": [None, HasMethods(["fit", "predict"])]}
+
+    # not skipping nested validation: the two stages are the user's estimators, checked by their own fit
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, X_te):
         """Stage 1 on the inputs (X = the paper's X_tr, and X_te), stage 2 on the weighted labelled data.
 

@@ -2,9 +2,10 @@
 
 import numpy as np
 from scipy.linalg import cho_solve, solve_triangular
-from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
+from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin, _fit_context
 
-from .._validation import check_choice, check_int, check_positive, check_sample_weight, seed_of, validate_predict
+from .._constraints import POSITIVE
+from .._validation import check_int, check_sample_weight, seed_of, validate_predict
 from ..kernels import gaussian_kernel
 from ..limits import check_gpr_memory
 from ._common import check_xy, spd_cholesky, validate_xy
@@ -68,11 +69,9 @@ class GPR(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self.lam = lam
         self.normalize_y = normalize_y
 
-    def _check_params(self):
-        check_positive(self.rho, "rho (kernel width)")
-        check_positive(self.lam, "lam (noise variance)")
-        check_choice(self.normalize_y, "normalize_y", {True, False})
+    _parameter_constraints = {"rho": [POSITIVE], "lam": [POSITIVE], "normalize_y": ["boolean"]}
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Fit the GP, with importance weights when given.
 
@@ -90,7 +89,6 @@ class GPR(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self : GPR
             The fitted model.
         """
-        self._check_params()
         X, Y, self._y_1d = validate_xy(self, X, y)
         w = check_sample_weight(sample_weight, len(X))
         check_gpr_memory(len(X))

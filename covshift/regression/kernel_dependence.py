@@ -36,9 +36,12 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.base import _fit_context
 from sklearn.neighbors import NearestNeighbors
+from sklearn.utils._param_validation import StrOptions
 
-from .._validation import check_choice, check_int, check_positive, check_sample_weight
+from .._constraints import POSITIVE, count
+from .._validation import check_sample_weight
 from ..exceptions import NumericalWarning
 from ..kernels import gaussian_from_squared_distances
 from ._common import validate_xy
@@ -154,12 +157,16 @@ class _KernelDependenceKNN(TwinGP):
         """Neighbourhood size, under TwinGP's name (its memory check models K x K systems)."""
         return self.n_neighbors
 
-    def _check_params(self):
-        check_int(self.n_neighbors, "n_neighbors")
-        for name in ["rho_x", "rho_y", "tol"]:
-            check_positive(getattr(self, name), name)
-        check_int(self.max_iter, "max_iter", minimum=0)
+    _parameter_constraints = {
+        "n_neighbors": [count(1)],
+        "rho_x": [POSITIVE],
+        "rho_y": [POSITIVE],
+        "max_iter": [count(0)],
+        "tol": [POSITIVE],
+        "init": [StrOptions({"best_neighbor", "mean"}), "array-like"],
+    }
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Store the training data (and weights) and index the inputs for neighbour search.
 
@@ -177,7 +184,6 @@ class _KernelDependenceKNN(TwinGP):
         self
             The fitted model.
         """
-        self._check_params()
         X, Y, self._y_1d = validate_xy(self, X, y)
         self.weight_ = check_sample_weight(sample_weight, len(X))
         self.X_train_, self.Y_train_ = X, Y
@@ -199,7 +205,6 @@ class _KernelDependenceKNN(TwinGP):
         weighted neighbour mean ("mean"), or a user array."""
         if not isinstance(self.init, str):
             return super()._initial_outputs(X, local)
-        check_choice(self.init, "init", {"best_neighbor", "mean"})
         if self.init == "mean":
             p = _measure(self.weight_[local.idx])[:, :-1]
             return np.einsum("mk,mkd->md", p / p.sum(axis=1, keepdims=True), local.Y)

@@ -1,10 +1,11 @@
 """Weighted k-nearest-neighbour regression, the papers' baseline."""
 
 import numpy as np
-from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
+from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin, _fit_context
 from sklearn.neighbors import NearestNeighbors
 
-from .._validation import check_int, check_sample_weight, validate_predict
+from .._constraints import count
+from .._validation import check_sample_weight, validate_predict
 from ._common import validate_xy
 
 
@@ -57,9 +58,9 @@ class WKNN(MultiOutputMixin, RegressorMixin, BaseEstimator):
     def __init__(self, n_neighbors=5):
         self.n_neighbors = n_neighbors
 
-    def _check_params(self):
-        check_int(self.n_neighbors, "n_neighbors")
+    _parameter_constraints = {"n_neighbors": [count(1)]}
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Store the training data and weights and index the inputs.
 
@@ -77,7 +78,6 @@ class WKNN(MultiOutputMixin, RegressorMixin, BaseEstimator):
         self : WKNN
             The fitted model.
         """
-        self._check_params()
         X, Y, self._y_1d = validate_xy(self, X, y)
         self.weight_ = check_sample_weight(sample_weight, len(X))
         self.Y_train_ = Y

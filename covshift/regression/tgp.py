@@ -19,11 +19,12 @@ from typing import NamedTuple
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from threadpoolctl import threadpool_limits
-from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin
+from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin, _fit_context
 from sklearn.neighbors import NearestNeighbors
+from sklearn.utils._param_validation import StrOptions
 
-from .._validation import (as_2d_float, check_choice, check_int, check_open_interval, check_positive,
-                           check_sample_weight, validate_predict)
+from .._constraints import N_JOBS, POSITIVE, UNIT_OPEN, count
+from .._validation import as_2d_float, check_positive, check_sample_weight, validate_predict
 from ..exceptions import ConvergenceWarning, NumericalWarning
 from ..kernels import gaussian_from_squared_distances, gaussian_kernel
 from ..limits import check_twin_gp_memory
@@ -199,20 +200,22 @@ class TwinGP(TwinGPCosts, MultiOutputMixin, RegressorMixin, BaseEstimator):
         self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ fit
-    def _check_params(self):
-        check_choice(self.divergence, "divergence", {"kl", "ikl", "sm"})
-        check_open_interval(self.theta, "theta (Sharma-Mittal order)", 0, 1)
-        check_positive(self.gamma, "gamma")
-        for name in ["rho_x", "rho_y", "lambda_x", "lambda_y", "tol"]:
-            check_positive(getattr(self, name), name)
-        check_int(self.max_iter, "max_iter", minimum=0)
-        if self.knn is not None:
-            check_int(self.knn, "knn")
-        if self.n_jobs is not None and (isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, (int, np.integer))
-                                        or self.n_jobs == 0):
-            raise ValueError(f"n_jobs must be None (one thread), a positive number of threads or a negative "
-                             f"number (-1: all cores); got {self.n_jobs!r}.")
+    _parameter_constraints = {
+        "divergence": [StrOptions({"kl", "ikl", "sm"})],
+        "theta": [UNIT_OPEN],
+        "gamma": [POSITIVE],
+        "rho_x": [POSITIVE],
+        "rho_y": [POSITIVE],
+        "lambda_x": [POSITIVE],
+        "lambda_y": [POSITIVE],
+        "max_iter": [count(0)],
+        "tol": [POSITIVE],
+        "init": [StrOptions({"auto", "linear", "ridge", "kl"}), "array-like"],
+        "knn": [None, count(1)],
+        "n_jobs": N_JOBS,
+    }
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Store the training data and precompute the weighted kernel inverses.
 
@@ -230,7 +233,6 @@ class TwinGP(TwinGPCosts, MultiOutputMixin, RegressorMixin, BaseEstimator):
         self : TwinGP
             The fitted model.
         """
-        self._check_params()
         X, Y, self._y_1d = validate_xy(self, X, y)
         w = check_sample_weight(sample_weight, len(X))
         check_twin_gp_memory(len(X), self.knn)
@@ -358,7 +360,6 @@ class TwinGP(TwinGPCosts, MultiOutputMixin, RegressorMixin, BaseEstimator):
     def _initial_outputs(self, X, local):
         init = self.init
         if isinstance(init, str):
-            check_choice(init, "init", {"auto", "linear", "ridge", "kl"})
             if init == "auto":
                 init = "kl" if self.divergence == "sm" else "linear"
             if init == "ridge":

@@ -18,12 +18,15 @@ inputs passed to :meth:`StructuredProblem.fit`.
 """
 
 import numpy as np
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import BaseEstimator, _fit_context, clone
 from sklearn.kernel_approximation import Nystroem, RBFSampler
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import as_2d_float, check_choice, check_int, check_positive, seed_of
+from sklearn.utils._param_validation import StrOptions
+
+from .._constraints import POSITIVE, RANDOM_STATE, count
+from .._validation import as_2d_float, seed_of
 
 EMBEDDINGS = ("linear", "random_fourier", "nystroem")
 
@@ -44,12 +47,20 @@ class StructuredProblem(BaseEstimator):
         Seed of the explicit features.
     """
 
+    _parameter_constraints = {
+        "features": [StrOptions(set(EMBEDDINGS))],
+        "n_components": [count(1)],
+        "gamma": [POSITIVE],
+        "random_state": RANDOM_STATE,
+    }
+
     def __init__(self, features="linear", n_components=200, gamma=0.05, random_state=0):
         self.features = features
         self.n_components = n_components
         self.gamma = gamma
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X):
         """Fit the input embedding phi on the inputs X.
 
@@ -63,13 +74,11 @@ class StructuredProblem(BaseEstimator):
         self : StructuredProblem
             The fitted problem.
         """
-        check_choice(self.features, "features", EMBEDDINGS)
         X = as_2d_float(X, "X")
         self.n_features_in_ = X.shape[1]
         self.embedding_ = None
         if self.features != "linear":
-            n_components = check_int(self.n_components, "n_components")
-            gamma = check_positive(self.gamma, "gamma")
+            n_components, gamma = int(self.n_components), float(self.gamma)
             if self.features == "random_fourier":
                 self.embedding_ = RBFSampler(gamma=gamma, n_components=n_components,
                                              random_state=seed_of(self.random_state)).fit(X)
@@ -287,12 +296,15 @@ class MulticlassProblem(StructuredProblem):
         Seed of the explicit features.
     """
 
+    _parameter_constraints = {**StructuredProblem._parameter_constraints, "n_classes": [count(2)]}
+
     def __init__(self, n_classes, features="linear", n_components=200, gamma=0.05, random_state=0):
         super().__init__(features, n_components, gamma, random_state)
         self.n_classes = n_classes
 
     def check_outputs(self, Y, name="y"):
-        K = check_int(self.n_classes, "n_classes", minimum=2)
+        self._validate_params()  # also unfitted: n_classes by the constraints
+        K = int(self.n_classes)
         Y = np.asarray(Y)
         if Y.dtype.kind == "O":
             type_of_target(Y, input_name=name, raise_unknown=True)  # scikit-learn's "Unknown label type"
@@ -359,12 +371,15 @@ class MultilabelProblem(StructuredProblem):
         Seed of the explicit features.
     """
 
+    _parameter_constraints = {**StructuredProblem._parameter_constraints, "n_labels": [count(1)]}
+
     def __init__(self, n_labels, features="linear", n_components=200, gamma=0.05, random_state=0):
         super().__init__(features, n_components, gamma, random_state)
         self.n_labels = n_labels
 
     def check_outputs(self, Y, name="Y"):
-        L = check_int(self.n_labels, "n_labels")
+        self._validate_params()  # also unfitted: n_labels by the constraints
+        L = int(self.n_labels)
         Y = np.asarray(Y)
         if Y.ndim != 2 or Y.shape[1] != L:
             raise ValueError(f"{name} must be a 0/1 matrix with {L} columns (one per label); "
@@ -403,8 +418,6 @@ class MultilabelProblem(StructuredProblem):
 
 
 def fitted_problem(problem, X):
-    """A fitted copy of ``problem`` (the caller's object is left untouched)."""
-    if not isinstance(problem, StructuredProblem):
-        raise ValueError("problem must be a StructuredProblem such as MulticlassProblem(n_classes) "
-                         f"or MultilabelProblem(n_labels); got {type(problem).__name__}.")
+    """A fitted copy of ``problem`` (the caller's object is left untouched; the estimators' constraints
+    have checked that it is a StructuredProblem)."""
     return clone(problem).fit(X)

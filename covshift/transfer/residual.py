@@ -7,10 +7,12 @@ squared loss in place of the structural hinge, so the delta has a closed form.
 """
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin, clone
+from sklearn.base import BaseEstimator, RegressorMixin, _fit_context, clone
+from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_features, check_kernel_width, check_positive
+from .._constraints import KERNEL_WIDTH, POSITIVE
+from .._validation import AUTO, check_features
 from ..kernels import gaussian_kernel, median_heuristic
 from ..regression._common import check_xy
 
@@ -58,11 +60,14 @@ class ResidualDeltaRegressor(RegressorMixin, BaseEstimator):
     ((80, 1), (10, 1))
     """
 
+    _parameter_constraints = {"base_model": [HasMethods(["fit", "predict"])], "C": [POSITIVE], "rho": KERNEL_WIDTH}
+
     def __init__(self, base_model, C=10.0, rho="auto"):
         self.base_model = base_model
         self.C = C
         self.rho = rho
 
+    @_fit_context(prefer_skip_nested_validation=False)  # the base model is the user's: its own checks run
     def fit(self, X_source, Y_source, X_target, Y_target, sample_weight=None):
         """Fit the base model on the source, then the delta function on the target labels.
 
@@ -84,7 +89,6 @@ class ResidualDeltaRegressor(RegressorMixin, BaseEstimator):
         self : ResidualDeltaRegressor
             The fitted model.
         """
-        check_positive(self.C, "C")
         X_source, Y_source, self._y_1d = check_xy(X_source, Y_source)
         X_target, Y_target, _ = check_xy(X_target, Y_target)
         if X_target.shape[1] != X_source.shape[1] or Y_target.shape[1] != Y_source.shape[1]:
@@ -96,7 +100,7 @@ class ResidualDeltaRegressor(RegressorMixin, BaseEstimator):
         else:
             model.fit(X_source, target, sample_weight=sample_weight)
         self.base_model_ = model
-        self.rho_ = median_heuristic(X_target) if check_kernel_width(self.rho, "rho") == "auto" else float(self.rho)
+        self.rho_ = median_heuristic(X_target) if self.rho == AUTO else float(self.rho)
         self.centers_ = X_target
         residual = Y_target - self._base(X_target)
         Psi = gaussian_kernel(X_target, X_target, self.rho_)

@@ -29,12 +29,14 @@ over ``AUTO_C_GRID``, which includes C = 0, the source model unchanged.
 """
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.utils._param_validation import HasMethods, StrOptions
 
-from .._validation import as_generator, check_int, check_positive, check_random_state, validate_input, validate_predict
+from .._constraints import NON_NEGATIVE, POSITIVE, RANDOM_STATE, count
+from .._validation import as_generator, validate_input, validate_predict
 from ..limits import check_structured_memory
 from ._working_set import cutting_plane
-from .problems import fitted_problem
+from .problems import StructuredProblem, fitted_problem
 
 #: The grid of ``C="auto"`` (:class:`DomainTransferSSVM`), ascending. C = 0 is the source model
 #: itself (w = 0 exactly); one point a decade up to the C = 10 at which the bench's delta fits
@@ -47,30 +49,12 @@ AUTO_FOLDS = 5
 AUTO_EPSILON = 1e-2
 
 
-def _check_C(value, allow_auto):
-    """C as a float >= 0, or the string "auto" where ``allow_auto``; else a ValueError naming C."""
-    if isinstance(value, str):
-        if allow_auto and value == "auto":
-            return value
-        allowed = "a finite number >= 0 or 'auto'" if allow_auto else "a finite number >= 0"
-        raise ValueError(f"C must be {allowed}; got {value!r} (str).")
-    try:
-        return check_positive(value, "C", allow_zero=True)
-    except ValueError as exc:
-        if not allow_auto:
-            raise
-        raise ValueError(f"{exc} (C may also be 'auto').") from None
-
-
-def _check_common(estimator, X, Y, problem, allow_auto=False):
-    C = _check_C(estimator.C, allow_auto)
-    epsilon = check_positive(estimator.epsilon, "epsilon")
-    max_iter = check_int(estimator.max_iter, "max_iter")
-    check_random_state(estimator.random_state)
+def _check_outputs(X, Y, problem):
+    """The outputs Y, valid for ``problem`` and one per row of X."""
     Y = problem.check_outputs(Y)
     if len(Y) != len(X):
         raise ValueError(f"X has {len(X)} examples but y has {len(Y)} outputs; they must match.")
-    return X, Y, C, epsilon, max_iter
+    return Y
 
 
 def cv_folds(Y, rng):
@@ -150,7 +134,8 @@ class _CuttingPlaneModel(BaseEstimator):
         """Algorithm 1 on (X, y) with the constant scores ``offset_for(X, zero_table)`` in the
         constraints (zero for a plain structural SVM, f_S(x, y) for domain transfer); returns self.
         With C = "auto", C is first chosen by ``cross_validate_C`` over ``AUTO_C_GRID``."""
-        X, y, C, epsilon, max_iter = _check_common(self, X, y, problem, self._allow_auto_C)
+        y = _check_outputs(X, y, problem)
+        C, epsilon, max_iter = self.C if self.C == "auto" else float(self.C), float(self.epsilon), int(self.max_iter)
         Z = problem.embed(X)
         check_structured_memory(type(self).__name__, len(Z), problem.n_joint_features(Z.shape[1]))
         zeros = problem.potentials(Z, np.zeros(problem.n_joint_features(Z.shape[1])))
@@ -307,6 +292,14 @@ class StructuredSVM(_CuttingPlaneModel):
     (True, True)
     """
 
+    _parameter_constraints = {
+        "problem": [StructuredProblem],
+        "C": [NON_NEGATIVE],
+        "epsilon": [POSITIVE],
+        "max_iter": [count(1)],
+        "random_state": RANDOM_STATE,
+    }
+
     def __init__(self, problem, C=1.0, epsilon=1e-3, max_iter=1000, random_state=0):
         self.problem = problem
         self.C = C
@@ -314,6 +307,8 @@ class StructuredSVM(_CuttingPlaneModel):
         self.max_iter = max_iter
         self.random_state = random_state
 
+    # the problem (and the source model) are the user's estimators: their own checks run too
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
         """Learn w from the examples (X, y).
 
@@ -432,6 +427,11 @@ class DomainTransferSSVM(_CuttingPlaneModel):
     """
 
     _allow_auto_C = True
+    _parameter_constraints = {
+        **StructuredSVM._parameter_constraints,
+        "source_model": [HasMethods(["potentials"])],
+        "C": [NON_NEGATIVE, StrOptions({"auto"})],
+    }
 
     def __init__(self, source_model, problem, C="auto", epsilon=1e-3, max_iter=1000, random_state=0):
         self.source_model = source_model
@@ -442,9 +442,6 @@ class DomainTransferSSVM(_CuttingPlaneModel):
         self.random_state = random_state
 
     def _source_potentials(self, X, expected_shape):
-        if not hasattr(self.source_model, "potentials"):
-            raise ValueError("source_model must be a fitted structured predictor with a potentials(X) "
-                             f"method (e.g. a fitted StructuredSVM); got {type(self.source_model).__name__}.")
         table = np.asarray(self.source_model.potentials(X), dtype=float)
         if table.shape != expected_shape:
             raise ValueError(f"source_model scores have shape {table.shape}, but the problem expects "
@@ -453,6 +450,8 @@ class DomainTransferSSVM(_CuttingPlaneModel):
             raise ValueError("source_model returned NaN or infinite scores on the target inputs.")
         return table
 
+    # the problem (and the source model) are the user's estimators: their own checks run too
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
         """Learn the delta w from the l labelled target examples (X, y).
 

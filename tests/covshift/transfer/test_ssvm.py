@@ -246,11 +246,11 @@ def test_bad_input_gives_plain_value_errors():
         StructuredSVM(MulticlassProblem(3)).fit(X_src, y_src[:-1])
     with pytest.raises(ValueError, match="same output structure"):
         DomainTransferSSVM(source, MulticlassProblem(4)).fit(X_tgt, y_tgt)
-    with pytest.raises(ValueError, match="potentials"):
+    with pytest.raises(ValueError, match="'source_model' parameter of DomainTransferSSVM must be an object implementing 'potentials'"):
         DomainTransferSSVM(object(), MulticlassProblem(3)).fit(X_tgt, y_tgt)
-    with pytest.raises(ValueError, match="C must be"):
+    with pytest.raises(ValueError, match="'C' parameter of StructuredSVM must be .* Got -1.0"):
         StructuredSVM(MulticlassProblem(3), C=-1.0).fit(X_src, y_src)
-    with pytest.raises(ValueError, match="features must be"):
+    with pytest.raises(ValueError, match="'features' parameter of MulticlassProblem must be .* Got 'poly'"):
         StructuredSVM(MulticlassProblem(3, features="poly")).fit(X_src, y_src)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
