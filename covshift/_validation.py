@@ -278,20 +278,9 @@ def as_generator(value, name="random_state"):
 
 
 #: The one spelling, in every estimator, of "choose this kernel width from the data" (each estimator
-#: documents its rule: likelihood cross-validation, least-squares cross-validation or the median heuristic).
+#: documents its rule: likelihood cross-validation, least-squares cross-validation or the median heuristic;
+#: the constraint of a width is ``covshift._constraints.KERNEL_WIDTH``: a positive number or this word).
 AUTO = "auto"
-
-
-def check_kernel_width(value, name="sigma", grid=False):
-    """A kernel-width parameter: ``"auto"`` (returned as is) or a finite positive number (with ``grid``,
-    also a list of them, as a 1-D array); ValueError naming ``name`` otherwise. ``None`` is not a width."""
-    if isinstance(value, str) and value == AUTO:
-        return AUTO
-    if value is None or isinstance(value, (str, bytes)):
-        listed = ", a list of positive numbers" if grid else ""
-        hint = " (None is no longer a width: 'auto' asks for the estimator's own rule)" if value is None else ""
-        raise ValueError(f"{name} must be a positive number{listed} or 'auto'; got {_describe(value)}{hint}.")
-    return check_grid(value, name) if grid else check_positive(value, name)
 
 
 def check_width(sigma, name, bounds):
