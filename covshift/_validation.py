@@ -283,6 +283,11 @@ def as_generator(value, name="random_state"):
 AUTO = "auto"
 
 
+#: Widths whose scikit-learn gamma = 1 / (2 sigma^2) is a finite positive float64 (the ``bounds`` of
+#: :func:`check_width` for scikit-learn's RBF feature maps).
+FINITE_GAMMA_WIDTHS = (1e-100, 1e100)
+
+
 def check_width(sigma, name, bounds):
     """gamma = 1 / (2 sigma^2) for a library that takes gamma (scikit-learn), with sigma in
     ``bounds`` so that gamma is a finite positive float; ValueError naming ``name`` otherwise."""

@@ -25,10 +25,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from sklearn.utils._param_validation import StrOptions
 
-from .._constraints import POSITIVE, RANDOM_STATE, count
-from .._validation import as_2d_float, seed_of
+from .._constraints import KERNEL_WIDTH, RANDOM_STATE, count
+from .._validation import AUTO, FINITE_GAMMA_WIDTHS, as_2d_float, check_width, seed_of
+from ..kernels import median_heuristic
 
 EMBEDDINGS = ("linear", "random_fourier", "nystroem")
+#: The default kernel width of the explicit features: sqrt(10), scikit-learn's gamma = 1 / (2 sigma^2) = 0.05.
+DEFAULT_SIGMA = float(np.sqrt(10.0))
 
 
 class StructuredProblem(BaseEstimator):
@@ -38,26 +41,35 @@ class StructuredProblem(BaseEstimator):
     ----------
     features : {"linear", "random_fourier", "nystroem"}, default "linear"
         phi(x) = [x, 1] ("linear"), or ``n_components`` explicit features approximating the
-        Gaussian kernel exp(-gamma ||a - b||^2) (scikit-learn's RBFSampler / Nystroem), plus 1.
+        Gaussian kernel exp(-||a - b||^2 / (2 sigma^2)) (scikit-learn's RBFSampler / Nystroem with
+        gamma = 1 / (2 sigma^2)), plus 1.
     n_components : int, default 200
         Number of explicit kernel features (Nystroem uses at most the number of fit inputs).
-    gamma : float, default 0.05
-        Kernel parameter of the explicit features.
+    sigma : float or "auto", default sqrt(10)
+        Kernel width of the explicit features (sqrt(10): scikit-learn's gamma = 0.05); "auto" is the
+        median heuristic on the fit inputs. Unused with ``features="linear"``.
     random_state : None, int, RandomState or Generator, default 0
-        Seed of the explicit features.
+        Seed of the explicit features (and of the median heuristic's subsample).
+
+    Attributes
+    ----------
+    sigma_ : float or None
+        The kernel width of the explicit features (None with ``features="linear"``).
+    embedding_ : RBFSampler, Nystroem or None
+        The fitted feature map (None with ``features="linear"``).
     """
 
     _parameter_constraints = {
         "features": [StrOptions(set(EMBEDDINGS))],
         "n_components": [count(1)],
-        "gamma": [POSITIVE],
+        "sigma": KERNEL_WIDTH,
         "random_state": RANDOM_STATE,
     }
 
-    def __init__(self, features="linear", n_components=200, gamma=0.05, random_state=0):
+    def __init__(self, features="linear", n_components=200, sigma=DEFAULT_SIGMA, random_state=0):
         self.features = features
         self.n_components = n_components
-        self.gamma = gamma
+        self.sigma = sigma
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -76,15 +88,18 @@ class StructuredProblem(BaseEstimator):
         """
         X = as_2d_float(X, "X")
         self.n_features_in_ = X.shape[1]
-        self.embedding_ = None
+        self.embedding_ = self.sigma_ = None
         if self.features != "linear":
-            n_components, gamma = int(self.n_components), float(self.gamma)
+            seed = seed_of(self.random_state)
+            self.sigma_ = median_heuristic(X, random_state=seed) if self.sigma == AUTO else float(self.sigma)
+            width_name = "sigma" if self.sigma != AUTO else "sigma (the median heuristic: data scale)"
+            n_components, gamma = int(self.n_components), check_width(self.sigma_, width_name, FINITE_GAMMA_WIDTHS)
             if self.features == "random_fourier":
                 self.embedding_ = RBFSampler(gamma=gamma, n_components=n_components,
-                                             random_state=seed_of(self.random_state)).fit(X)
+                                             random_state=seed).fit(X)
             else:
                 self.embedding_ = Nystroem(gamma=gamma, n_components=min(n_components, len(X)),
-                                           random_state=seed_of(self.random_state)).fit(X)
+                                           random_state=seed).fit(X)
         return self
 
     def embed(self, X):
@@ -290,16 +305,16 @@ class MulticlassProblem(StructuredProblem):
         The input embedding, see :class:`StructuredProblem`.
     n_components : int, default 200
         Number of explicit kernel features.
-    gamma : float, default 0.05
-        Kernel parameter of the explicit features.
+    sigma : float or "auto", default sqrt(10)
+        Kernel width of the explicit features, see :class:`StructuredProblem`.
     random_state : None, int, RandomState or Generator, default 0
         Seed of the explicit features.
     """
 
     _parameter_constraints = {**StructuredProblem._parameter_constraints, "n_classes": [count(2)]}
 
-    def __init__(self, n_classes, features="linear", n_components=200, gamma=0.05, random_state=0):
-        super().__init__(features, n_components, gamma, random_state)
+    def __init__(self, n_classes, features="linear", n_components=200, sigma=DEFAULT_SIGMA, random_state=0):
+        super().__init__(features, n_components, sigma, random_state)
         self.n_classes = n_classes
 
     def check_outputs(self, Y, name="y"):
@@ -365,16 +380,16 @@ class MultilabelProblem(StructuredProblem):
         The input embedding, see :class:`StructuredProblem`.
     n_components : int, default 200
         Number of explicit kernel features.
-    gamma : float, default 0.05
-        Kernel parameter of the explicit features.
+    sigma : float or "auto", default sqrt(10)
+        Kernel width of the explicit features, see :class:`StructuredProblem`.
     random_state : None, int, RandomState or Generator, default 0
         Seed of the explicit features.
     """
 
     _parameter_constraints = {**StructuredProblem._parameter_constraints, "n_labels": [count(1)]}
 
-    def __init__(self, n_labels, features="linear", n_components=200, gamma=0.05, random_state=0):
-        super().__init__(features, n_components, gamma, random_state)
+    def __init__(self, n_labels, features="linear", n_components=200, sigma=DEFAULT_SIGMA, random_state=0):
+        super().__init__(features, n_components, sigma, random_state)
         self.n_labels = n_labels
 
     def check_outputs(self, Y, name="Y"):

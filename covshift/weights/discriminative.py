@@ -10,13 +10,10 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils._param_validation import StrOptions
 
 from .._constraints import KERNEL_WIDTH, POSITIVE, RANDOM_STATE, count
-from .._validation import AUTO, check_width
+from .._validation import AUTO, FINITE_GAMMA_WIDTHS, check_width
 from ..kernels import median_heuristic
 from ..limits import check_feature_memory
 from ._base import WeightEstimator, warn_no_kernel_mass
-
-#: Widths whose scikit-learn gamma = 1 / (2 sigma^2) is a finite positive float64.
-_FINITE_GAMMA = (1e-100, 1e100)
 
 
 class LogisticRatio(WeightEstimator):
@@ -101,7 +98,7 @@ class LogisticRatio(WeightEstimator):
 
     def _fit(self, X_tr, X_te):
         if self.features == "rbf" and self.sigma != AUTO:
-            check_width(self.sigma, "sigma", _FINITE_GAMMA)  # gamma = 1 / (2 sigma^2) representable
+            check_width(self.sigma, "sigma", FINITE_GAMMA_WIDTHS)  # gamma = 1 / (2 sigma^2) representable
         if len(X_te) < 2 or len(X_tr) < 2:
             raise ValueError(f"LogisticRatio needs at least 2 training and 2 test points; got "
                              f"n_samples = {len(X_tr)} and {len(X_te)}.")
@@ -114,7 +111,7 @@ class LogisticRatio(WeightEstimator):
             n_comp = min(int(self.n_components), len(X))
             check_feature_memory("LogisticRatio", len(X), n_comp, 4, "n_components")
             width_name = "sigma" if self.sigma != AUTO else "sigma (the median heuristic: data scale)"
-            gamma = check_width(self.sigma_, width_name, _FINITE_GAMMA)
+            gamma = check_width(self.sigma_, width_name, FINITE_GAMMA_WIDTHS)
             warn_no_kernel_mass(self, X_tr, X_te, self.sigma_)
             steps = [Nystroem(gamma=gamma, n_components=n_comp, random_state=self.random_state),
                      StandardScaler()]

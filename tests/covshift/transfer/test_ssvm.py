@@ -222,9 +222,28 @@ def test_kernel_features_separate_what_a_linear_map_cannot(features):
     X = rng.uniform(-1, 1, size=(120, 2))
     y = (np.linalg.norm(X, axis=1) > 0.6).astype(int)  # a disc inside a ring
     linear = StructuredSVM(MulticlassProblem(2), C=50.0, epsilon=1e-3).fit(X, y)
-    kernel = StructuredSVM(MulticlassProblem(2, features=features, n_components=60, gamma=2.0),
+    kernel = StructuredSVM(MulticlassProblem(2, features=features, n_components=60, sigma=0.5),
                            C=50.0, epsilon=1e-3).fit(X, y)
     assert kernel.score(X, y) >= 0.9 > linear.score(X, y) + 0.1
+
+
+@pytest.mark.parametrize("features", ["random_fourier", "nystroem"])
+def test_the_feature_width_is_a_sigma_as_every_kernel_width(features):
+    """sigma is the width of exp(-||a - b||^2 / (2 sigma^2)): scikit-learn's gamma = 1 / (2 sigma^2); the
+    default sqrt(10) is gamma = 0.05 (to the last bit of the features' gamma but one), "auto" the median
+    heuristic on the fit inputs."""
+    from covshift.kernels import median_heuristic
+
+    X = np.random.default_rng(1).normal(size=(50, 3))
+    problem = MulticlassProblem(2, features=features, n_components=20).fit(X)
+    assert problem.embedding_.gamma == pytest.approx(0.05, rel=1e-15)
+    assert problem.sigma_ == pytest.approx(np.sqrt(10.0))
+    auto = MulticlassProblem(2, features=features, n_components=20, sigma="auto").fit(X)
+    assert auto.sigma_ == pytest.approx(median_heuristic(X, random_state=0))
+    assert auto.embedding_.gamma == pytest.approx(1 / (2 * auto.sigma_ ** 2))
+    for bad in (None, "median", 0.0, True):
+        with pytest.raises(ValueError, match="'sigma' parameter of MulticlassProblem must be"):
+            MulticlassProblem(2, features=features, sigma=bad).fit(X)
 
 
 def test_bad_input_gives_plain_value_errors():
