@@ -82,12 +82,12 @@ def reproduction():
             sigma = kliep_sigma(data.X_tr, data.X_te)["best_sigma"]
             weights = PFWCS(sigma=sigma, tol=1e-5).fit(data.X_tr, data.X_te).weights_
             tuned = tuned_gpr(data.X_tr, data.Y_tr)
-        models = {OVERSMOOTH: (GPR(rho=gpr_rho, lam=gpr_lam), None),
+        models = {OVERSMOOTH: (GPR(rho_x=gpr_rho, lambda_x=gpr_lam), None),
                   "GPR (tuned: marginal likelihood)": (tuned, None), "WKNN": (WKNN(5), None),
                   "KLTGP": (TwinGP("kl", **tgp), None),
                   "IKLTGP (SMTGP paper eq. 7)": (TwinGP("ikl", **tgp), None),
                   "SMTGP": (TwinGP("sm", **tgp), None),
-                  "IW-GPR (paper's width)": (GPR(rho=gpr_rho, lam=gpr_lam), weights),
+                  "IW-GPR (paper's width)": (GPR(rho_x=gpr_rho, lambda_x=gpr_lam), weights),
                   "IW-GPR (tuned width)": (tuned, weights),
                   "IW-KLTGP": (TwinGP("kl", **tgp), weights), "IW-SMTGP": (TwinGP("sm", **tgp), weights)}
         errors = {}
@@ -97,7 +97,7 @@ def reproduction():
                 pred = np.asarray(model.fit(data.X_tr, data.Y_tr, sample_weight=w).predict(data.X_te))
             pred = pred.reshape(data.Y_te.shape)
             if name.startswith("GPR (tuned"):
-                name = f"{name}, rho = {tuned.rho:.3g}"
+                name = f"{name}, rho_x = {tuned.rho_x:.3g}"
             errors[name] = metrics.euclidean_errors(data.Y_te, pred)
             rows.append([data.name, name, metrics.mae(data.Y_te, pred),
                          float(np.mean(metrics.rmse(data.Y_te, pred))),

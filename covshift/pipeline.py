@@ -130,7 +130,7 @@ class ImportanceReweighter(MetaEstimatorMixin, BaseEstimator):
     >>> shift = data.sinc_shift(n_tr=60, n_te=40, random_state=0)
     >>> X = np.vstack([shift.X_tr, shift.X_te])
     >>> y = np.r_[shift.Y_tr.ravel(), np.full(len(shift.X_te), np.nan)]  # target labels masked
-    >>> model = ImportanceReweighter(FCFWCS(sigma=0.3), GPR(rho=1.0)).fit(X, y)
+    >>> model = ImportanceReweighter(FCFWCS(sigma=0.3), GPR(rho_x=1.0)).fit(X, y)
     >>> model.n_source_, model.n_target_, model.predict(shift.X_te).shape
     (60, 40, (40,))
     """

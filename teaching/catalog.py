@@ -166,7 +166,7 @@ def make_regressor(name, theta=0.9, gamma=1.5, rho_x=1.0, rho_y=0.5, lambda_x=1e
         raise ValueError(f"Unknown regression model {name!r}; choose one of {list(REGRESSORS)}.")
     base = name.replace("IW-", "")
     if base == "GPR":
-        return GPR(rho=rho_x, lam=max(check_positive(lambda_x, "lambda_x"), 1e-6))
+        return GPR(rho_x=rho_x, lambda_x=max(check_positive(lambda_x, "lambda_x"), 1e-6))
     if base == "WKNN":
         return WKNN(5)
     divergence = {"KLTGP": "kl", "IKLTGP": "ikl", "SMTGP": "sm"}[base]

@@ -15,16 +15,17 @@ class GPR(MultiOutputMixin, RegressorMixin, BaseEstimator):
     """Independent GP per output dimension with one RBF input kernel (eq. 6 of
     fw-covariate-shift-iw-smtgp), and its importance-weighted form.
 
-    With ``sample_weight`` w, training point i gets noise variance lambda / w_i (the
-    weighted likelihood of eq. 11): computed as K_W = W^1/2 K W^1/2 + lambda I on the
-    W^1/2-scaled targets, so w_i = 0 simply removes the point.
+    With ``sample_weight`` w, training point i gets noise variance lambda_x / w_i (the
+    weighted likelihood of eq. 11): computed as K_W = W^1/2 K W^1/2 + lambda_x I on the
+    W^1/2-scaled targets, so w_i = 0 simply removes the point. GPR models the inputs only: its
+    K is the input kernel K_X of :class:`TwinGP`, with the same names for its width and regulariser.
 
     Parameters
     ----------
-    rho : float, default 0.3
-        Kernel width: k(a, b) = exp(-||a - b||^2 / (2 rho^2)).
-    lam : float, default 0.01
-        Noise variance lambda (the regulariser added to the diagonal).
+    rho_x : float, default 0.3
+        Input kernel width: k(a, b) = exp(-||a - b||^2 / (2 rho_x^2)).
+    lambda_x : float, default 0.01
+        Noise variance lambda_x (the regulariser added to the diagonal of K_X).
     normalize_y : bool, default False
         Subtract the training mean and divide by the standard deviation of each
         output before fitting (as scikit-learn's GaussianProcessRegressor).
@@ -58,18 +59,18 @@ class GPR(MultiOutputMixin, RegressorMixin, BaseEstimator):
     >>> from covshift import GPR, FCFWCS, data
     >>> shift = data.sinc_shift(n_tr=100, n_te=80, random_state=0)
     >>> w = FCFWCS(sigma=0.3).fit(shift.X_tr, shift.X_te).weights_
-    >>> gpr = GPR(rho=2.0).fit(shift.X_tr, shift.Y_tr, sample_weight=w)
+    >>> gpr = GPR(rho_x=2.0).fit(shift.X_tr, shift.Y_tr, sample_weight=w)
     >>> mean, std = gpr.predict(shift.X_te, return_std=True)
     >>> mean.shape, std.shape
     ((80, 1), (80, 1))
     """
 
-    def __init__(self, rho=0.3, lam=0.01, normalize_y=False):
-        self.rho = rho
-        self.lam = lam
+    def __init__(self, rho_x=0.3, lambda_x=0.01, normalize_y=False):
+        self.rho_x = rho_x
+        self.lambda_x = lambda_x
         self.normalize_y = normalize_y
 
-    _parameter_constraints = {"rho": [POSITIVE], "lam": [POSITIVE], "normalize_y": ["boolean"]}
+    _parameter_constraints = {"rho_x": [POSITIVE], "lambda_x": [POSITIVE], "normalize_y": ["boolean"]}
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
@@ -96,11 +97,11 @@ class GPR(MultiOutputMixin, RegressorMixin, BaseEstimator):
         std = Y.std(axis=0) if self.normalize_y else np.ones(Y.shape[1])
         self.y_std_ = np.where(std > 0, std, 1.0)
         s = np.sqrt(w)
-        K = gaussian_kernel(X, X, self.rho)
+        K = gaussian_kernel(X, X, self.rho_x)
         K *= s[:, None]
         K *= s[None, :]
-        K[np.diag_indices(len(X))] += self.lam
-        self.cholesky_ = spd_cholesky(K, "GPR kernel matrix", "lam (noise variance)")
+        K[np.diag_indices(len(X))] += self.lambda_x
+        self.cholesky_ = spd_cholesky(K, "GPR kernel matrix", "lambda_x (noise variance)")
         self.dual_coef_ = cho_solve((self.cholesky_, True), s[:, None] * (Y - self.y_mean_) / self.y_std_)
         self.X_train_, self.sqrt_weight_ = X, s
         return self
@@ -124,7 +125,7 @@ class GPR(MultiOutputMixin, RegressorMixin, BaseEstimator):
         """
         X = validate_predict(self, X, "dual_coef_")
         check_gpr_memory(len(self.X_train_), len(X))
-        k = gaussian_kernel(X, self.X_train_, self.rho) * self.sqrt_weight_
+        k = gaussian_kernel(X, self.X_train_, self.rho_x) * self.sqrt_weight_
         mean = k @ self.dual_coef_ * self.y_std_ + self.y_mean_
         if self._y_1d:
             mean = mean[:, 0]
@@ -138,13 +139,13 @@ class GPR(MultiOutputMixin, RegressorMixin, BaseEstimator):
 
 
 def tuned_gpr(X, Y, sample_weight=None, n_restarts=2, random_state=0):
-    """A :class:`GPR` whose width rho and noise lam maximise the marginal likelihood.
+    """A :class:`GPR` whose width rho_x and noise lambda_x maximise the marginal likelihood.
 
     The papers' GPR baseline uses the Twin-GP input width, which over-smooths (Toy 1:
     2 rho^2 = 5 on inputs in about [-0.3, 1.3]). This fits scikit-learn's
     GaussianProcessRegressor with the same model as :class:`GPR` with ``normalize_y=True``
-    (unit-variance RBF kernel exp(-||a-b||^2 / (2 rho^2)) plus white noise lam, outputs
-    standardised) and returns GPR(rho, lam, normalize_y=True), unfitted. The width is
+    (unit-variance RBF kernel exp(-||a-b||^2 / (2 rho_x^2)) plus white noise lambda_x, outputs
+    standardised) and returns GPR(rho_x, lambda_x, normalize_y=True), unfitted. The width is
     chosen on the unweighted data; ``sample_weight`` is then for the caller's fit.
 
     Parameters
@@ -163,7 +164,7 @@ def tuned_gpr(X, Y, sample_weight=None, n_restarts=2, random_state=0):
     Returns
     -------
     GPR
-        Unfitted, with the chosen ``rho`` and ``lam`` and ``normalize_y=True``.
+        Unfitted, with the chosen ``rho_x`` and ``lambda_x`` and ``normalize_y=True``.
 
     Examples
     --------
@@ -171,7 +172,7 @@ def tuned_gpr(X, Y, sample_weight=None, n_restarts=2, random_state=0):
     >>> from covshift.regression import tuned_gpr
     >>> shift = data.sinc_shift(n_tr=100, n_te=80, random_state=0)
     >>> model = tuned_gpr(shift.X_tr, shift.Y_tr)
-    >>> bool(model.rho > 0 and model.lam > 0), model.normalize_y
+    >>> bool(model.rho_x > 0 and model.lambda_x > 0), model.normalize_y
     (True, True)
     """
     from sklearn.gaussian_process import GaussianProcessRegressor
@@ -184,4 +185,4 @@ def tuned_gpr(X, Y, sample_weight=None, n_restarts=2, random_state=0):
     model = GaussianProcessRegressor(kernel, normalize_y=True, n_restarts_optimizer=check_int(n_restarts, "n_restarts", minimum=0),
                                      random_state=seed_of(random_state)).fit(X, Y)
     rbf, white = model.kernel_.k1, model.kernel_.k2
-    return GPR(rho=float(rbf.length_scale), lam=float(white.noise_level), normalize_y=True)
+    return GPR(rho_x=float(rbf.length_scale), lambda_x=float(white.noise_level), normalize_y=True)

@@ -55,7 +55,7 @@ class ResidualDeltaRegressor(RegressorMixin, BaseEstimator):
     >>> from covshift import GPR, data
     >>> from covshift.transfer import ResidualDeltaRegressor
     >>> shift = data.sinc_shift(n_tr=100, n_te=80, random_state=0)
-    >>> delta = ResidualDeltaRegressor(GPR(rho=2.0)).fit(shift.X_tr, shift.Y_tr, shift.X_te[:10], shift.Y_te[:10])
+    >>> delta = ResidualDeltaRegressor(GPR(rho_x=2.0)).fit(shift.X_tr, shift.Y_tr, shift.X_te[:10], shift.Y_te[:10])
     >>> delta.predict(shift.X_te).shape, delta.coef_.shape
     ((80, 1), (10, 1))
     """

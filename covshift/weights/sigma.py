@@ -136,7 +136,7 @@ def kliep_sigma(X_tr, X_te, rule="lcv", sigma_grid=None, n_folds=5, y_tr=None, r
         Training outputs, required for rule="iwcv".
     regressor : scikit-learn regressor or None, default None
         Downstream model of rule="iwcv"; default :class:`covshift.regression.GPR` with the
-        median-heuristic width of X_tr, lam = 0.01 and normalised outputs.
+        median-heuristic width of X_tr, lambda_x = 0.01 and normalised outputs.
     ranking_tol : float, default 1e-2
         Tolerance of the ranking solves: "lcv" stops each fold when its duality gap is at
         most ``ranking_tol`` per fitting test point (its fitted mean log-density is then
@@ -201,7 +201,7 @@ def kliep_sigma(X_tr, X_te, rule="lcv", sigma_grid=None, n_folds=5, y_tr=None, r
         if regressor is None:
             from ..regression import GPR
 
-            regressor = GPR(rho=median_heuristic(X_tr, random_state=random_state), lam=0.01,
+            regressor = GPR(rho_x=median_heuristic(X_tr, random_state=random_state), lambda_x=0.01,
                             normalize_y=True)
         result = _importance_weighted_cv(kernels, grid, Y, regressor, n_folds, ranking_tol,
                                          random_state)

@@ -8,7 +8,7 @@ convention: training (source) and test (target) rows stacked in one ``X``, ``sam
 >= 0 on source rows and < 0 on target rows, target labels masked. Its score, and
 :func:`~covshift.pipeline.importance_weighted_scorer`, is importance-weighted cross-validation
 (IWCV, Sugiyama, Krauledat and Mueller, 2007): the held-out source rows' errors weighted by the
-fold's own w(x). Here the search picks the input width ``rho`` of a GP on the sinc data, and the
+fold's own w(x). Here the search picks the input width ``rho_x`` of a GP on the sinc data, and the
 chosen model is compared with the one ordinary cross-validation picks, on the test labels that
 neither search saw.
 """
@@ -25,28 +25,28 @@ shift = data.sinc_shift(n_tr=100, n_te=100, random_state=0)
 X = np.vstack([shift.X_tr, shift.X_te])                          # training rows, then test rows
 y = np.r_[shift.Y_tr.ravel(), np.full(len(shift.X_te), np.nan)]  # test labels masked (unused)
 sample_domain = np.r_[np.ones(len(shift.X_tr)), -np.ones(len(shift.X_te))].astype(int)
-grid = {"estimator__rho": [0.1, 0.3, 1.0, 2.0, 4.0]}
+grid = {"estimator__rho_x": [0.1, 0.3, 1.0, 2.0, 4.0]}
 folds = KFold(5, shuffle=True, random_state=0)
 
 weighted = GridSearchCV(ImportanceReweighter(FCFWCS(sigma=0.3), GPR()), grid, cv=folds,
                         scoring=importance_weighted_scorer("neg_mean_absolute_error"))
 weighted.fit(X, y, sample_domain=sample_domain)
-plain = GridSearchCV(GPR(), {"rho": grid["estimator__rho"]}, cv=folds, scoring="neg_mean_absolute_error")
+plain = GridSearchCV(GPR(), {"rho_x": grid["estimator__rho_x"]}, cv=folds, scoring="neg_mean_absolute_error")
 plain.fit(shift.X_tr, shift.Y_tr.ravel())
 
-test_error = {rho: mean_absolute_error(shift.Y_te.ravel(), GPR(rho=rho).fit(shift.X_tr, shift.Y_tr.ravel())
-                                       .predict(shift.X_te)) for rho in grid["estimator__rho"]}
-print("IWCV picks rho =", weighted.best_params_["estimator__rho"],
-      "| ordinary CV picks rho =", plain.best_params_["rho"])
+test_error = {rho: mean_absolute_error(shift.Y_te.ravel(), GPR(rho_x=rho).fit(shift.X_tr, shift.Y_tr.ravel())
+                                       .predict(shift.X_te)) for rho in grid["estimator__rho_x"]}
+print("IWCV picks rho_x =", weighted.best_params_["estimator__rho_x"],
+      "| ordinary CV picks rho_x =", plain.best_params_["rho_x"])
 for rho, error in test_error.items():
-    print(f"rho = {rho:3}: test MAE {error:.3f}")
+    print(f"rho_x = {rho:3}: test MAE {error:.3f}")
 
 fig, ax = plt.subplots(figsize=(6, 3.8))
-rhos = grid["estimator__rho"]
+rhos = grid["estimator__rho_x"]
 ax.semilogx(rhos, -weighted.cv_results_["mean_test_score"], "o-", label="IWCV estimate (training rows, weighted)")
 ax.semilogx(rhos, -plain.cv_results_["mean_test_score"], "s--", label="ordinary CV estimate (training rows)")
 ax.semilogx(rhos, list(test_error.values()), "k^:", label="actual test MAE (hidden from both)")
-ax.set_xlabel("GP input width rho")
+ax.set_xlabel("GP input width rho_x")
 ax.set_ylabel("mean absolute error")
 ax.legend(fontsize=8)
 fig.tight_layout()

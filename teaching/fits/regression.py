@@ -67,11 +67,11 @@ NOISE_GRID = (1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0)
 OUTPUT_WIDTH = 0.25
 
 
-def leave_one_out_error(X, Y, rho, lam):
-    """Mean squared leave-one-out error of an unweighted :class:`GPR` (width ``rho``, noise ``lam``) on
-    (X, Y), in closed form: the residual of point i is [K^-1 Y]_i / [K^-1]_ii with K = K_X + lam I."""
-    K = gaussian_kernel(X, X, rho)
-    K[np.diag_indices(len(X))] += lam
+def leave_one_out_error(X, Y, rho_x, lambda_x):
+    """Mean squared leave-one-out error of an unweighted :class:`GPR` (width ``rho_x``, noise ``lambda_x``)
+    on (X, Y), in closed form: the residual of point i is [K^-1 Y]_i / [K^-1]_ii with K = K_X + lambda_x I."""
+    K = gaussian_kernel(X, X, rho_x)
+    K[np.diag_indices(len(X))] += lambda_x
     inverse = np.linalg.inv(K)
     residuals = (inverse @ Y) / np.diag(inverse)[:, None]
     return float(np.mean(np.sum(residuals ** 2, axis=1)))

@@ -81,7 +81,7 @@ def _table3_run(name):
         data, tgp, error = _tgp_data(name, seed, size)
         X, Y = data.X_tr, data.Y_tr
         rho_y = tgp["rho_y"]
-        out = {"GPR (paper setting)": error(data.Y_te, predict(GPR(rho=tgp["rho_x"], lam=tgp["lambda_x"]), data))}
+        out = {"GPR (paper setting)": error(data.Y_te, predict(GPR(rho_x=tgp["rho_x"], lambda_x=tgp["lambda_x"]), data))}
         out["GPR (tuned)"] = error(data.Y_te, predict(tuned_gpr(X, Y, random_state=seed), data))
         makers = {"W-KNN": lambda k: WKNN(k),
                   "HSIC-KNN": lambda k: HSICKNN(k, rho_x=tgp["rho_x"], rho_y=rho_y),

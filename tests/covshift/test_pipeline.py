@@ -54,7 +54,7 @@ def test_grid_search_re_estimates_the_weights_in_every_fold_from_its_own_rows():
     RecordingFCFWCS.fits = []
     cv = KFold(3, shuffle=True, random_state=0)
     search = GridSearchCV(ImportanceReweighter(RecordingFCFWCS(sigma=SIGMA), GPR()),
-                          {"estimator__rho": [0.3, 1.0]}, cv=cv)
+                          {"estimator__rho_x": [0.3, 1.0]}, cv=cv)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         search.fit(X, y, sample_domain=domain)
@@ -96,10 +96,10 @@ def test_metadata_routing_passes_sample_domain_and_score_weights():
     with sklearn.config_context(enable_metadata_routing=True):
         estimator = ImportanceReweighter(FCFWCS(sigma=SIGMA), GPR()).set_score_request(sample_weight=True)
         cv = KFold(3, shuffle=True, random_state=1)
-        search = GridSearchCV(estimator, {"estimator__rho": [0.5]}, cv=cv, refit=False)
+        search = GridSearchCV(estimator, {"estimator__rho_x": [0.5]}, cv=cv, refit=False)
         search.fit(X, y_unmasked, sample_domain=domain, sample_weight=given)
         for k, (train, test) in enumerate(cv.split(X)):
-            fold = clone(estimator).set_params(estimator__rho=0.5).fit(X[train], y_unmasked[train], sample_domain=domain[train])
+            fold = clone(estimator).set_params(estimator__rho_x=0.5).fit(X[train], y_unmasked[train], sample_domain=domain[train])
             assert fold.n_target_ == np.sum(domain[train] < 0)
             source = test[domain[test] >= 0]
             expected = fold.estimator_.score(X[source], y_unmasked[source], sample_weight=given[source])
@@ -153,7 +153,7 @@ def test_inside_skadas_pipeline_with_its_splitter_and_scorer():
         assert np.all(adapter.weights_[domain < 0] == 0)
         direct = GPR().fit(shift.X_tr, shift.Y_tr.ravel(), sample_weight=weights)
         np.testing.assert_allclose(pipe.predict(shift.X_te), direct.predict(shift.X_te), rtol=1e-10)
-        search = GridSearchCV(pipe, {"gpr__rho": [0.3, 1.0]},
+        search = GridSearchCV(pipe, {"gpr__rho_x": [0.3, 1.0]},
                               cv=SourceTargetShuffleSplit(n_splits=2, random_state=0),
                               scoring=ImportanceWeightedScorer())
         search.fit(X, y, sample_domain=domain)

@@ -40,7 +40,7 @@ WEIGHTS = {
     "ULSIF": lambda: ULSIF(sigma=0.5, lam=0.1, n_centers=20),
 }
 REGRESSORS = {
-    "GPR": lambda: GPR(rho=0.3, lam=0.01),
+    "GPR": lambda: GPR(rho_x=0.3, lambda_x=0.01),
     "WKNN": lambda: WKNN(5),
     "TwinGP": lambda: TwinGP("sm", rho_x=0.3, rho_y=0.5, lambda_x=1e-3, lambda_y=1e-3, max_iter=20),
     "TwinGP-kl-knn": lambda: TwinGP("kl", rho_x=0.3, rho_y=0.5, lambda_x=1e-3, lambda_y=1e-3,
@@ -215,11 +215,11 @@ def test_gpr_with_a_tiny_lambda_warns_about_conditioning():
     rng = np.random.default_rng(1)
     X = rng.uniform(-1, 1, (300, 1))
     y = np.sin(3 * X[:, 0]) + 0.1 * rng.normal(size=300)
-    with pytest.warns(NumericalWarning, match=r"ill-conditioned \(condition number about .*lam"):
-        GPR(rho=0.3, lam=1e-12).fit(X, y)
+    with pytest.warns(NumericalWarning, match=r"ill-conditioned \(condition number about .*lambda_x"):
+        GPR(rho_x=0.3, lambda_x=1e-12).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error", NumericalWarning)
-        GPR(rho=0.3, lam=1e-2).fit(X, y)  # well conditioned: silent
+        GPR(rho_x=0.3, lambda_x=1e-2).fit(X, y)  # well conditioned: silent
 
 
 def test_twin_gp_with_tiny_lambdas_warns_about_conditioning():

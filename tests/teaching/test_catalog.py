@@ -220,7 +220,7 @@ def test_leave_one_out_error_is_that_of_refits_without_each_point():
 
     rng = np.random.default_rng(3)
     X, Y = rng.normal(size=(25, 2)), rng.normal(size=(25, 2))
-    refits = [Y[i] - GPR(rho=0.8, lam=0.05).fit(np.delete(X, i, 0), np.delete(Y, i, 0)).predict(X[i:i + 1])[0]
+    refits = [Y[i] - GPR(rho_x=0.8, lambda_x=0.05).fit(np.delete(X, i, 0), np.delete(Y, i, 0)).predict(X[i:i + 1])[0]
               for i in range(len(X))]
     assert fits.regression.leave_one_out_error(X, Y, 0.8, 0.05) == pytest.approx(np.mean(np.sum(np.square(refits), 1)),
                                                                          rel=1e-8)

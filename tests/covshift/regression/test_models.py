@@ -17,7 +17,7 @@ def _data(seed=0, n=50):
 @pytest.mark.parametrize("normalize_y", [False, True])
 def test_gpr_matches_sklearn_with_fixed_kernel(normalize_y):
     X, Y, Xt = _data()
-    ours = GPR(rho=0.8, lam=0.05, normalize_y=normalize_y).fit(X, Y[:, 0])
+    ours = GPR(rho_x=0.8, lambda_x=0.05, normalize_y=normalize_y).fit(X, Y[:, 0])
     ref = GaussianProcessRegressor(RBF(0.8), alpha=0.05, optimizer=None, normalize_y=normalize_y)
     ref.fit(X, Y[:, 0])
     mean, std = ours.predict(Xt, return_std=True)
@@ -29,7 +29,7 @@ def test_gpr_matches_sklearn_with_fixed_kernel(normalize_y):
 def test_gpr_weights_act_as_per_point_noise():
     X, Y, Xt = _data()
     w = np.random.default_rng(1).uniform(0.5, 2.0, len(X))
-    ours = GPR(rho=0.8, lam=0.05).fit(X, Y, sample_weight=w).predict(Xt)
+    ours = GPR(rho_x=0.8, lambda_x=0.05).fit(X, Y, sample_weight=w).predict(Xt)
     ref = GaussianProcessRegressor(RBF(0.8), alpha=0.05 / w, optimizer=None).fit(X, Y).predict(Xt)
     np.testing.assert_allclose(ours, ref, rtol=1e-8, atol=1e-10)
     np.testing.assert_array_equal(GPR().fit(X, Y).predict(Xt),
@@ -64,9 +64,9 @@ def test_tuned_gpr_maximises_the_marginal_likelihood_of_the_same_model():
 
     data = s_shape(random_state=0)
     model = tuned_gpr(data.X_tr, data.Y_tr)
-    assert model.normalize_y and 0 < model.rho < 1.0  # narrower than Toy 1's TGP width 1.58
+    assert model.normalize_y and 0 < model.rho_x < 1.0  # narrower than Toy 1's TGP width 1.58
     # the same model in scikit-learn: its log marginal likelihood is maximal at (rho, lam)
-    gp = GaussianProcessRegressor(RBF(model.rho) + WhiteKernel(model.lam), normalize_y=True,
+    gp = GaussianProcessRegressor(RBF(model.rho_x) + WhiteKernel(model.lambda_x), normalize_y=True,
                                   optimizer=None).fit(data.X_tr, data.Y_tr)
     theta = gp.kernel_.theta
     best = gp.log_marginal_likelihood(theta)
@@ -76,7 +76,7 @@ def test_tuned_gpr_maximises_the_marginal_likelihood_of_the_same_model():
     np.testing.assert_allclose(model.fit(data.X_tr, data.Y_tr).predict(data.X_te).reshape(-1),
                                gp.predict(data.X_te).reshape(-1), rtol=1e-6, atol=1e-8)
     # it beats the papers' over-smooth GPR on Toy 1
-    paper = GPR(rho=rho_from_paper(5.0), lam=1e-4).fit(data.X_tr, data.Y_tr).predict(data.X_te).reshape(-1)
+    paper = GPR(rho_x=rho_from_paper(5.0), lambda_x=1e-4).fit(data.X_tr, data.Y_tr).predict(data.X_te).reshape(-1)
     tuned = model.predict(data.X_te).reshape(-1)
     assert np.mean(np.abs(tuned - data.Y_te[:, 0])) < np.mean(np.abs(paper - data.Y_te[:, 0]))
 
@@ -107,5 +107,5 @@ def test_gpr_with_a_zero_weight_ignores_that_point():
     w[0] = 0.0
     Y_moved = Y.copy()
     Y_moved[0] += 100.0  # a point with weight 0 may say anything
-    np.testing.assert_allclose(GPR(rho=0.8, lam=0.05).fit(X, Y_moved, sample_weight=w).predict(Xt),
-                               GPR(rho=0.8, lam=0.05).fit(X[1:], Y[1:]).predict(Xt), rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(GPR(rho_x=0.8, lambda_x=0.05).fit(X, Y_moved, sample_weight=w).predict(Xt),
+                               GPR(rho_x=0.8, lambda_x=0.05).fit(X[1:], Y[1:]).predict(Xt), rtol=1e-8, atol=1e-10)

@@ -271,7 +271,7 @@ def test_sm_cost_gamma_one_is_the_limit():
 def test_every_tgp_beats_gpr_on_s_shape():
     data = s_shape()
     rx, ry = rho_from_paper(5.0), rho_from_paper(0.05)
-    gpr = GPR(rho=rx, lam=1e-4).fit(data.X_tr, data.Y_tr).predict(data.X_te)
+    gpr = GPR(rho_x=rx, lambda_x=1e-4).fit(data.X_tr, data.Y_tr).predict(data.X_te)
     gpr_mae = np.mean(np.abs(gpr - data.Y_te))
     for divergence in DIVERGENCES:
         with warnings.catch_warnings():

@@ -12,7 +12,7 @@ def test_residual_delta_moves_towards_target_labels():
     X_src = rng.uniform(-2, 0, (60, 1))
     X_tgt = rng.uniform(0, 2, (8, 1))
     f = lambda x: np.sin(2 * x[:, 0])  # noqa: E731
-    base = GPR(rho=0.5, lam=0.01)
+    base = GPR(rho_x=0.5, lambda_x=0.01)
     X_eval = np.linspace(0, 2, 30)[:, None]
     plain = base.fit(X_src, f(X_src)).predict(X_eval)
     adapted = ResidualDeltaRegressor(base, C=100.0).fit(X_src, f(X_src), X_tgt, f(X_tgt)).predict(X_eval)
