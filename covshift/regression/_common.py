@@ -48,7 +48,7 @@ def condition_number(A, lower_factor):
     return float(np.max((diagonal.max(axis=-1) / diagonal.min(axis=-1)) ** 2))
 
 
-def spd_cholesky(A, name="kernel matrix", parameter="lambda"):
+def spd_cholesky(A, name="kernel matrix", parameter="lambda", stacklevel=3):
     """Lower Cholesky factor L (A = L L') of a symmetric positive definite matrix.
 
     The solves of GPR need only the factor (two triangular solves), not the inverse that
@@ -56,7 +56,7 @@ def spd_cholesky(A, name="kernel matrix", parameter="lambda"):
     are the same: an increasing jitter on the diagonal if the factorisation fails, and a
     NumericalWarning naming ``parameter`` when the matrix is singular or ill-conditioned.
     The upper triangle of the returned array is not zeroed (cho_solve and
-    solve_triangular(lower=True) ignore it).
+    solve_triangular(lower=True) ignore it). ``stacklevel`` points the warnings at the caller's line.
     """
     scale = np.mean(np.diagonal(A))
     for jitter in [0.0, 1e-10, 1e-8, 1e-6, 1e-4]:
@@ -70,11 +70,11 @@ def spd_cholesky(A, name="kernel matrix", parameter="lambda"):
         if jitter:
             warnings.warn(f"The {name} is numerically singular (duplicate inputs or a tiny {parameter}); "
                           f"added {jitter:g} x its mean diagonal to make it invertible.",
-                          NumericalWarning, stacklevel=3)
+                          NumericalWarning, stacklevel=stacklevel)
         elif (condition := condition_number(shifted, factor)) > MAX_CONDITION:
             warnings.warn(f"The {name} is ill-conditioned (condition number about {condition:.1e} > "
                           f"{MAX_CONDITION:.0e}): the solution can be dominated by round-off. Increase "
-                          f"{parameter} or the kernel width.", NumericalWarning, stacklevel=3)
+                          f"{parameter} or the kernel width.", NumericalWarning, stacklevel=stacklevel)
         return factor
     raise ValueError(f"The {name} could not be factorised even with jitter; increase {parameter}.")
 

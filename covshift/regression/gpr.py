@@ -101,7 +101,8 @@ class GPR(MultiOutputMixin, RegressorMixin, BaseEstimator):
         K *= s[:, None]
         K *= s[None, :]
         K[np.diag_indices(len(X))] += self.lambda_x
-        self.cholesky_ = spd_cholesky(K, "GPR kernel matrix", "lambda_x (noise variance)")
+        self.cholesky_ = spd_cholesky(K, "GPR kernel matrix", "lambda_x (noise variance)",
+                                      stacklevel=4)  # fit, _fit_context's wrapper, the caller
         self.dual_coef_ = cho_solve((self.cholesky_, True), s[:, None] * (Y - self.y_mean_) / self.y_std_)
         self.X_train_, self.sqrt_weight_ = X, s
         return self
