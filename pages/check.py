@@ -12,11 +12,12 @@ st.markdown("On the current data (built-in, or your CSV uploaded on **Data & shi
             "error estimate. Everything below can be downloaded as one report.")
 st.page_link("pages/data.py", label="Choose or upload the data on Data & shift", icon=":material/scatter_plot:")
 
-data = ui.current_data()
+view = ui.view()  # the choices of this page only name the method each section shows, passed to its call
+data = ui.current_data(view)
 if data is None:
     st.stop()
 csv = ui.get("source") == "csv"
-names, X_tr, X_te = ui.view().inputs_in_units()
+names, X_tr, X_te = view.inputs_in_units()
 n_tr, n_te, d = len(data.X_tr), len(data.X_te), data.X_tr.shape[1]
 c1, c2, c3 = st.columns(3)
 c1.metric("training points", n_tr)
@@ -28,7 +29,7 @@ if csv:
                 if ui.get("csv_standardise") else
                 "Inputs **not standardised**: kernels mix them in the file's units, so a column with large numbers "
                 "dominates every distance.") + " Switch: *Standardise the inputs and outputs* on Data & shift.")
-row_notes = ui.view().csv_rows()
+row_notes = view.csv_rows()
 for sentence in row_notes:
     st.info(report.markdown_text(sentence), icon=":material/table_rows:")
 few = report.small_sample_warning(n_tr)
@@ -42,7 +43,7 @@ ui.widget(st.radio, "Test", "check_test", horizontal=True,
           help="Both compare the observed training/test split with random re-splits of the pooled inputs "
                "(permutations): the p-value is the share of re-splits that look at least as different.")
 with st.spinner("Testing..."):
-    tested = ui.guard("Shift test", ui.view().shift_test, ui.get("check_test"))
+    tested = ui.guard("Shift test", view.shift_test, ui.get("check_test"))
 sections = []
 if tested is not None:
     result = tested.model
@@ -60,7 +61,7 @@ if tested is not None:
 
 # ---------------------------------------------------------------- 2. where?
 st.subheader("2. Which inputs moved?")
-shift = ui.guard("Shift per input", ui.view().column_shift)
+shift = ui.guard("Shift per input", view.column_shift)
 if shift is not None:
     top = list(shift.ranking[:3])
     shift_words = report.shift_sentence(names, shift, markdown=False)  # the report's plain text
@@ -89,11 +90,11 @@ st.subheader("3. What do importance weights cost?")
 estimator = ui.widget(st.selectbox, "Weight estimator", "check_weights", catalog.WEIGHT_ESTIMATORS,
                       help="Its kernel width follows the rule set on the Importance weights page (auto by default).")
 with st.spinner(f"Fitting {estimator}..."):
-    checked = ui.guard("Weights", ui.view().weight_check, estimator)
-output_names = ui.view().output_names()
+    checked = ui.guard("Weights", view.weight_check, estimator)
+output_names = view.output_names()
 weight_rows = None
 if checked is not None:
-    ui.show_warnings(estimator, ui.view().weights(estimator).warnings)
+    ui.show_warnings(estimator, view.weights(estimator).warnings)
     summary, w = checked["summary"], checked["weights"]
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("ESS (effective sample size)", f"{summary.ess:.0f}", help="(sum w)^2 / sum w^2")
@@ -129,7 +130,7 @@ model = ui.widget(st.selectbox, "Model", "check_model", list(catalog.CHECK_MODEL
                   help="GPR and W-KNN are fitted without weights, IW-GPR with the weights above; the hyper-parameters "
                        "are those of the Structured regression page.")
 with st.spinner(f"Cross-validating {model}..."):
-    errors = ui.guard("Cross-validation", ui.view().cv_errors, model, estimator)
+    errors = ui.guard("Cross-validation", view.cv_errors, model, estimator)
 if errors is not None:
     cv = errors["cv"]
     sentence = report.cv_sentence(model, cv, errors["test"], errors["baseline"], errors["n_scored"], n_te)
@@ -163,7 +164,7 @@ st.subheader("The report")
 base = (st.context.url or "").split("?")[0]
 query = urllib.parse.urlencode(settings.to_query(st.session_state.settings))
 link = f"{base}?{query}" if query else base
-modelled = ui.quiet(ui.view().model_hyper)  # None when too few training rows have outputs to fit a model
+modelled = ui.quiet(view.model_hyper)  # None when too few training rows have outputs to fit a model
 hyper, standardised_outputs = modelled or ({}, False)
 auto_widths = csv and ui.get("csv_hyper") == "auto"
 facts = [("data", "uploaded CSV" if csv else catalog.DATASETS[ui.get("dataset")][0]), ("seed", ui.get("seed")),
@@ -182,7 +183,7 @@ facts = [("data", "uploaded CSV" if csv else catalog.DATASETS[ui.get("dataset")]
                                                + (" (chosen from the data)" if auto_widths else "") if modelled
                                                else "none (too few training rows with outputs to fit a model)")]
 if csv:
-    dated = ui.get("csv_split") in ui.csv_table(ui.csv_bytes()).dates
+    dated = ui.get("csv_split") in view.csv_table().dates
     first_test = ui.get("csv_split_date") or "the median date"
     facts.append(("train/test split", ui.get("csv_split") + (f" (test rows from {first_test})" if dated else "")))
     if modelled:

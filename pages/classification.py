@@ -19,37 +19,37 @@ low, high = fits.classification.CLASSIFICATION_LIMITS["n"]
 # claims about the test AUCs; the other settings, the table and the real tasks below.
 figure_column, settings_column = st.container(key="stage").columns([3, 2])
 with settings_column:
-    steepness = ui.widget(st.slider, "Selection steepness", "clf.steepness", 0.0, 4.0, step=0.25,
-                          help="P(train | x) = 1 / (1 + exp(steepness x1)); 0 means no shift.")
+    ui.widget(st.slider, "Selection steepness", "clf.steepness", 0.0, 4.0, step=0.25,
+              help="P(train | x) = 1 / (1 + exp(steepness x1)); 0 means no shift.")
     claims_place = st.container()
 map_caption = st.container()
 ui.lesson_summary("pages/classification.py")
 st.markdown(INTRO)
 with st.expander("More settings: pool, label noise, kernel, priors, point size",
                  expanded=ui.active_lesson("pages/classification.py") is None):
-    n = ui.widget(st.slider, "Points in the pool", "clf.n", low, high, step=50)
-    label_noise = ui.widget(st.slider, "Label noise", "clf.label_noise", 0.05, 1.0, step=0.05)
-    weights_name = ui.widget(st.selectbox, "Two-stage weights", "clf.weights", fits.classification.SHIFT_CLASSIFIER_WEIGHTS)
+    ui.widget(st.slider, "Points in the pool", "clf.n", low, high, step=50)
+    ui.widget(st.slider, "Label noise", "clf.label_noise", 0.05, 1.0, step=0.05)
+    ui.widget(st.selectbox, "Two-stage weights", "clf.weights", fits.classification.SHIFT_CLASSIFIER_WEIGHTS)
     kernel = ui.widget(st.radio, "Kernel", "clf.kernel", ["linear", "rbf"], horizontal=True)
-    sigma = ui.widget(st.slider, "RBF width sigma", "clf.sigma", 0.2, 3.0, step=0.1, disabled=kernel == "linear")
-    C = ui.widget(st.select_slider, "C (classifier prior variance)", "clf.C", [0.1, 0.3, 1.0, 3.0, 10.0])
-    C_v = ui.widget(st.select_slider, "C_v (selector prior variance)", "clf.C_v", [0.1, 0.3, 1.0, 3.0, 10.0])
+    ui.widget(st.slider, "RBF width sigma", "clf.sigma", 0.2, 3.0, step=0.1, disabled=kernel == "linear")
+    ui.widget(st.select_slider, "C (classifier prior variance)", "clf.C", [0.1, 0.3, 1.0, 3.0, 10.0])
+    ui.widget(st.select_slider, "C_v (selector prior variance)", "clf.C_v", [0.1, 0.3, 1.0, 3.0, 10.0])
     sized_by = ui.widget(st.radio, "Point size: weights of", "clf.sized_by", ["integrated", "two-stage"],
                          horizontal=True)
 
-data_key = (int(n), float(steepness), float(label_noise))
-data = ui.guard("Data", ui.view().classification_toy, *data_key)
+view = ui.view()  # the toy and the classifiers of the clf.* settings (view.classification)
+data = ui.guard("Data", view.classification_toy)
 if data is None:
     st.stop()
 with figure_column, st.spinner("Fitting iid, two-stage and integrated classifiers..."):
-    result = ui.guard("Classifiers", ui.view().classifiers, *data_key, kernel, float(sigma), float(C), float(C_v), weights_name)
+    result = ui.guard("Classifiers", view.classifiers)
 if result is None:
     st.stop()
 rows, (xs, ys, scores, p_test), weights, messages = result
 for name, texts in messages.items():
     ui.show_warnings(name, texts)
 
-names = fits.classification.shift_classifier_names(weights_name)
+names = fits.classification.shift_classifier_names(view.classification.weights)
 weight_source = names[2] if sized_by == "integrated" else names[1]
 ui.chart("classification map", figures.classification_map, data.X_tr, data.Y_tr, data.X_te, data.Y_te, xs, ys,
          scores, p_test, weights.get(weight_source), weight_source,

@@ -33,12 +33,7 @@ if ui.get("source") == "built-in":
         with cols[i % 4]:
             ui.widget(st.slider, param, f"{name}.{param}",  # range and step from teaching.settings
                       help=HELP.get(param, "Training images are chosen by the selection-bias sampler."))
-    if "n_tr" in params and "n_te" in params:
-        refused = ui.view().refused_at_size(int(ui.get(f"{name}.n_tr")), int(ui.get(f"{name}.n_te")))
-        if refused:
-            listed = ", ".join(f"{method} (at most {limit})" for method, limit in refused.items())
-            st.warning(f"At this size the app will refuse {listed} points per side: choose fewer points, "
-                       "or other methods on their pages.", icon=":material/timer_off:")
+    size_notice = st.container()  # filled once the view is built, below every widget of the page
 else:
     upload = st.file_uploader("Upload a CSV (header row, numeric columns)", type=["csv"], key="csv_upload")
     if upload is not None:
@@ -88,7 +83,14 @@ else:
         st.info("Choose at least one input and one output column.")
         st.stop()
 
-data = ui.current_data()
+view = ui.view()
+if ui.get("source") == "built-in" and "n_tr" in params and "n_te" in params:
+    refused = view.refused_at_size(int(ui.get(f"{name}.n_tr")), int(ui.get(f"{name}.n_te")))
+    if refused:
+        listed = ", ".join(f"{method} (at most {limit})" for method, limit in refused.items())
+        size_notice.warning(f"At this size the app will refuse {listed} points per side: choose fewer points, "
+                            "or other methods on their pages.", icon=":material/timer_off:")
+data = ui.current_data(view)
 if data is None:
     st.stop()
 
@@ -100,7 +102,7 @@ if ui.get("source") == "csv":
     st.caption("Inputs standardised (each column centred and scaled to standard deviation 1 over all rows); the "
                "regression models fit the outputs standardised likewise and predict in your units."
                if ui.get("csv_standardise") else "Inputs and outputs in the file's units (not standardised).")
-for sentence in ui.view().csv_rows():
+for sentence in view.csv_rows():
     st.info(report.markdown_text(sentence), icon=":material/table_rows:")
 few = report.small_sample_warning(len(data.X_tr))
 if few:

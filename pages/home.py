@@ -15,10 +15,11 @@ if ui.active_lesson("pages/home.py") is None:  # the default view is lesson 1 (i
                    icon=":material/school:")
 
 WIDTHS = (0.1, 0.3, 1.0, 2.0, 3.0)
-data = ui.guard("Data", ui.view("sinc").data)
+view = ui.view("sinc")  # Home draws the sinc data whatever the data set of the other pages
+data = ui.guard("Data", view.data)
 if data is None:
     st.stop()
-weight_name = ui.view("sinc").weights_for_models
+weight_name = view.weights_for_models
 # The stage: the figure, and beside it the control the lesson is about and the claims about the figure.
 chart, words = st.container(key="stage").columns([3, 2])
 width = ui.widget(words.slider, "Model width: small = flexible, large = smooth (misspecified)", "home_width",
@@ -26,7 +27,7 @@ width = ui.widget(words.slider, "Model width: small = flexible, large = smooth (
                   help="Input width of the Gaussian-process model fitted beside. At 2 the model is too smooth "
                        "for the sinc curve (misspecified); at 0.3 it can follow the curve everywhere.")
 lo, hi = float(min(data.X_tr.min(), data.X_te.min())), float(max(data.X_tr.max(), data.X_te.max()))
-effect = ui.guard("Fits", ui.view("sinc").weighting_effect, float(width), float(ui.get("lambda_x")),
+effect = ui.guard("Fits", view.weighting_effect, float(width), float(ui.get("lambda_x")),
                   (lo, hi))
 if effect is None:
     st.stop()
@@ -55,7 +56,7 @@ st.caption(
     "the weights remove. The training and test densities are drawn on Data & shift.")
 
 st.subheader("When do weights matter?")
-table = ui.guard("Widths", ui.view("sinc").weighting_by_width, WIDTHS, float(ui.get("lambda_x")))
+table = ui.guard("Widths", view.weighting_by_width, WIDTHS, float(ui.get("lambda_x")))
 if table is not None:
     ui.chart("error by width", figures.error_by_width, table, chosen=float(width), key="home.error_by_width")
     st.caption(

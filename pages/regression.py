@@ -55,7 +55,8 @@ INTRO = (
     "point by its importance $w(x)$. SMTGP predictions come with a **certainty** $\\phi \\in (0, 1]$ (SMTGP "
     "paper eq. 17); for KLTGP and IKLTGP the certainty shown is this app's analogue, not a paper quantity.")
 
-data = ui.current_data()
+view = ui.view()
+data = ui.current_data(view)
 if data is None:
     st.stop()
 
@@ -91,7 +92,7 @@ with st.expander("Hyper-parameters (kernels exp(-||a-b||^2 / (2 rho^2)) with lam
                   help="SMTGP only: theta -> 1 approaches the KL divergence (KLTGP).")
         ui.widget(st.slider, "gamma (Sharma-Mittal degree)", "gamma",
                   help="SMTGP only: gamma -> theta gives the Renyi divergence, gamma -> 1 the Tsallis one.")
-    used = ui.quiet(ui.view().model_hyper) if ui.get("source") == "csv" else None  # None: too few rows with outputs
+    used = ui.quiet(view.model_hyper) if ui.get("source") == "csv" else None  # None: too few rows with outputs
     fields = {"rho_x": ("Input width", "%.3g", "Input kernel width (ρ_x in the maths): small = flexible, large = "
                                                "smooth."),
               "rho_y": ("Output width", "%.3g", "Output kernel width of the Twin GPs (ρ_y in the maths)."),
@@ -126,7 +127,7 @@ if not models:
 
 LESSON = ui.active_lesson("pages/regression.py")
 # On a lesson's page its claims say how many Twin-GP points stopped at the step limit (no warning box there).
-results = ui.run_each(models, ui.view().prediction, "Fitting the models", "Predictions ready",
+results = ui.run_each(models, view.prediction, "Fitting the models", "Predictions ready",
                       hide=lambda name, message: LESSON is not None and "did not converge" in message)
 if not results:
     st.stop()
@@ -217,7 +218,7 @@ if data.X_te.shape[1] == 1:
     with st.container() if FEW_STAGE else stage_side:
         ui.claims("regression.fits")
 elif Y.shape[1] <= 2:
-    input_names, _, X_te_units = ui.view().inputs_in_units()
+    input_names, _, X_te_units = view.inputs_in_units()
     along = ui.widget(st.selectbox, "Input along which to plot", "plot_input", list(range(data.X_te.shape[1])),
                       format_func=lambda j: input_names[j])
     output = 0
@@ -304,14 +305,14 @@ st.subheader("A few target labels")
 if ui.widget(st.toggle, "Compare no adaptation, importance weighting and delta adaptation", "few_labels"):
     n_labels = ui.widget(side_control.slider if FEW_STAGE else st.slider, "labelled test points", "n_labels",
                          help="How many test points reveal their label to the delta adaptation.")
-    outcome = ui.guard("Few labels", ui.view().few_labels, n_labels)
+    outcome = ui.guard("Few labels", view.few_labels, n_labels)
     if outcome is not None:
         X_eval, Y_eval, preds = outcome
         ui.show_table([{"method": n, "MAE on the unlabelled test points": metrics.mae(Y_eval, p)}
                        for n, p in preds.items()], "method",
                       formats={"MAE on the unlabelled test points": ".4f"})
         if X_eval.shape[1] == 1:
-            labelled = ui.view().labelled_points(n_labels)
+            labelled = view.labelled_points(n_labels)
             ui.chart("regression fits", figures.regression_fits, X_eval[:, 0], Y_eval, {n: {"mean": p} for n, p in preds.items()},
                                            labelled=(data.X_te[labelled, 0], data.Y_te[labelled]),
                                            ratio=_true_ratio(data),

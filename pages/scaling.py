@@ -5,26 +5,30 @@ from teaching import figures, steps
 
 ui.through_app()
 st.title("Scaling")
-SIGMA = 0.3
-st.markdown(f"CPU time of the weight estimators against the sample size n_tr = n_te on the paper's synthetic "
-            f"data with a fixed width sigma = {SIGMA:g} (paper Fig. 2g). Each point is the median of up to "
-            f"{steps.TIMING_RUNS} runs after a warm-up run (bars: fastest to slowest run); the slope of each "
-            "line on the log-log axes says how the time grows: 1 means in proportion to n, 2 to n². "
-            "The full table with many more numbers is produced by `python bench/weights.py`.")
-
+intro = st.container()
 choices = ui.widget(st.multiselect, "Estimators", "scaling_estimators")  # options from teaching.settings
-sizes = ui.widget(st.multiselect, "Sample sizes", "scaling_sizes")
+sizes_column, width_column = st.columns([2, 1])
+sizes = ui.widget(sizes_column.multiselect, "Sample sizes", "scaling_sizes")
+ui.widget(width_column.slider, "Kernel width sigma (fixed)", "sigma",
+          help="One width for every estimator, timed without a width rule: the width of the manual mode on "
+               "Importance weights (the same setting). The paper's Fig. 2g uses 0.3.")
+view = ui.view()  # the estimators, sizes and width of the timings (view.scaling)
+intro.markdown(f"CPU time of the weight estimators against the sample size n_tr = n_te on the paper's synthetic "
+               f"data with a fixed width sigma = {view.scaling.sigma:g} (paper Fig. 2g: 0.3). Each point is the "
+               f"median of up to {steps.TIMING_RUNS} runs after a warm-up run (bars: fastest to slowest run); the "
+               "slope of each line on the log-log axes says how the time grows: 1 means in proportion to n, 2 to n². "
+               "The full table with many more numbers is produced by `python bench/weights.py`.")
 
 if st.button("Run", key="scaling_run", type="primary"):
     ui.put("scaling_run", True)  # in the link: the chart is part of the view
 if ui.get("scaling_run") and choices and sizes:
     progress = st.progress(0.0, text="timing...")
-    timings, total, done = {}, len(choices) * len(sizes), 0
-    for name in choices:
+    timings, total, done = {}, len(view.scaling.estimators) * len(view.scaling.sizes), 0
+    for name in view.scaling.estimators:
         timings[name] = {}
-        for n in sorted(sizes):
+        for n in view.scaling.sizes:
             progress.progress(done / total, text=f"timing {name} at n = {n}")
-            value = ui.guard(f"{name} at n = {n}", steps.timing, name, n, SIGMA)
+            value = ui.guard(f"{name} at n = {n}", view.timing, name, n)
             if value is not None:
                 timings[name][n] = value
             done += 1

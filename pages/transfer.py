@@ -21,16 +21,17 @@ with c1:
                      help="multiclass: the digit 0-9 (0/1 loss). multilabel: four yes/no attributes "
                           "(Hamming loss).")
 with c2:
-    shift = ui.widget(st.selectbox, "Target transformation", "dt_shift", fits.transfer.TRANSFER_SHIFTS)
+    ui.widget(st.selectbox, "Target transformation", "dt_shift", fits.transfer.TRANSFER_SHIFTS)
 with c3:
-    n_labelled = ui.widget(st.slider, "l: labelled target examples", "dt_l", 1, fits.transfer.TRANSFER_MAX_LABELLED)
+    ui.widget(st.slider, "l: labelled target examples", "dt_l", 1, fits.transfer.TRANSFER_MAX_LABELLED)
 with c4:
-    C = ui.widget(st.select_slider, "C of the delta function", "dt_C",
+    ui.widget(st.select_slider, "C of the delta function", "dt_C",
                   help="Large C follows the l target labels closely; C -> 0 keeps the source model. "
                        "auto: chosen by cross-validation on the l labels, C = 0 (the source model) "
                        "among the choices.")
-epsilon = ui.widget(st.select_slider, "epsilon (cutting-plane stopping threshold)", "dt_epsilon")
-seed = int(ui.get("seed"))
+ui.widget(st.select_slider, "epsilon (cutting-plane stopping threshold)", "dt_epsilon")
+view = ui.view()  # the task, its data and fits of the dt_* settings (view.domain_transfer)
+n_labelled, epsilon = view.domain_transfer.n_labelled, view.domain_transfer.epsilon
 if task == "multilabel":
     st.caption("Multi-label outputs are four 0/1 digits, in this order: even, greater than 4, has a closed "
                "loop (0, 6, 8, 9), prime. So 8 is 1110 and 7 is 0101.")
@@ -71,17 +72,16 @@ else:
 # ----------------------------------------------------------------- live fit
 st.subheader(f"Source model vs domain transfer with l = {n_labelled}")
 with st.spinner("Fitting the source model (once per task and shift)..."):
-    source = ui.guard("Source model", ui.view().transfer_source, task, shift)
+    source = ui.guard("Source model", view.transfer_source)
 with st.spinner("Learning the delta function..."):
-    outcome = ui.guard("Domain transfer", ui.view().transfer, task, shift, n_labelled, C, float(epsilon)) \
-        if source is not None else None
+    outcome = ui.guard("Domain transfer", view.transfer) if source is not None else None
 if outcome is None:
     st.stop()
 ui.show_warnings("Source model", source.warnings)
 ui.show_warnings("Domain transfer", outcome.warnings)
 fit = outcome.model
 model = fit["model"]
-data = ui.view().transfer_data(task, shift)
+data = view.transfer_data()
 multiclass = task == "multiclass"
 score_name = "target accuracy" if multiclass else "target Hamming loss"
 source_value = fit["source_score"] if multiclass else 1 - fit["source_score"]
@@ -102,12 +102,12 @@ st.plotly_chart(ui.figure(figures.transfer_digit_grid, data.images_test, truth, 
                 width="stretch", theme=None, config=ui.chart_config())
 st.caption("The first 16 target test digits (never used for training), with the source model's (S) and "
            "the transfer model's (T) predictions; mistakes are orange with ✗. "
-           f"The delta function was learned from l = {n_labelled} other target digits drawn with seed {seed} "
+           f"The delta function was learned from l = {n_labelled} other target digits drawn with seed {view.seed} "
            "(change the seed in the sidebar to draw others). The source model is fixed: only the "
            f"{model.coef_.size} weights of w were learned; with C -> 0 the transfer model is the source model.")
 
 left, right = st.columns([3, 2])
-left.plotly_chart(ui.figure(figures.cutting_plane_progress, model.history_, float(epsilon), **ui.device()),
+left.plotly_chart(ui.figure(figures.cutting_plane_progress, model.history_, epsilon, **ui.device()),
                   width="stretch", theme=None, config=ui.chart_config())
 left.caption("Each iteration adds the most violated constraint to the working set W and re-solves the QP over "
              "W; the algorithm stops once no constraint is violated by more than epsilon.")

@@ -16,7 +16,8 @@ INTRO = (
     "per step, so few coefficients are non-zero, and the **duality gap** bounds how far they are from the optimum. "
     "**KMM** matches kernel means, **LogisticRatio** asks a classifier, **RuLSIF** fits the ratio by least squares.")
 
-data = ui.current_data()
+view = ui.view()
+data = ui.current_data(view)
 if data is None:
     st.stop()
 
@@ -68,11 +69,11 @@ def _budget_warning(name, message):
 #: Table header of "active atoms when the gap first reached level" (short, to fit 1280 px).
 _AT_GAP = {level: f"atoms {level:.0e}".replace("e-0", "e-") for level in lessons.EQUAL_GAPS}
 
-outcomes = ui.run_each(chosen, ui.view().weights, "Estimating the weights", "Weights ready", hide=_budget_warning)
+outcomes = ui.run_each(chosen, view.weights, "Estimating the weights", "Weights ready", hide=_budget_warning)
 if not outcomes:
     st.stop()
 
-shared = ui.view().shared_sigma if set(outcomes) & catalog.KLIEP_FAMILY else None
+shared = view.shared_sigma if set(outcomes) & catalog.KLIEP_FAMILY else None
 truth = data.true_weights
 rows = []
 for name, outcome in outcomes.items():
@@ -259,7 +260,7 @@ if histories:
         replay_place.subheader(f"Replay {name} step by step" if REPLAY_STAGE else "Replay a run step by step")
     if not REPLAY_STAGE:
         name = ui.widget(st.selectbox, "Solver", "replay", list(histories), on_change=_replay_chosen)
-    replay = ui.guard("Replay", ui.replay, ui.view(), name, ui.device()["presentation"])
+    replay = ui.guard("Replay", ui.replay, view, name, ui.device()["presentation"])
     if replay is not None:
         document, height, meta = replay
         with replay_place:

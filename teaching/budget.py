@@ -10,7 +10,7 @@ fit with the app's settings, or one regression fit and prediction -- may take mo
 within the budget (measured in CPU seconds of the process, which is at least the wall
 time an idle 2-core machine would need and is far less disturbed by other users of a
 shared machine than wall time). The data sets' slider ranges and the CSV subsample size
-follow from that table (:func:`dataset_size_max`, :func:`max_points_for`); nothing else
+follow from that table (:func:`dataset_size_max`, :data:`CSV_MAX_ROWS`); nothing else
 in the code base decides a size.
 
 The memory limit of the library itself is :mod:`covshift.limits`.
@@ -154,9 +154,14 @@ def dataset_size_max(name):
     return min(largest, DIGITS_MAX_TRAIN) if name == "digits" else largest
 
 
-def max_csv_rows(names, sigma="auto"):
-    """Rows of an uploaded CSV to keep for the selected methods: the slowest one decides.
+def _slowest_limit():
+    """The most points every method handles within the budget, with either width rule: the slowest decides."""
+    limits = [max_points(name, sigma) for name in METHOD_MAX_POINTS if name != SHARED_SIGMA for sigma in ("auto", 1.0)]
+    return min(limit for limit in limits if limit >= MIN_POINTS[0])
 
-    The rows are split into training and test parts, each at most as large as the whole.
-    """
-    return max_points_for(names, sigma)
+
+#: Rows of an uploaded CSV the app keeps (drawn with the seed from a longer file): as many as every method
+#: handles within the budget, whatever the width rule. One fixed number, so that the rows of a file depend
+#: only on the file and the seed, never on the methods or the width rule chosen on a page; the rows are split
+#: into training and test parts, each at most as large as the whole, so no method is refused on them.
+CSV_MAX_ROWS = _slowest_limit()

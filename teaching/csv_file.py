@@ -27,7 +27,7 @@ MAX_COLUMNS = 200
 #: Longest line (characters) of a file.
 MAX_LINE_CHARS = 100_000
 #: Most data rows parsed; a longer file is read from this many rows drawn at random (once, for every seed).
-#: The app uses at most 10 000 rows (:func:`teaching.budget.max_csv_rows`).
+#: The app uses fewer rows (:data:`teaching.budget.CSV_MAX_ROWS`).
 MAX_PARSED_ROWS = 30_000
 #: Most cells parsed (rows x columns): a wide file is read from fewer rows.
 MAX_PARSED_CELLS = 300_000

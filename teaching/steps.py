@@ -151,8 +151,8 @@ class BuiltInData:
 class UploadedData:
     """An uploaded CSV (by the digest of its bytes, :func:`teaching.uploaded_files.add_file`): its input and output columns, the
     train/test choice (None: selection bias, the seeded sampler; a column name; or (date column, first
-    test date), :func:`teaching.view.csv_split`), whether inputs are standardised, the
-    seed and the rows kept (the time budget of the selected methods)."""
+    test date), :func:`teaching.view.csv_split`), whether inputs are standardised, and the seed (which also
+    draws the rows kept from a file longer than :data:`teaching.budget.CSV_MAX_ROWS`)."""
 
     digest: str
     inputs: tuple
@@ -160,7 +160,6 @@ class UploadedData:
     split: object
     standardise: bool
     seed: int
-    max_rows: int
 
 
 # ------------------------------------------------------------------ the steps
@@ -172,16 +171,17 @@ def csv_parsed(file_digest):
 
 
 @_step
-def csv_table(file_digest, seed, max_rows):
-    """The parsed CSV with at most ``max_rows`` rows, drawn with ``seed`` (:func:`teaching.uploads.subsample`)."""
-    return uploads.subsample(csv_parsed(file_digest), seed, max_rows)
+def csv_table(file_digest, seed):
+    """The parsed CSV with at most :data:`teaching.budget.CSV_MAX_ROWS` rows, drawn with ``seed``
+    (:func:`teaching.uploads.subsample`): the same rows whatever the methods and the width rule."""
+    return uploads.subsample(csv_parsed(file_digest), seed, budget.CSV_MAX_ROWS)
 
 
 @_step
 def data(spec):
     """The data set a spec names (a :class:`covshift.data.ShiftData`)."""
     if isinstance(spec, UploadedData):
-        table = csv_table(spec.digest, spec.seed, spec.max_rows)
+        table = csv_table(spec.digest, spec.seed)
         split = list(spec.split) if isinstance(spec.split, tuple) else spec.split
         return uploads.csv_dataset(table, list(spec.inputs), list(spec.outputs), split, spec.seed,
                                    standardise=spec.standardise)
@@ -220,9 +220,8 @@ def timing(name, n, sigma):
     computation), so other sessions on the machine do not inflate it as they do wall time. The
     first run is a warm-up, dropped when a further run follows (first-call costs: allocation,
     caches); runs follow while fewer than :data:`TIMING_RUNS` are timed and their sum stays under
-    :data:`TIMING_SECONDS`. ValueError (the budget's limit and way out) beyond the time budget.
+    :data:`TIMING_SECONDS`. The time budget is checked before (:meth:`teaching.view.View.timing`).
     """
-    budget.check_size([name], n, n, sigma)
     points = catalog.make_dataset("sinc", seed=0, n_tr=n, n_te=n)
     runs, fitted = [], None
     while len(runs) < TIMING_RUNS + 1 and (len(runs) < 2 or sum(runs[1:]) < TIMING_SECONDS):

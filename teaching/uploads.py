@@ -10,7 +10,7 @@ from covshift import data as datasets
 from covshift._validation import MAX_ABS_VALUE
 
 from teaching import csv_file, csv_numbers, settings
-from teaching.budget import max_csv_rows
+from teaching.budget import CSV_MAX_ROWS
 
 
 @dataclass
@@ -178,14 +178,14 @@ def parse_csv(raw):
 
 
 def subsample(table, seed=0, max_rows=None):
-    """The table with at most ``max_rows`` rows (default: the fastest method's limit,
-    :func:`teaching.budget.max_csv_rows`), drawn at random with ``seed``, and a note saying so."""
-    max_rows = max_csv_rows([]) if max_rows is None else int(max_rows)
+    """The table with at most ``max_rows`` rows (default: the app's, :data:`teaching.budget.CSV_MAX_ROWS`), drawn
+    at random with ``seed``, and a note saying so."""
+    max_rows = CSV_MAX_ROWS if max_rows is None else int(max_rows)
     if len(table.values) <= max_rows:
         return table
     keep = np.sort(np.random.default_rng(seed).choice(len(table.values), max_rows, replace=False))
-    note = (f"Used a random subset of {max_rows} of {len(table.values)} rows (seed {seed}), the most the selected "
-            "methods handle within the time budget.")
+    note = (f"Used a random subset of {max_rows} of {len(table.values)} rows (seed {seed}): every method of the app "
+            "handles that many within the time budget.")
     return CsvTable(table.columns, table.values[keep], [*table.notes, note], table.id_like,
                     {name: column[keep] for name, column in table.dates.items()})
 

@@ -7,6 +7,10 @@ from a lesson's (:class:`teaching.lessons.LessonRun`), by the same :meth:`View.f
 page, a claim, a benchmark and a worker then compute through the same cached steps
 (:mod:`teaching.steps`) with the same arguments, so they share every fit.
 
+The pages that compute apart from the data spec carry their settings in a small hashable part of the
+View: :class:`ClassificationSettings` (Classification under shift), :class:`TransferSettings` (Domain transfer)
+and :class:`ScalingSettings` (Scaling); their methods take no page argument.
+
 The kernel width: ``sigma`` is a number or ``"auto"`` (the one spelling). The KLIEP family's
 shared width is resolved once per View (:attr:`View.shared_sigma`, on first use, so a page that
 fits no weights never pays for it) and passed on as a number; the other estimators get the number,
@@ -20,6 +24,7 @@ import numpy as np
 
 from covshift import diagnostics
 from teaching import budget, catalog, fits, steps, uploads
+from teaching.settings import defaults as setting_defaults
 from teaching.steps import BuiltInData, UploadedData  # noqa: F401  (the data specs a View names)
 
 AUTO = "auto"
@@ -71,28 +76,103 @@ def data_spec(settings, file_digest=None, dataset=None):
     for a CSV source; ``dataset`` forces a built-in data set with its current parameters."""
     seed = int(settings["seed"])
     if dataset is None and settings["source"] == "csv":
-        max_rows = budget.max_csv_rows(selected_methods(settings), sigma_setting(settings))
         return UploadedData(file_digest, tuple(settings["csv_inputs"]), tuple(settings["csv_outputs"]),
-                            csv_split(settings), bool(settings["csv_standardise"]), seed, max_rows)
+                            csv_split(settings), bool(settings["csv_standardise"]), seed)
     name = dataset or settings["dataset"]
     return BuiltInData(name, tuple((p, settings[f"{name}.{p}"]) for p in catalog.DATASETS[name][1]), seed)
 
 
+_DEFAULTS = setting_defaults()
+
+
+def _setting(settings, name):
+    """Setting ``name`` of ``settings``, or its default (a lesson's settings name only what its page reads)."""
+    return settings.get(name, _DEFAULTS[name])
+
+
+@dataclasses.dataclass(frozen=True)
+class ClassificationSettings:
+    """The Classification page's toy and classifiers (the ``clf.*`` settings): pool size, selection steepness,
+    label noise, the classifiers' kernel and RBF width, the prior variances C and C_v, the two-stage weights."""
+
+    n: int
+    steepness: float
+    label_noise: float
+    kernel: str
+    sigma: float
+    C: float
+    C_v: float
+    weights: str
+
+    @classmethod
+    def from_settings(cls, settings):
+        def get(name):
+            return _setting(settings, f"clf.{name}")
+        return cls(int(get("n")), float(get("steepness")), float(get("label_noise")), get("kernel"),
+                   float(get("sigma")), float(get("C")), float(get("C_v")), get("weights"))
+
+
+@dataclasses.dataclass(frozen=True)
+class TransferSettings:
+    """The Domain transfer page's task (the ``dt_*`` settings): the task, the target's transformation, the
+    number l of labelled target examples, the delta function's C (a number or "auto") and the cutting-plane
+    stopping threshold epsilon."""
+
+    task: str
+    shift: str
+    n_labelled: int
+    C: object
+    epsilon: float
+
+    @classmethod
+    def from_settings(cls, settings):
+        C = _setting(settings, "dt_C")
+        return cls(_setting(settings, "dt_task"), _setting(settings, "dt_shift"), int(_setting(settings, "dt_l")),
+                   C if C == AUTO else float(C), float(_setting(settings, "dt_epsilon")))
+
+
+@dataclasses.dataclass(frozen=True)
+class ScalingSettings:
+    """The Scaling page's timings: the weight estimators, the sample sizes n (= n_tr = n_te, ascending) and the
+    fixed kernel width they are timed at (the ``sigma`` setting's number, the width of the manual mode; 0.3 by
+    default, the width of the paper's Fig. 2g)."""
+
+    estimators: tuple
+    sizes: tuple
+    sigma: float
+
+    @classmethod
+    def from_settings(cls, settings):
+        return cls(tuple(_setting(settings, "scaling_estimators")),
+                   tuple(sorted(int(n) for n in _setting(settings, "scaling_sizes"))), float(_setting(settings, "sigma")))
+
+
+def _part(kind):
+    """A part of the View with the registry's default settings."""
+    return kind.from_settings({})
+
+
 @dataclasses.dataclass(frozen=True)
 class View:
-    """What a view computes: its data, kernel width, hyper-parameters and methods (see the module docstring)."""
+    """What a view computes: its data, kernel width, hyper-parameters and methods, and the settings of the
+    Classification, Domain transfer and Scaling pages (see the module docstring)."""
 
     data_spec: object
     sigma: object = AUTO
     hyper: tuple = ()
     methods: tuple = ()
     weights_for_models: str = "FCFWCS"
+    classification: ClassificationSettings = dataclasses.field(default_factory=lambda: _part(ClassificationSettings))
+    domain_transfer: TransferSettings = dataclasses.field(default_factory=lambda: _part(TransferSettings))
+    scaling: ScalingSettings = dataclasses.field(default_factory=lambda: _part(ScalingSettings))
 
     @classmethod
     def from_settings(cls, settings, file_digest=None, dataset=None):
         """The View of a settings dict (the app's, or a lesson's): the one place settings become arguments."""
         return cls(data_spec(settings, file_digest, dataset), sigma_setting(settings), hyper_items(settings),
-                   selected_methods(settings), settings["weights_for_models"])
+                   selected_methods(settings), settings["weights_for_models"],
+                   ClassificationSettings.from_settings(settings), TransferSettings.from_settings(settings),
+                   ScalingSettings.from_settings(settings))
 
     def with_hyper(self, **overrides):
         """The same view with some regression hyper-parameters changed (a lesson's comparison)."""
@@ -109,8 +189,7 @@ class View:
 
     def csv_table(self):
         """The parsed uploaded file (:class:`teaching.uploads.CsvTable`) of a CSV view."""
-        spec = self.data_spec
-        return steps.csv_table(spec.digest, spec.seed, spec.max_rows)
+        return steps.csv_table(self.data_spec.digest, self.data_spec.seed)
 
     def csv_rows(self):
         """Sentences on the rows of an uploaded CSV view: rows left out and why, how many have outputs
@@ -243,26 +322,35 @@ class View:
         self.admit([model, weights])
         return steps.fitted_cv_errors(self.data_spec, model, weights, self.sigma_for(weights), self.hyper)
 
-    # -------------------------------------------------------------- Classification and Domain transfer
-    def classification_toy(self, n, steepness, label_noise):
-        """The Classification page's 2-D toy with this view's seed."""
-        return steps.classification_toy(int(n), float(steepness), float(label_noise), self.seed)
+    # -------------------------------------------------------------- Classification, Domain transfer, Scaling
+    def classification_toy(self):
+        """The Classification page's 2-D toy (:attr:`classification`) with this view's seed."""
+        c = self.classification
+        return steps.classification_toy(c.n, c.steepness, c.label_noise, self.seed)
 
-    def classifiers(self, n, steepness, label_noise, kernel, sigma, C, C_v, weights_name):
-        """The iid, two-stage and integrated classifiers on :meth:`classification_toy`'s data:
-        (score rows, grid, {name: training weights}, {name: warnings})."""
-        return steps.classifiers(int(n), float(steepness), float(label_noise), self.seed, kernel, float(sigma),
-                                 float(C), float(C_v), weights_name)
+    def classifiers(self):
+        """The iid, two-stage and integrated classifiers of :attr:`classification` on :meth:`classification_toy`'s
+        data: (score rows, grid, {name: training weights}, {name: warnings})."""
+        c = self.classification
+        return steps.classifiers(c.n, c.steepness, c.label_noise, self.seed, c.kernel, c.sigma, c.C, c.C_v, c.weights)
 
-    def transfer_data(self, task, shift):
-        """The source and transformed target digits of a Domain transfer task."""
-        return steps.transfer_data(task, shift)
+    def transfer_data(self):
+        """The source and transformed target digits of the Domain transfer task (:attr:`domain_transfer`)."""
+        return steps.transfer_data(self.domain_transfer.task, self.domain_transfer.shift)
 
-    def transfer_source(self, task, shift):
-        """The source structural SVM of a Domain transfer task (an Outcome)."""
-        return steps.transfer_source(task, shift)
+    def transfer_source(self):
+        """The source structural SVM of the Domain transfer task (an Outcome)."""
+        return steps.transfer_source(self.domain_transfer.task, self.domain_transfer.shift)
 
-    def transfer(self, task, shift, n_labelled, C, epsilon):
-        """The delta-function transfer with ``n_labelled`` target labels drawn with this view's seed (an Outcome)."""
-        return steps.transfer_fit(task, shift, int(n_labelled), self.seed, C if C == AUTO else float(C),
-                                  float(epsilon))
+    def transfer(self):
+        """The delta-function transfer of :attr:`domain_transfer`, its l target labels drawn with this view's seed
+        (an Outcome)."""
+        t = self.domain_transfer
+        return steps.transfer_fit(t.task, t.shift, t.n_labelled, self.seed, t.C, t.epsilon)
+
+    def timing(self, name, n):
+        """(seconds per run, iterations, at the iteration limit) of weight estimator ``name`` at n_tr = n_te = ``n``
+        on the sinc data, with the fixed width of :attr:`scaling` (:func:`teaching.steps.timing`), within the budget."""
+        sigma = self.scaling.sigma
+        budget.check_size([name], int(n), int(n), sigma)
+        return steps.timing(name, int(n), sigma)

@@ -95,11 +95,9 @@ def kliep(run):
 
 def boundary(run):
     """Boundary turns: the three classifiers' decision map, points sized by the chosen weights."""
-    settings = [run.setting(f"clf.{k}") for k in ("n", "steepness", "label_noise", "kernel", "sigma", "C", "C_v",
-                                                    "weights")]
-    data = run.view.classification_toy(*settings[:3])
-    _, (xs, ys, scores, p_test), weights, _ = run.view.classifiers(*settings)
-    names = fits.classification.shift_classifier_names(run.setting("clf.weights"))
+    data = run.view.classification_toy()
+    _, (xs, ys, scores, p_test), weights, _ = run.view.classifiers()
+    names = fits.classification.shift_classifier_names(run.view.classification.weights)
     source = names[2] if run.setting("clf.sized_by") == "integrated" else names[1]
     return Recipe("classification map", figures.classification_map,
                   (data.X_tr, data.Y_tr, data.X_te, data.Y_te, xs, ys, scores, p_test, weights.get(source), source),

@@ -8,7 +8,7 @@ import streamlit as st
 from teaching import figures, steps, uploaded_files
 from teaching.ui.guard import guard
 from teaching.ui.state import get
-from teaching.view import View, data_spec
+from teaching.view import View
 
 CSV_MISSING = uploaded_files.CSV_MISSING
 
@@ -49,22 +49,30 @@ def _settings():
 
 def view(dataset=None):
     """This session's View (``dataset``: a built-in data set forced, with its current parameters, as on
-    Home). The same View value gives back the same object, so its kernel width is resolved once."""
+    Home), built once per run: it is kept with the settings and the file it was built from and built again
+    only when they have changed (a widget moved, a link opened), so every call of a run gets the same object
+    and its kernel width is resolved once. A page calls it once, after drawing the widgets of its view."""
     raw = csv_bytes()
-    file_digest = None if raw is None else uploaded_files.add_file(raw, digest(raw))
-    built = View.from_settings(_settings(), file_digest, dataset)
+    file_digest = None if raw is None else uploaded_files.add_file(raw, digest(raw))  # also keeps the file while in use
+    source = (_snapshot(_settings()), file_digest)
     kept = st.session_state.get("views", {})
-    if kept.get(dataset) != built:
-        kept = {**kept, dataset: built}
-        st.session_state["views"] = kept
-    return kept[dataset]
+    built_from, shown = kept.get(dataset, (None, None))
+    if built_from != source:
+        built = View.from_settings(_settings(), file_digest, dataset)
+        shown = shown if shown == built else built  # the same value keeps its object (its resolved width)
+        st.session_state["views"] = {**kept, dataset: (source, shown)}
+    return shown
+
+
+def _snapshot(values):
+    """The settings as an immutable value (lists as tuples): what a View was built from."""
+    return tuple((name, tuple(value) if isinstance(value, list) else value) for name, value in values.items())
 
 
 def csv_table(raw):
     """The parsed CSV of the Data page (parsed once per digest of its bytes; then rows drawn with the seed
     within the row limit)."""
-    spec = data_spec({**_settings(), "source": "csv"}, uploaded_files.add_file(raw, digest(raw)))
-    return steps.csv_table(spec.digest, spec.seed, spec.max_rows)
+    return steps.csv_table(uploaded_files.add_file(raw, digest(raw)), int(_settings()["seed"]))
 
 
 def csv_missing():
@@ -75,11 +83,11 @@ def csv_missing():
     return False
 
 
-def current_data():
-    """The data set of this session's View, or None (with a message shown)."""
+def current_data(shown):
+    """The data set of View ``shown`` (the page's :func:`view`), or None (with a message shown)."""
     if csv_missing():
         return None
-    return guard("Data", lambda: view().data())
+    return guard("Data", shown.data)
 
 
 def data_name():

@@ -37,10 +37,10 @@ def test_dataset_slider_maxima_come_from_the_limits():
     assert catalog.DATASETS["digits"][1]["n_tr"][2] <= budget.DIGITS_MAX_TRAIN
 
 
-def test_the_slowest_selected_method_decides_sizes_and_csv_rows():
+def test_the_slowest_selected_method_decides_sizes():
     slow = "SMTGP"
     fast = max(budget.METHOD_MAX_POINTS, key=budget.METHOD_MAX_POINTS.get)
-    assert budget.max_csv_rows([fast, slow]) == budget.max_points(slow) < budget.max_points(fast)
+    assert budget.max_points_for([fast, slow]) == budget.max_points(slow) < budget.max_points(fast)
     assert budget.max_points_for([fast]) == budget.max_points(fast)
     assert budget.max_points_for([]) == max(budget.METHOD_MAX_POINTS.values())
     with pytest.raises(ValueError, match=rf"{slow} with .* limited to {budget.max_points(slow)}"):
@@ -48,6 +48,17 @@ def test_the_slowest_selected_method_decides_sizes_and_csv_rows():
     budget.check_size([fast, slow], budget.max_points(slow), budget.max_points(slow))
     with pytest.raises(ValueError, match="Unknown method"):
         budget.max_points("NOPE")
+
+
+def test_the_rows_of_an_upload_are_what_every_method_handles_whatever_the_width_rule():
+    """The row cap of an upload is one number (issue 38): the slowest method's limit over both width rules, so
+    no method is refused on the rows kept and no choice on a page changes them."""
+    methods = [name for name in budget.METHOD_MAX_POINTS if name != budget.SHARED_SIGMA]
+    assert budget.CSV_MAX_ROWS == min(budget.max_points(name, sigma) for name in methods for sigma in ("auto", 0.3))
+    assert budget.CSV_MAX_ROWS >= budget.MIN_POINTS[0]
+    for sigma in ("auto", 0.3):  # training and test parts are each at most the whole
+        budget.check_size([*methods, *(f"IW-{m}" for m in budget.REGRESSION_MODELS)], budget.CSV_MAX_ROWS,
+                          budget.CSV_MAX_ROWS, sigma)
 
 
 # ------------------------------------------------------------------ memory refusals

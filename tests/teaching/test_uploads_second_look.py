@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from teaching import csv_file, report, settings, steps, uploaded_files, uploads
+from teaching import budget, csv_file, report, settings, steps, uploaded_files, uploads
 
 
 def _cpu_seconds(call):
@@ -78,8 +78,8 @@ def test_two_million_rows_are_read_from_a_draw_once_for_every_seed(monkeypatch):
     monkeypatch.setattr(uploads, "parse_csv", lambda data: parses.append(1) or table)
     steps.use_cache()
     digest = uploaded_files.add_file(raw)
-    first, second = steps.csv_table(digest, 0, 1000), steps.csv_table(digest, 1, 1000)
-    assert len(parses) == 1 and len(first.values) == len(second.values) == 1000
+    first, second = steps.csv_table(digest, 0), steps.csv_table(digest, 1)
+    assert len(parses) == 1 and len(first.values) == len(second.values) == budget.CSV_MAX_ROWS
     assert not np.array_equal(first.values, second.values)
 
 

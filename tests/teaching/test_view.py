@@ -85,7 +85,7 @@ def test_uploaded_bytes_travel_beside_the_view_by_digest():
     other_digest = hashlib.sha256(other).hexdigest()
     with pytest.raises(ValueError, match="Upload it"):
         uploaded_files.file_bytes(other_digest)
-    table = steps.compute("csv_table", (other_digest, 0, 100), {}, files=((other_digest, other),))  # as a worker
+    table = steps.compute("csv_table", (other_digest, 0), {}, files=((other_digest, other),))  # as a worker
     assert len(table.values) == 61 and uploaded_files.file_bytes(other_digest) == other
 
 
@@ -117,3 +117,41 @@ def test_an_uploaded_file_reaches_a_worker_process_with_the_step():
         pool.shutdown()
     assert len(there) == len(view.data().X_tr)
     assert (here == there).all()
+
+
+def test_classification_transfer_and_scaling_compute_from_the_views_own_settings():
+    """Issue 38: the clf.*, dt_* and Scaling settings are hashable parts of the View; its methods take no page
+    argument, and each follows its part (no View method ignores the View)."""
+    view = View.from_settings(_settings(**{"clf.n": 200, "clf.steepness": 0.5, "clf.kernel": "rbf", "clf.C": 3.0,
+                                           "dt_task": "multilabel", "dt_shift": "blur", "dt_l": 4, "dt_C": 10.0,
+                                           "scaling_estimators": ["KMM"], "scaling_sizes": [200, 100],
+                                           "sigma": 0.7}))
+    assert view != View.from_settings(_settings()) and hash(view) == hash(View.from_settings(_settings(**{
+        "clf.n": 200, "clf.steepness": 0.5, "clf.kernel": "rbf", "clf.C": 3.0, "dt_task": "multilabel",
+        "dt_shift": "blur", "dt_l": 4, "dt_C": 10.0, "scaling_estimators": ["KMM"], "scaling_sizes": [200, 100],
+        "sigma": 0.7})))
+    c = view.classification
+    assert (c.n, c.steepness, c.kernel, c.C, c.weights) == (200, 0.5, "rbf", 3.0, "LogisticRatio")
+    assert len(view.classification_toy().X_tr) + len(view.classification_toy().X_te) == 200
+    rows = view.classifiers()[0]
+    assert [row["AUC"] for row in rows] == [row["AUC"] for row in steps.classifiers(
+        200, 0.5, 0.3, 0, "rbf", 1.0, 3.0, 1.0, "LogisticRatio")[0]]
+    t = view.domain_transfer
+    assert (t.task, t.shift, t.n_labelled, t.C, t.epsilon) == ("multilabel", "blur", 4, 10.0, 1e-3)
+    assert view.transfer_data() is steps.transfer_data("multilabel", "blur")
+    assert view.transfer_data().y_test.ndim == 2  # the multilabel task's four attributes, not the digit
+    assert View.from_settings(_settings()).domain_transfer.C == AUTO
+    assert view.scaling.estimators == ("KMM",) and view.scaling.sizes == (100, 200) and view.scaling.sigma == 0.7
+    assert View.from_settings(_settings(sigma_mode="auto")).scaling.sigma == settings.SETTINGS["sigma"].default
+    # a lesson that does not name the page's settings gets the registry's defaults (as a page would)
+    assert View.from_settings(lessons.WHY_WEIGHTS.settings).classification == View.from_settings(
+        settings.defaults()).classification
+
+
+def test_the_scaling_timings_are_admitted_by_the_budget_with_the_views_width():
+    view = View.from_settings(_settings(sigma_mode="manual", sigma=0.3))
+    limit = budget.max_points("PFWCS", 0.3)
+    with pytest.raises(ValueError, match=rf"PFWCS with {2 * limit} training .* limited to {limit} points"):
+        view.timing("PFWCS", 2 * limit)
+    runs, iterations, limited = view.timing("FCFWCS", 100)
+    assert runs and iterations >= 1 and (runs, iterations, limited) == steps.timing("FCFWCS", 100, 0.3)

@@ -70,11 +70,14 @@ def test_two_concurrent_sessions_each_see_their_own_file():
                 assert np.isclose(objective(at), expected_objective(raw))
 
 
+def _large_file():
+    n = budget.CSV_MAX_ROWS + 500
+    x = np.random.default_rng(0).normal(size=n)
+    return ("x,y,train\n" + "\n".join(f"{a:.5f},{a * 2:.5f},{int(i % 3 != 0)}" for i, a in enumerate(x))).encode()
+
+
 def test_the_subsample_of_a_large_file_is_seeded_and_part_of_the_key():
-    n = budget.max_csv_rows([]) + 500
-    rng = np.random.default_rng(0)
-    x = rng.normal(size=n)
-    raw = ("x,y,train\n" + "\n".join(f"{a:.5f},{a * 2:.5f},{int(i % 3 != 0)}" for i, a in enumerate(x))).encode()
+    raw = _large_file()
 
     def training_rows(seed):
         at = open_link({**COLUMNS, "seed": str(seed)})
@@ -83,10 +86,34 @@ def test_the_subsample_of_a_large_file_is_seeded_and_part_of_the_key():
         return int(at.metric[0].value)
 
     counts = {seed: training_rows(seed) for seed in (1, 2)}
-    # the slowest selected method decides how many rows are kept: here GPR (FCFWCS at a fixed sigma is faster)
-    kept = budget.max_csv_rows(["FCFWCS", "GPR", "IW-GPR", settings.defaults()["weights_for_models"]], sigma=0.4)
-    assert kept < n
+    kept = budget.CSV_MAX_ROWS  # one number, whatever the methods and the width rule
+    assert kept < len(raw.splitlines()) - 1
     for seed, count in counts.items():
         assert count == int(uploads.read_csv(raw, seed=seed, max_rows=kept).values[:, 2].sum())
     assert counts[1] != counts[2]
     assert ui.digest(raw) == ui.digest(bytes(raw)) != ui.digest(raw + b"\n")
+
+
+def test_the_width_rule_and_the_methods_do_not_change_the_rows_of_an_upload():
+    """Issue 38: the rows kept from a file longer than the cap depend on the file and the seed alone; switching the
+    width rule auto/manual (and choosing slower models) on the pages keeps the same training and test rows."""
+    at = open_link({**COLUMNS, "sigma_mode": "auto"})
+    at.session_state["csv_bytes"] = _large_file()
+    no_exception(go(at, "pages/weights.py"))
+
+    def shown_rows():
+        points = at.session_state["views"][None][1].data()  # the page's View (ui.view) and its data
+        return points.X_tr.ravel(), points.X_te.ravel()
+
+    auto = shown_rows()
+    at.radio(key="w.sigma_mode").set_value("manual").run()
+    no_exception(at)
+    assert at.session_state["settings"]["sigma_mode"] == "manual"
+    manual = shown_rows()
+    no_exception(go(at, "pages/regression.py"))
+    at.multiselect(key="w.models").set_value(["GPR", "SMTGP", "IW-SMTGP"]).run()
+    no_exception(at)
+    slow_models = shown_rows()
+    assert len(auto[0]) + len(auto[1]) == budget.CSV_MAX_ROWS
+    for rows in (manual, slow_models):
+        assert np.array_equal(rows[0], auto[0]) and np.array_equal(rows[1], auto[1])
