@@ -5,16 +5,18 @@ from teaching import figures, steps
 
 ui.through_app()
 st.title("Scaling")
+PAPER_SIGMA = ui.DEFAULTS["sigma"]  # the setting's default: the width of the paper's Fig. 2g
 intro = st.container()
 choices = ui.widget(st.multiselect, "Estimators", "scaling_estimators")  # options from teaching.settings
 sizes_column, width_column = st.columns([2, 1])
 sizes = ui.widget(sizes_column.multiselect, "Sample sizes", "scaling_sizes")
 ui.widget(width_column.slider, "Kernel width sigma (fixed)", "sigma",
           help="One width for every estimator, timed without a width rule: the width of the manual mode on "
-               "Importance weights (the same setting). The paper's Fig. 2g uses 0.3.")
+               f"Importance weights (the same setting). The paper's Fig. 2g uses {PAPER_SIGMA:g}.")
 view = ui.view()  # the estimators, sizes and width of the timings (view.scaling)
 intro.markdown(f"CPU time of the weight estimators against the sample size n_tr = n_te on the paper's synthetic "
-               f"data with a fixed width sigma = {view.scaling.sigma:g} (paper Fig. 2g: 0.3). Each point is the "
+               f"data with a fixed width sigma = {view.scaling.sigma:g} (paper Fig. 2g"
+               + ("" if view.scaling.sigma == PAPER_SIGMA else f": {PAPER_SIGMA:g}") + "). Each point is the "
                f"median of up to {steps.TIMING_RUNS} runs after a warm-up run (bars: fastest to slowest run); the "
                "slope of each line on the log-log axes says how the time grows: 1 means in proportion to n, 2 to n². "
                "The full table with many more numbers is produced by `python bench/weights.py`.")
