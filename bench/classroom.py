@@ -298,6 +298,8 @@ def summary(result):
         sizes = [b for kind, s, b in result["steps"] if kind == step and s is not None]
         row[f"{step}_kb"] = statistics.median(sizes) / 1e3 if sizes else None
     row["cores"] = result["cpu"] / result["wall"]
+    done = sum(s is not None for _, s, _ in result["steps"])
+    row["cpu_per_view"] = result["cpu"] / done if done else None  # the background warming of the lessons included
     row["rss_mb"] = result["peak"] / 2**20
     row["pss_mb"] = result["peak_pss"] / 2**20
     row["per_student_mb"] = (result["peak_pss"] - result["pss0"]) / 2**20 / result["n"]  # above the instructor's
@@ -329,13 +331,13 @@ def verdict(row, result):
 
 def table(rows_results, pids_known):
     header = ["students", "instructor's first open (s)", "open p50 / p95 / max (s)", "KB", "seed change p50 / p95 / max (s)", "KB",
-              "steps not done", "errors", "server CPU (s)", "cores busy", "peak RSS (MB)", "peak PSS (MB)", "PSS MB / student",
+              "steps not done", "errors", "server CPU (s)", "CPU s / view", "cores busy", "peak RSS (MB)", "peak PSS (MB)", "PSS MB / student",
               "load avg start/end", "verdict (N = 20: issue 30's targets; N = 40, a burst: issue 40's)"]
     rows = []
     for row, result in rows_results:
         cells = [" / ".join("-" if v is None else f"{v:.2f}" for v in row[step]) for step in ("open", "seed")]
-        memory = ([result["cpu"], row["cores"], row["rss_mb"], row["pss_mb"], row["per_student_mb"]] if pids_known
-                  else ["-"] * 5)
+        memory = ([result["cpu"], row["cpu_per_view"], row["cores"], row["rss_mb"], row["pss_mb"], row["per_student_mb"]]
+                  if pids_known else ["-"] * 6)
         rows.append([row["n"], result["first"], cells[0], row["open_kb"], cells[1], row["seed_kb"], result["missing"],
                      len(result["errors"]), *memory, "{:.1f} / {:.1f}".format(*result["load"]),
                      verdict(row, result)])
@@ -393,7 +395,7 @@ def main():
         row = summary(result)
         results.append((row, result))
         print(f"N={n:2d} open {row['open']} seed {row['seed']} missing {result['missing']} "
-              f"errors {len(result['errors'])} cpu {result['cpu']:.1f} s peak RSS {row['rss_mb']:.0f} MB PSS "
+              f"errors {len(result['errors'])} cpu {result['cpu']:.1f} s ({row['cpu_per_view'] or 0:.3f} s/view) peak RSS {row['rss_mb']:.0f} MB PSS "
               f"{row['pss_mb']:.0f} MB "
               f"load {result['load']}", flush=True)
         for problem in sorted(set(result["errors"]))[:5]:

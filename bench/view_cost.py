@@ -47,14 +47,16 @@ _spec.loader.exec_module(bench_app)
 
 
 def _share_script_cache():
-    """AppTest compiles app.py and the page anew for every run (a new ScriptCache per run, with Streamlit's
-    "magic" AST pass: ~0.02-0.03 CPU-s); the server compiles them once (one ScriptCache per runtime). One
-    cache for every run here, so a warm run costs what the server's does."""
+    """AppTest compiles app.py and the page anew for every run (a new ScriptCache per run for the script runner and
+    another for the pages' manager, with Streamlit's "magic" AST pass: ~0.02-0.04 CPU-s each); the server compiles
+    them once (one ScriptCache per runtime). One cache for every run here, so a warm run costs what the server's
+    does (before issue 40's second session the page itself was still compiled for every run)."""
     from streamlit.runtime.scriptrunner.script_cache import ScriptCache
-    from streamlit.testing.v1 import local_script_runner
+    from streamlit.testing.v1 import app_test, local_script_runner
 
     shared = ScriptCache()
     local_script_runner.ScriptCache = lambda: shared
+    app_test.ScriptCache = lambda: shared  # the pages' manager of each run: the page itself (~0.035 CPU-s a run)
 
 
 def _cpu(fn):
