@@ -106,10 +106,19 @@ def marker_style(name, size=8, **extra):
     return dict(color=s["color"], symbol=s["symbol"], size=size, **extra)
 
 
+#: A log axis's ticks (:func:`clean_log_axis` without a span of decades): one per decade, labelled 10^k.
+LOG_TICKS = {"dtick": 1, "exponentformat": "power", "minor": {"showgrid": False}}
+
+
 def clean_log_axis(axis, decades=None):
     """Major ticks only (one per decade, every second one beyond 6 decades) with 10^k labels,
     no "5 6 7 8 9" minor labels."""
-    axis.update(dtick=2 if decades and decades > 6 else 1, exponentformat="power", minor=dict(showgrid=False))
+    axis.update({**LOG_TICKS, "dtick": 2 if decades and decades > 6 else 1})
+
+
+def _axis_names(fig):
+    """The figure's x and y axes by name ("xaxis", "yaxis2", ...), as ``update_xaxes`` / ``update_yaxes`` select them."""
+    return [name for name in fig.layout if name.startswith(("xaxis", "yaxis")) and fig.layout[name] is not None]
 
 
 def decades(values):
@@ -139,15 +148,17 @@ def finish(fig, height=HEIGHT, legend_rows=1):
     plotly.graph_objects.Figure
         ``fig``.
     """
-    # nested dicts and one update each: plotly parses every magic_underscore path per axis, per call
+    # one update of the layout, every axis by its name: update_xaxes / update_yaxes would each select the axes and
+    # update them one by one, and a log axis's ticks would be a third pass (each pass validates the whole path again)
+    patches = {"x": {"title": {"standoff": 8, "font": {"size": BASE_FONT + 1}}, "tickfont": {"size": BASE_FONT}},
+               "y": {"title": {"font": {"size": BASE_FONT + 1}}, "tickfont": {"size": BASE_FONT}}}
+    axes = {}
+    for name in _axis_names(fig):
+        axes[name] = patches[name[0]]
+        if fig.layout[name].type == "log":
+            axes[name] = {**axes[name], **LOG_TICKS}
     fig.update_layout({**STYLE, "height": height + 30 * legend_rows,
-                       "margin": {**STYLE["margin"], "b": 80 + 30 * legend_rows}})
-    # explicit sizes: Streamlit's chart theme would otherwise shrink tick labels to 12 px
-    fig.update_xaxes({"title": {"standoff": 8, "font": {"size": BASE_FONT + 1}}, "tickfont": {"size": BASE_FONT}})
-    fig.update_yaxes({"title": {"font": {"size": BASE_FONT + 1}}, "tickfont": {"size": BASE_FONT}})
-    for axis in [fig.layout[a] for a in fig.layout if a.startswith(("xaxis", "yaxis"))]:
-        if axis.type == "log":
-            clean_log_axis(axis)
+                       "margin": {**STYLE["margin"], "b": 80 + 30 * legend_rows}, **axes})
     for annotation in fig.layout.annotations:  # subplot titles, line labels
         if annotation.font.size is None:
             annotation.font.size = BASE_FONT
