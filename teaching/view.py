@@ -221,8 +221,15 @@ class View:
             self._check([name], self.sigma)
 
     def _check(self, names, sigma):
+        """:func:`teaching.budget.check_size` on this view's data, each distinct check once per View: its answer
+        depends only on the View (the shared width's check, asked by :meth:`admit` and then by
+        :attr:`shared_sigma` on first use, runs once)."""
+        passed = self.__dict__.setdefault("_passed_checks", set())  # beside the fields, as cached_property keeps
+        if (tuple(names), sigma) in passed:
+            return
         points = self.data()
         budget.check_size(names, len(points.X_tr), len(points.X_te), sigma)
+        passed.add((tuple(names), sigma))
 
     def refused_at_size(self, n_tr, n_te):
         """{method: limit} of the view's methods that would be refused at this size (before anything runs)."""

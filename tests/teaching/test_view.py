@@ -72,6 +72,23 @@ def test_admit_is_the_one_budget_check_and_names_the_way_out():
     view.admit(["FCFWCS", "GPR"])  # within the budget: nothing raised
 
 
+def test_each_budget_check_runs_once_per_view(monkeypatch):
+    """Issue 38: the shared width's check, asked by admit and then by shared_sigma on first use, ran twice; a
+    page asking for the same fit again re-checked it. Each distinct check now runs once per View."""
+    calls = []
+    real = budget.check_size
+    monkeypatch.setattr(budget, "check_size", lambda names, *args: calls.append(tuple(names)) or real(names, *args))
+    view = View.from_settings(_settings())
+    for _ in range(2):
+        view.weights("FCFWCS")
+        view.shared_sigma
+    assert sorted(calls) == sorted([(budget.SHARED_SIGMA,), ("FCFWCS",)]), calls
+    big = View.from_settings(_settings(**{"sinc.n_tr": 2000, "sinc.n_te": 2000}))
+    for _ in range(2):  # a refusal is not remembered as passed: asked again, refused again
+        with pytest.raises(ValueError, match="limited to 1500 points"):
+            big.admit(["KMM"])
+
+
 def test_uploaded_bytes_travel_beside_the_view_by_digest():
     raw = b"x,y\n" + b"".join(f"{i / 10},{(i % 7) / 3}\n".encode() for i in range(60))
     digest = uploaded_files.add_file(raw)
