@@ -6,10 +6,17 @@ installation) with a Chromium already open (Playwright, Debian's ``/usr/bin/chro
 server's health check every 50 ms, opens ``/`` as soon as it answers and records, counted from the
 moment the process was started:
 
-- *health*: the health check answers (the server's imports and start-up are done);
+- *health*: the health check answers (Streamlit's own start-up is done; app.py runs when the page connects);
+- *plotly code asked*: the browser asks for Streamlit's plotly component (the loading frame of the server's
+  first run, :func:`teaching.serve.loading`, or else the first figure);
 - *heading*: the Home page's title is in the page (the first script run got that far);
 - *figure*: the first lesson's figure is drawn: a plotly ``.main-svg`` in the Home page's stage
-  (``st.container(key="stage")``) with at least one trace drawn in it.
+  (``st.container(key="stage")``) with at least one trace drawn in it;
+
+and the CPU seconds spent by then (which a loaded machine changes less than the seconds): the server's, the
+server's and its fit workers', and Chromium's from the page's opening. ``--py-spy FILE`` records where the
+server's interpreter lock goes until the figure (``py-spy record --gil``, raw stacks), ``--log FILE`` keeps
+the server's output.
 
 *Busy* runs the same with ``--busy-load`` processes spinning on the CPU for the whole run (two on a
 2-core machine: every core has another process to share it with, a machine used by others). The
@@ -42,6 +49,9 @@ TARGETS = {"idle": 5.0, "busy": 10.0}
 DRAWN = ("() => { const svg = document.querySelector('.st-key-stage .js-plotly-plot .main-svg');"
          " return !!(svg && svg.querySelector('.trace')); }")
 HEADING = "() => !!document.querySelector('h1')"
+#: Streamlit's plotly component (with plotly.js), which the browser loads when the page's first figure comes
+#: (or the loading frame of the server's first run, teaching.serve.loading).
+PLOTLY_CODE = "/PlotlyChart."
 SPIN = "import time\nend = time.time() + {seconds}\nwhile time.time() < end: pass\n"
 
 
@@ -59,22 +69,45 @@ def _healthy(url):
 
 
 def _cpu_seconds(pid):
-    """User + system CPU seconds of ``pid`` and its children (the fit workers), from /proc."""
-    total = 0.0
+    """(the server's, the server's and its fit workers') user + system CPU seconds, from /proc: ``pid`` and every
+    process below it (the workers are started by one of its threads); a profiler that started the server
+    (``--py-spy``: its one child is the server) is not counted."""
     tick = os.sysconf("SC_CLK_TCK")
-    pids = [pid]
-    try:
-        children = pathlib.Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-        pids += [int(child) for child in children]
-    except OSError:
-        pass
-    for one in pids:
+    server, seconds = None, {}
+    for one in _descendants_of(pid):
         try:
+            comm = pathlib.Path(f"/proc/{one}/comm").read_text().strip()
             fields = pathlib.Path(f"/proc/{one}/stat").read_text().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / tick
-        except (OSError, IndexError, ValueError):
-            pass
+        except OSError:
+            continue
+        if comm == "py-spy":
+            server = server or next(iter(_children(one)), None)
+            continue
+        seconds[one] = (int(fields[11]) + int(fields[12])) / tick
+    return seconds.get(server or pid, 0.0), sum(seconds.values())
+
+
+def _browser_seconds():
+    """User + system CPU seconds of the Chromium this benchmark started (its browser, renderer, GPU... processes)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for one in _descendants_of(os.getpid()):
+        try:
+            if pathlib.Path(f"/proc/{one}/comm").read_text().startswith("chrom"):
+                fields = pathlib.Path(f"/proc/{one}/stat").read_text().rsplit(")", 1)[1].split()
+                total += (int(fields[11]) + int(fields[12])) / tick
+        except OSError:
+            continue
     return total
+
+
+def _children(pid):
+    """The processes ``pid``'s threads started."""
+    try:
+        return [int(child) for task in pathlib.Path(f"/proc/{pid}/task").iterdir()
+                for child in (task / "children").read_text().split()]
+    except OSError:
+        return []
 
 
 def _raise_priority(niceness):
@@ -82,8 +115,10 @@ def _raise_priority(niceness):
     return (lambda: os.setpriority(os.PRIO_PROCESS, 0, niceness)) if niceness is not None else None
 
 
-def one_run(browser, root, timeout, busy, environ, niceness=None):
-    """Seconds from the process start to health, heading and figure; the server's CPU seconds by then."""
+def one_run(browser, root, timeout, busy, environ, niceness=None, profile=None, log=None):
+    """Seconds from the process start to health, heading and figure; the server's (and its workers') CPU seconds
+    by then. ``profile``: a file py-spy writes the server's stacks into (raw, 100 samples per second) from its
+    start to the figure. ``log``: a file the server's output is written into."""
     spinners = [subprocess.Popen([sys.executable, "-c", SPIN.format(seconds=timeout + 30)],
                                  preexec_fn=_raise_priority(niceness)) for _ in range(busy)]
     port = _free_port()
@@ -92,11 +127,12 @@ def one_run(browser, root, timeout, busy, environ, niceness=None):
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     tab = context.new_page()
     began = time.perf_counter()
+    spy = ["py-spy", "record", "--gil", "-r", "100", "-f", "raw", "-o", str(profile), "--"] if profile else []
     process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=root, env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        preexec_fn=_raise_priority(niceness))
+        spy + [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+               "--server.port", str(port), "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=root, env=environ, stdout=subprocess.DEVNULL,
+        stderr=open(log, "w") if log else subprocess.DEVNULL, preexec_fn=_raise_priority(niceness))
     row = {"load": load, "busy": busy}
     try:
         deadline = began + timeout
@@ -105,17 +141,29 @@ def one_run(browser, root, timeout, busy, environ, niceness=None):
                 raise RuntimeError(f"the server was not healthy within {timeout:g} s (exit code {process.poll()})")
             time.sleep(0.05)
         row["health"] = time.perf_counter() - began
-        row["cpu_health"] = _cpu_seconds(process.pid)
+        row["cpu_health"] = _cpu_seconds(process.pid)[0]
+        browser_before = _browser_seconds()
+        tab.on("request", lambda request: row.setdefault("plotly_code", time.perf_counter() - began)
+               if PLOTLY_CODE in request.url else None)
         tab.goto(url + "/", wait_until="commit", timeout=timeout * 1000)
         left = lambda: max(1.0, (deadline - time.perf_counter()) * 1000)  # noqa: E731
         tab.wait_for_function(HEADING, timeout=left(), polling=20)
         row["heading"] = time.perf_counter() - began
         tab.wait_for_function(DRAWN, timeout=left(), polling=20)
         row["figure"] = time.perf_counter() - began
-        row["cpu"] = _cpu_seconds(process.pid)
+        row["cpu_server"], row["cpu"] = _cpu_seconds(process.pid)
+        row["cpu_browser"] = _browser_seconds() - browser_before
         row["exceptions"] = tab.locator("[data-testid='stException']").count()
     finally:
         context.close()
+        if profile:  # py-spy writes its file on SIGINT; the server, its child, is stopped here
+            for child in _children(process.pid):
+                os.kill(child, 15)
+            process.send_signal(2)
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                pass
         process.terminate()
         try:
             process.wait(timeout=20)
@@ -148,11 +196,7 @@ def _descendants_of(pid):
         if one in seen:
             continue
         seen.add(one)
-        try:
-            for task in pathlib.Path(f"/proc/{one}/task").iterdir():
-                todo += [int(c) for c in (task / "children").read_text().split()]
-        except OSError:
-            continue
+        todo += _children(one)
     return seen
 
 
@@ -169,6 +213,11 @@ def main():
                         help="run the server (and its workers), Chromium and the spinners at this niceness, e.g. -10 "
                              "(root): on a machine shared with others' work, a proxy for an idle machine (the others "
                              "then get the cores only when these leave them); say so beside the numbers")
+    parser.add_argument("--py-spy", dest="profile",
+                        help="record each run's server with py-spy (pip install py-spy) from its start to the figure "
+                             "into FILE.<app>.<mode>.<run> (the interpreter lock's holder, raw stacks, 100 per second; "
+                             "bench/script_time.py sums the script threads')")
+    parser.add_argument("--log", help="write each run's server output into LOG.<app>.<mode>.<run>")
     parser.add_argument("--section", help="write the table as this section of bench/results/first_figure.md")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
@@ -186,18 +235,27 @@ def main():
             _renice_chromium(args.niceness)
         for run in range(args.runs):
             for mode, root in [(mode, root) for mode in args.modes for root in args.roots]:
+                suffix = f".{pathlib.Path(root).name}.{mode}.{run + 1}"
                 row = one_run(browser, root, args.timeout, args.busy_load if mode == "busy" else 0,
-                              {**os.environ, "PYTHONPATH": root}, args.niceness)
+                              {**os.environ, "PYTHONPATH": root}, args.niceness, args.profile and args.profile + suffix,
+                              args.log and args.log + suffix)
                 row.update(mode=mode, run=run + 1, app=pathlib.Path(root).name)
                 rows.append(row)
-                print(f"{row['app']} {mode:4s} run {run + 1}: health {row['health']:5.2f} s (CPU {row['cpu_health']:4.2f} s), heading {row['heading']:5.2f} s, "
-                      f"figure {row['figure']:5.2f} s, server+workers CPU {row['cpu']:5.2f} s, exceptions "
+                print(f"{row['app']} {mode:4s} run {run + 1}: health {row['health']:5.2f} s "
+                      f"(CPU {row['cpu_health']:4.2f} s), "
+                      f"plotly code asked {row.get('plotly_code', float('nan')):5.2f} s, heading {row['heading']:5.2f} s, "
+                      f"figure {row['figure']:5.2f} s, CPU by then: server {row['cpu_server']:4.2f} s, "
+                      f"with workers {row['cpu']:5.2f} s, Chromium {row['cpu_browser']:4.2f} s, exceptions "
                       f"{row['exceptions']}  (load average before: {row['load']})", flush=True)
         browser.close()
-    header = ["app", "mode", "run", "load average before", "health (s)", "server CPU at health (s)", "heading (s)", "figure (s)",
-              "server + workers CPU by then (s)", "exceptions"]
-    body = markdown_table(header, [[r["app"], r["mode"], r["run"], r["load"], r["health"], r["cpu_health"], r["heading"], r["figure"],
-                                    r["cpu"], r["exceptions"]] for r in rows])
+    header = ["app", "mode", "run", "load average before", "health (s)", "server CPU at health (s)",
+              "plotly code asked (s)", "heading (s)",
+              "figure (s)", "server CPU by then (s)", "server + workers CPU by then (s)",
+              "Chromium CPU from the page's opening (s)", "exceptions"]
+    body = markdown_table(header, [[r["app"], r["mode"], r["run"], r["load"], r["health"], r["cpu_health"],
+                                    r.get("plotly_code", float("nan")), r["heading"],
+                                    r["figure"], r["cpu_server"], r["cpu"], r["cpu_browser"], r["exceptions"]]
+                                   for r in rows])
     summary = []
     for mode, root in [(mode, root) for mode in args.modes for root in args.roots]:
         figures = [r["figure"] for r in rows if r["mode"] == mode and r["app"] == pathlib.Path(root).name]
