@@ -4,11 +4,14 @@ import streamlit as st
 
 from teaching import serve
 
+loading = serve.loading()  # the server's first run: a frame while the app loads (the browser loads plotly meanwhile)
 serve.start()  # once per server, first: step cache, the app's imports; fit workers and warm-up after the first run
 
 from teaching import ui  # noqa: E402
 
 try:
+    if loading is not None:
+        loading.empty()
     st.set_page_config(page_title="covshift: covariate shift, step by step", page_icon=":material/balance:",
                        layout="wide")
     ui.init()

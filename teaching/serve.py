@@ -3,7 +3,9 @@
 Importing :mod:`teaching` changes nothing in the process (no environment variable, no thread
 limit, no cache, no child process); a server gets all of it from one call, once. The fit workers
 start after the server's first view (:func:`script_finished`): on two cores, two workers loading
-the pipeline beside the server made the teacher's first figure wait ~20 s (issue 40).
+the pipeline beside the server made the teacher's first figure wait ~20 s (issue 40). While the
+first run loads the app's modules, the page shows a frame (:func:`loading`) that has the browser
+load its plotting code meanwhile.
 """
 
 import gc
@@ -18,6 +20,30 @@ from teaching import workers
 _LOG = logging.getLogger("covshift")
 _LOCK = threading.Lock()
 _STARTED = {}
+
+
+def loading():
+    """On the server's first script run, before :func:`start`: a frame at the top of the page saying the app is
+    loading, with an empty plotly figure in it; after that run, None. Returns the ``st.empty`` holding it, which
+    app.py empties once the page can be drawn.
+
+    The first run spends ~2 CPU-s importing the app's libraries (scikit-learn, SciPy, numba, ...), while the
+    browser, which has loaded Streamlit's page, waits. The empty figure has it load and compile Streamlit's
+    plotly component (~1 CPU-s in Chromium) in that time: without it, that began only when the first lesson's
+    figure arrived, ~2-3 s before the figure was drawn (bench/first_figure.py, issue 40).
+    """
+    if _STARTED:
+        return None
+    import streamlit as st
+
+    frame = st.empty()
+    with frame.container():
+        st.caption("Loading the app: a server's first page takes a few seconds.")
+        st.plotly_chart({"data": [{"type": "scatter", "x": [], "y": []}], "layout": {
+            "height": 120, "margin": {"l": 0, "r": 0, "t": 0, "b": 0},
+            "xaxis": {"visible": False}, "yaxis": {"visible": False}}},
+            config={"staticPlot": True, "displayModeBar": False}, key="covshift-loading")
+    return frame
 
 
 def start(environ=None):
