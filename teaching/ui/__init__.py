@@ -6,7 +6,8 @@
 - :mod:`.cache`: the view pipeline's cache (st.cache_data at one place) and the figure cache;
 - :mod:`.session`: this session's :class:`teaching.view.View` (``ui.view()``), whose methods compute what a page shows;
 - :mod:`.navigation`: lessons, claims, the sidebar; :mod:`.pages`: the list of pages;
-- :mod:`.poll`: Ask the class (the instructor's poll on a lesson's stage, the students' join page).
+- :mod:`.poll`: Ask the class (the instructor's poll on a lesson's stage, the students' join page), imported by
+  the first poll (:func:`.navigation.ask_the_class`), not with the app: a first view has none.
 
 What a server installs once (the step cache, the fit workers): :func:`teaching.serve.start`, called by app.py.
 
@@ -21,6 +22,5 @@ from teaching.ui.cache import chart, chart_config, content_key, device, figure, 
 from teaching.ui.session import (CSV_MISSING, csv_bytes, csv_missing, csv_table, current_data, data_name,  # noqa: F401
                               digest, replay, stored_json, view)
 from teaching.ui.pages import PAGES, pages  # noqa: F401
-from teaching.ui.navigation import (active_lesson, apply_reveal, claims, lesson_banner, lesson_query,  # noqa: F401
-                                     lesson_summary, revealed, sidebar, stage_lesson)
-from teaching.ui.poll import ask_the_class  # noqa: F401
+from teaching.ui.navigation import (active_lesson, apply_reveal, ask_the_class, claims, lesson_banner,  # noqa: F401
+                                     lesson_query, lesson_summary, revealed, sidebar, stage_lesson)

@@ -196,7 +196,7 @@ def lesson_banner(page):
     button that applies the lesson's reveal (:func:`apply_reveal`) and, after it, what the eye now sees. When the settings differ from a lesson of this
     page in a few settings it does not invite, that the view is no longer that lesson and what changed.
 
-    Returns the banner's button column (for the stage's "Ask the class", :func:`teaching.ui.poll.ask_the_class`)
+    Returns the banner's button column (for the stage's "Ask the class", :func:`ask_the_class`)
     while the view is a lesson, else None. While a poll is in the address its "Reveal" is the way to the reveal:
     no "Show me" then (voting would stay open behind a revealed figure)."""
     lesson = active_lesson(page)
@@ -229,6 +229,36 @@ def lesson_banner(page):
         st.caption(f"This view started from the lesson *{lesson.title}*, but {said(changed)}: the lesson's claims "
                    "are not shown, since they were checked on the lesson's settings. Its link in the sidebar opens "
                    "the lesson again.")
+
+
+def ask_the_class(page, beside=None):
+    """On a lesson's stage (``page``, its file): "Ask the class" if the lesson the view is has a question (in
+    ``beside``, the banner's button column that :func:`lesson_banner` returns, so that the stage's figure stays on
+    the first screen); with a poll in the address, the poll's panel (:func:`teaching.ui.poll.stage_panel`).
+
+    The poll's glue (:mod:`teaching.ui.poll`, with the store's SQLAlchemy) is imported by the first poll, not by
+    the app: a server's first view has none (issue 40)."""
+    lesson = active_lesson(page)
+    if lesson is None or lesson.question is None:
+        return
+    if get("poll"):
+        from teaching.ui import poll
+
+        poll.stage_panel(lesson, get("poll"), get("poll_key"))
+        return
+    message = st.session_state.pop("poll.message", None)  # a poll that could not be opened says why
+    if message:
+        st.error(message, icon=":material/block:")
+    (beside or st).button("Ask the class", key="poll.ask", icon=":material/how_to_vote:", on_click=_open_poll,
+                          args=(lesson,), width="stretch",
+                          help="The class predicts what the lesson's reveal will show: a question, a join address and "
+                               "its QR code for the students' phones, a live tally.")
+
+
+def _open_poll(lesson):
+    from teaching.ui import poll
+
+    poll.open_poll(lesson)
 
 
 def _capital(text):

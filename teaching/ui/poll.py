@@ -1,6 +1,9 @@
 """Ask the class (issue 36): the instructor's poll on a lesson's stage, and what the students' join page
 needs. Streamlit glue over :mod:`teaching.polls` (the store), whose database comes through
-``st.connection("polls", type="sql")``.
+``st.connection("polls", type="sql")``. The stage's "Ask the class" button is
+:func:`teaching.ui.navigation.ask_the_class`, which imports this module only when a poll is in the address or
+the button is pressed: the store (SQLAlchemy) and the QR codes (segno) cost ~0.17 CPU-s to import, which a
+server's first view, with no poll, does not pay (issue 40).
 
 The instructor's address carries the poll's code and its secret key (settings ``poll`` and ``poll_key``);
 the join address (``/join?poll=CODE``, the QR code on the stage) carries the code only. Every control
@@ -20,7 +23,7 @@ from teaching.lessons import stage
 from teaching.ui import presentation
 from teaching.ui.cache import chart
 from teaching.ui.guard import guard
-from teaching.ui.navigation import active_lesson, apply_reveal
+from teaching.ui.navigation import apply_reveal
 from teaching.ui.state import DEFAULTS, get, put, replace_all
 
 JOIN_PAGE = "pages/join.py"
@@ -117,23 +120,9 @@ def show_tally(poll, tally, mark_answer):
 
 
 # ------------------------------------------------------------------ the instructor
-def ask_the_class(page, beside=None):
-    """On a lesson's stage (``page``, its file): "Ask the class" if the lesson the view is has a question (in
-    ``beside``, the banner's button column that :func:`teaching.ui.navigation.lesson_banner` returns, so that the
-    stage's figure stays on the first screen); with a poll in the address, the poll's panel, or a refusal if the
-    address's key does not control it."""
-    lesson = active_lesson(page)
-    if lesson is None or lesson.question is None:
-        return
-    code, key = get("poll"), get("poll_key")
-    if not code:
-        message = st.session_state.pop("poll.message", None)  # a poll that could not be opened says why
-        if message:
-            st.error(message, icon=":material/block:")
-        (beside or st).button("Ask the class", key="poll.ask", icon=":material/how_to_vote:", on_click=_open,
-                              args=(lesson,), width="stretch", help="The class predicts what the lesson's reveal will show: a question, a join address and its "
-                       "QR code for the students' phones, a live tally.")
-        return
+def stage_panel(lesson, code, key):
+    """The poll ``code`` in the address of ``lesson``'s stage (:func:`teaching.ui.navigation.ask_the_class`): its
+    panel, or a refusal if the address's ``key`` does not control it."""
     with st.container(key="poll-stage", border=True):
         try:
             poll = store().get(code)
@@ -147,7 +136,8 @@ def ask_the_class(page, beside=None):
             return
         if poll.lesson != lesson.key:
             st.caption(f"The poll {code} in this address was asked on another lesson.")
-            st.button("Ask the class", key="poll.ask", icon=":material/how_to_vote:", on_click=_open, args=(lesson,))
+            st.button("Ask the class", key="poll.ask", icon=":material/how_to_vote:", on_click=open_poll,
+                      args=(lesson,))
             return
         try:
             _panel(lesson, poll, key)
@@ -155,7 +145,9 @@ def ask_the_class(page, beside=None):
             st.error(str(refusal), icon=":material/block:")
 
 
-def _open(lesson):
+def open_poll(lesson):
+    """Button callback: a new poll on ``lesson`` into the address (with its instructor key), or the refusal kept
+    for the stage to say."""
     try:
         code, key = store().open_poll(lesson.key, get("seed"))
     except polls.PollError as refusal:
