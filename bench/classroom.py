@@ -227,13 +227,29 @@ def _page_cookies(address):
 
 
 # ------------------------------------------------------------------ one class, every class size
+def settle(pids, seconds, idle=0.1, window=2.0):
+    """Wait (at most ``seconds``) until ``pids`` and their children use less than ``idle`` cores over ``window`` s: the
+    server's start-up (its fit workers importing the library, the background warming of the lessons) over. Returns
+    the seconds waited."""
+    start = time.perf_counter()
+    before = Monitor(pids).cpu0
+    while time.perf_counter() - start < seconds:
+        time.sleep(window)
+        now = Monitor(pids).cpu0
+        if now - before < idle * window:
+            break
+        before = now
+    return time.perf_counter() - start
+
+
 def play_class(url, n, links, rounds, think, seed_base, step_timeout, class_timeout, pids, follow=True,
-               burst=False):
+               burst=False, settle_seconds=0.0):
     """N students at once on ``url``; the steps, the errors and the server's CPU and memory.
 
     ``follow``: every student follows ``links`` in turn, one seed per link (issue 30); with ``burst`` all of
     them at once, step by step (issue 40); else student i opens ``links[i % len(links)]`` and sets ``rounds``
-    seeds on it."""
+    seeds on it. ``settle_seconds``: after the instructor's first open, wait at most so long for the server to go idle
+    (:func:`settle`) before the class comes and its CPU is counted."""
     if not 1 <= n <= MAX_STUDENTS:
         raise ValueError(f"students must be in 1..{MAX_STUDENTS}, got {n}")
     steps, errors = [], []
@@ -269,6 +285,7 @@ def play_class(url, n, links, rounds, think, seed_base, step_timeout, class_time
 
     first, problems = asyncio.run(instructor())
     errors.extend(problems)
+    settled = settle(pids, settle_seconds) if settle_seconds and pids else 0.0
     monitor = Monitor(pids)
     monitor.start()
     start, load0 = time.perf_counter(), os.getloadavg()[0]
@@ -278,7 +295,8 @@ def play_class(url, n, links, rounds, think, seed_base, step_timeout, class_time
     planned = n * 2 * len(links) if follow else n * (1 + rounds)
     return {"n": n, "burst": burst, "first": first, "wall": wall, "steps": steps, "missing": planned - sum(s is not None for _, s, _ in steps),
             "cut": cut, "errors": errors, "cpu": monitor.cpu - monitor.cpu0, "rss0": monitor.rss0,
-            "peak": monitor.peak, "pss0": monitor.pss0, "peak_pss": monitor.peak_pss, "load": (load0, os.getloadavg()[0])}
+            "peak": monitor.peak, "pss0": monitor.pss0, "peak_pss": monitor.peak_pss, "load": (load0, os.getloadavg()[0]),
+            "settled": settled}
 
 
 def percentiles(values):
@@ -365,6 +383,9 @@ def main():
                                                       "cache of an earlier run answers)")
     parser.add_argument("--step-timeout", type=float, default=120.0)
     parser.add_argument("--class-timeout", type=float, default=900.0)
+    parser.add_argument("--settle", type=float, default=0.0,
+                        help="after the instructor's first open, wait at most this many seconds for the server to go "
+                             "idle (its workers started, the lessons warmed) before the class comes and CPU is counted")
     parser.add_argument("--root", default=str(ROOT), help="the checkout whose app.py is served (before/after)")
     parser.add_argument("--py-spy", help="record the server's interpreter-lock time with py-spy into this file "
                                          "(raw stacks; bench/script_time.py reads it)")
@@ -387,17 +408,17 @@ def main():
         seeds = seed_base + 200 * index  # each class its own seeds: with --url the server is not fresh
         if args.url:
             result = play_class(args.url, n, links, args.rounds, args.think, seeds, args.step_timeout,
-                                args.class_timeout, args.pids, follow, burst)
+                                args.class_timeout, args.pids, follow, burst, args.settle)
         else:
             with Server(root=args.root, profile=args.py_spy and f"{args.py_spy}.{n}") as server:
                 result = play_class(server.url, n, links, args.rounds, args.think, seeds, args.step_timeout,
-                                    args.class_timeout, [server.process.pid], follow, burst)
+                                    args.class_timeout, [server.process.pid], follow, burst, args.settle)
         row = summary(result)
         results.append((row, result))
         print(f"N={n:2d} open {row['open']} seed {row['seed']} missing {result['missing']} "
               f"errors {len(result['errors'])} cpu {result['cpu']:.1f} s ({row['cpu_per_view'] or 0:.3f} s/view) peak RSS {row['rss_mb']:.0f} MB PSS "
               f"{row['pss_mb']:.0f} MB "
-              f"load {result['load']}", flush=True)
+              f"load {result['load']}" + (f" (settled {result['settled']:.0f} s first)" if args.settle else ""), flush=True)
         for problem in sorted(set(result["errors"]))[:5]:
             print("   ", problem)
     pids_known = bool(args.pids) or not args.url
@@ -411,6 +432,9 @@ def main():
             f"the sidebar seed set once; rounds apart by another thinking time; every student its own" if follow else
             f"{', '.join(keys)} opened by every student ({where}); then the sidebar seed set "
             f"{args.rounds} times with {args.think[0]:g}-{args.think[1]:g} s thinking, every student its own")
+    if args.settle:
+        what += (f" (the class comes once the server has gone idle after the instructor's open, at most {args.settle:g} s "
+                 "later: its workers started, the lessons warmed)")
     intro = (f"{what} "
              f"seeds from {seed_base}. Before the class, the instructor opens the first link once (the projected view, timed apart; the server then warms the lessons in the background). Times from the message sent to the server's script_finished (no browser "
              f"rendering). Server CPU, RSS and PSS are summed over the server process and its children (the fit workers); the memory target (issue 30) is checked on peak RSS; PSS counts the libraries the processes share once. Load average of the machine at the end: {' '.join(f'{v:.2f}' for v in os.getloadavg())} "
