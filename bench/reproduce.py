@@ -25,6 +25,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 from _table import RESULTS  # noqa: E402
 
+from teaching import outcomes  # noqa: E402
 from teaching import reproduction as R  # noqa: E402
 
 JSON_PATH = ROOT / "assets" / "reproduction.json"
@@ -57,10 +58,7 @@ def run_one(key, seeds, small_seeds, version):
     small, small_seconds = run_seeds(key, small_seeds, "small")
     trace = None
     if row.trace is not None:
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with outcomes.silenced():  # the solvers stop at their iteration budget on purpose
             trace = {k: _thin(v) for k, v in row.trace(seeds[0], "full").items()}
     return {
         "key": key, "paper": row.paper, "paper_title": R.PAPERS[row.paper], "where": row.where,

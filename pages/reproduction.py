@@ -46,14 +46,21 @@ def figure(row):
 
 
 def rerun(row):
-    """Recompute a row on the small size for the stored small seeds, with a progress bar."""
+    """Recompute a row on the small size for the stored small seeds, with a progress bar: each seed a step
+    of the pipeline (reproduction.rerun_row: within the budget, on the fit workers); a refusal is kept
+    where the table would be."""
     seeds = row["small"]["seeds"]
     progress = st.progress(0.0, text=f"re-running {row['key']} (small size)...")
     fresh = {}
-    for i, seed in enumerate(seeds):
-        for name, value in reproduction.run_row(row["key"], seed, "small").items():
-            fresh.setdefault(name, []).append(value)
-        progress.progress((i + 1) / len(seeds), text=f"seed {seed} done")
+    try:
+        for i, seed in enumerate(seeds):
+            for name, value in reproduction.rerun_row(row, seed).items():
+                fresh.setdefault(name, []).append(value)
+            progress.progress((i + 1) / len(seeds), text=f"seed {seed} done")
+    except ValueError as refusal:  # the budget's, or the workers' (a runaway stopped): no table, the reason
+        progress.empty()
+        st.session_state[f"rerun.{row['key']}"] = str(refusal)
+        return
     table = []
     for name, stored in row["small"]["metrics"].items():
         new = fresh.get(name, [])
@@ -98,9 +105,12 @@ for paper, title in reproduction.PAPERS.items():
         if r["key"] in reproduction.ROWS:
             if right.button("Re-run this row", key=f"rerun.button.{r['key']}",
                             help=f"Small size: {r['sizes']['small']}; seeds {r['small']['seeds']}"):
-                rerun(r)
-            if f"rerun.{r['key']}" in st.session_state:
-                ui.show_table(st.session_state[f"rerun.{r['key']}"])
+                ui.guard("Re-run this row", rerun, r)
+            rerun_shown = st.session_state.get(f"rerun.{r['key']}")
+            if isinstance(rerun_shown, str):
+                ui.refusal("Re-run this row", rerun_shown)
+            elif rerun_shown is not None:
+                ui.show_table(rerun_shown)
                 st.caption(f"'reproduces': each seed's fresh value is within a tenth of the seed-to-seed "
                            f"spread (or {reproduction.RELATIVE_TOL:g} relative) of its stored value: another "
                            "CPU or BLAS changes the last digits, not the result.")

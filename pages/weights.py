@@ -260,7 +260,7 @@ if histories:
         replay_place.subheader(f"Replay {name} step by step" if REPLAY_STAGE else "Replay a run step by step")
     if not REPLAY_STAGE:
         name = ui.widget(st.selectbox, "Solver", "replay", list(histories), on_change=_replay_chosen)
-    replay = ui.guard("Replay", ui.replay, view, name, ui.device()["presentation"])
+    replay = ui.guard("Replay", view.replay, name, ui.device()["presentation"])
     if replay is not None:
         document, height, meta = replay
         with replay_place:

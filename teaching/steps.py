@@ -29,12 +29,14 @@ CACHE_ENTRIES = {"csv_parsed": 8, "csv_table": 8, "data": 32, "shared_sigma": 32
                  "fitted_prediction": 64, "weighting_effect": 64, "weighting_at_width": 160, "weighting_by_width": 32,
                  "few_labels": 32, "shift_test": 32,
                  "column_shift": 32, "fitted_cv_errors": 32, "data_hyper": 32, "timing": 64,
-                 "classification_toy": 32, "classifiers": 32, "transfer_data": 12, "transfer_source": 12, "transfer_fit": 32}
+                 "classification_toy": 32, "classifiers": 32, "transfer_data": 12, "transfer_source": 12, "transfer_fit": 32,
+                 "replay_document": 16, "reproduction_row": 64}
 
 #: The steps that fit something (tenths of a CPU-second and more): with an executor installed
 #: (:func:`use_executor`), a cache miss of one of them is computed there. The others are cheap.
 REMOTE_STEPS = ("shared_sigma", "fitted_weights", "fitted_prediction", "weighting_effect", "weighting_at_width",
-                "few_labels", "timing", "fitted_cv_errors", "classifiers", "transfer_source", "transfer_fit")
+                "few_labels", "timing", "fitted_cv_errors", "classifiers", "transfer_source", "transfer_fit",
+                "reproduction_row")
 
 _STEPS = {}
 _CACHED = {}
@@ -314,6 +316,20 @@ def fitted_prediction(spec, name, weight_name, weight_sigma, hyper):
 
 
 @_step
+def replay_document(spec, name, sigma, presentation):
+    """The step-by-step replay of the Frank-Wolfe fit :func:`fitted_weights` of ``name`` as one self-contained HTML
+    document (:mod:`teaching.figures.replay`: built from the fit's history, no re-solve; every step runs in the
+    browser): (html, height in pixels, the payload's meta: solver, steps, whether 1-D). Fits nothing itself, so it
+    is built here (the fit it reads is a step of its own, on the executor)."""
+    from teaching import figures  # drawing code: only the server builds a document, never a worker
+
+    points = data(spec)
+    payload = figures.replay_payload(fitted_weights(spec, name, sigma).model, points.X_tr, points.X_te,
+                                     points.density_ratio)
+    return figures.replay_html(payload, presentation), figures.replay_height(presentation), payload["meta"]
+
+
+@_step
 def weighting_effect(spec, weight_name, weight_sigma, width, lambda_x, grid_range):
     """Home's Why-weights figure data (:func:`teaching.fits.regression.weighting_effect`) on a 300-point grid."""
     grid = np.linspace(*grid_range, 300)[:, None]
@@ -428,6 +444,16 @@ def transfer_fit(task, shift, n_labelled, seed, C, epsilon):
     """The delta-function transfer from :func:`transfer_source`'s model (:func:`teaching.fits.transfer.transfer_fit`)."""
     return fits.transfer.transfer_fit(task, shift, transfer_source(task, shift).model, n_labelled, seed=seed,
                                        C=C, epsilon=epsilon)
+
+
+
+# ------------------------------------------------------------------ the Reproduction page
+@_step
+def reproduction_row(key, seed, size):
+    """One seed of the papers' claim ``key`` at ``size`` (:func:`teaching.reproduction.run_row`): {metric: number}."""
+    from teaching import reproduction  # the rows register on import: only what computes one loads them
+
+    return reproduction.run_row(key, seed, size)
 
 
 use_cache()

@@ -241,6 +241,12 @@ class View:
         self.admit([name])
         return steps.fitted_weights(self.data_spec, name, self.sigma_for(name))
 
+    def replay(self, name, presentation=False):
+        """The step-by-step replay of the Frank-Wolfe fit of ``name`` on this view, within the budget
+        (:func:`teaching.steps.replay_document`): (html, height in pixels, the payload's meta)."""
+        self.admit([name])
+        return steps.replay_document(self.data_spec, name, self.sigma_for(name), bool(presentation))
+
     def prediction(self, model, weights=None):
         """The fit and test predictions of regression model ``model`` (an Outcome), IW- models with the
         weights of ``weights`` (default: the view's), within the budget."""

@@ -1,7 +1,5 @@
 """Rows of the sampling-based KMM, discriminative covariate-shift and domain-transfer papers."""
 
-from functools import lru_cache
-
 import numpy as np
 
 from covshift import metrics
@@ -9,6 +7,8 @@ from covshift.data import selection_bias
 from covshift.transfer import StructuredSVM
 from covshift.weights import EnsembleKMM, KMM
 
+from teaching import steps
+from teaching.fits.transfer import transfer_problem
 from teaching.numbers import format_number
 from teaching.reproduction.registry import SIZES, Row, register, means, direction
 
@@ -105,24 +105,15 @@ register(Row(
 TRANSFER_SHIFT, TRANSFER_LABELLED = "thicken+rotate", 10
 
 
-@lru_cache(maxsize=1)
-def _transfer_source():
-    """The source structural SVM (fixed split, so one model serves every seed)."""
-    from teaching import fits
-
-    return fits.transfer.transfer_source("multiclass", TRANSFER_SHIFT).model
-
-
 def _transfer_run(seed, size):
     """Target accuracy of domain transfer, source only and target only (a StructuredSVM on the same
-    l labelled target examples, same C and epsilon), as bench/transfer.py."""
-    from teaching import fits
-
-    data = fits.transfer.transfer_data("multiclass", TRANSFER_SHIFT)
-    transfer = fits.transfer.transfer_fit("multiclass", TRANSFER_SHIFT, _transfer_source(), TRANSFER_LABELLED,
-                                         seed=seed, C=10.0).model
+    l labelled target examples, same C and epsilon), as bench/transfer.py. The data, the source model
+    (fixed split: one model serves every seed) and the transfer are the Domain transfer page's steps
+    (:func:`teaching.steps.transfer_fit`): one cache, so the source structural SVM is fitted once."""
+    data = steps.transfer_data("multiclass", TRANSFER_SHIFT)
+    transfer = steps.transfer_fit("multiclass", TRANSFER_SHIFT, TRANSFER_LABELLED, seed, 10.0, 1e-3).model
     labelled = transfer["labelled"]
-    target = StructuredSVM(fits.transfer.transfer_problem("multiclass"), C=10.0, epsilon=1e-3).fit(
+    target = StructuredSVM(transfer_problem("multiclass"), C=10.0, epsilon=1e-3).fit(
         data.X_pool[labelled], data.y_pool[labelled])
     return {"domain transfer": transfer["transfer_score"], "source only": transfer["source_score"],
             "target only": target.score(data.X_test, data.y_test)}

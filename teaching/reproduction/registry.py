@@ -5,7 +5,7 @@ from typing import Callable, Dict
 
 import numpy as np
 
-from teaching import outcomes
+from teaching import budget, outcomes, steps
 
 
 PAPERS = {
@@ -72,6 +72,23 @@ def run_row(key, seed, size="small"):
         raise ValueError(f"size must be one of {SIZES}; got {size!r}.")
     with outcomes.silenced():  # catch_warnings swaps process-wide state: take turns with the recorded steps
         return {name: float(value) for name, value in ROWS[key].run(int(seed), size).items()}
+
+
+def admit_rerun(stored):
+    """The budget check of a re-run: ValueError (the limit and the way out) when one seed of the stored
+    row's small run (an entry of ``assets/reproduction.json``) took longer than the app gives one
+    computation (:func:`teaching.budget.check_seconds`), as ``bench/reproduce.py`` measured it."""
+    small = stored["small"]
+    budget.check_seconds(f"Re-running {stored['key']} on one seed", small["seconds"] / max(len(small["seeds"]), 1),
+                         f"Re-run it on your own machine: `python bench/reproduce.py --rows {stored['key']}`.")
+
+
+def rerun_row(stored, seed):
+    """One seed of a stored row recomputed at the small size through the pipeline (the step
+    :func:`teaching.steps.reproduction_row`: the one cache; in the server, on the fit workers), within the
+    budget (:func:`admit_rerun`, before anything runs): {metric: number}."""
+    admit_rerun(stored)
+    return steps.reproduction_row(stored["key"], int(seed), "small")
 
 
 def is_timing(metric):

@@ -16,11 +16,11 @@ Settings and their domains live in :mod:`teaching.settings`; the computations in
 
 from teaching.ui.state import (DEFAULTS, apply, get, init, link_notice, put, reset, sync_url,  # noqa: F401
                                through_app)
-from teaching.ui.guard import PAGE_FAILED, guard, page_failed, quiet, run_each, show_warnings  # noqa: F401
+from teaching.ui.guard import PAGE_FAILED, guard, page_failed, quiet, refusal, run_each, show_warnings  # noqa: F401
 from teaching.ui.widgets import show_table, widget  # noqa: F401
 from teaching.ui.cache import chart, chart_config, content_key, device, figure, stage_height  # noqa: F401
 from teaching.ui.session import (CSV_MISSING, csv_bytes, csv_missing, csv_table, current_data, data_name,  # noqa: F401
-                              digest, replay, stored_json, view)
+                              digest, stored_json, view)
 from teaching.ui.pages import PAGES, pages  # noqa: F401
 from teaching.ui.navigation import (active_lesson, apply_reveal, ask_the_class, claims, lesson_banner,  # noqa: F401
                                      lesson_query, lesson_summary, revealed, sidebar, stage_lesson)

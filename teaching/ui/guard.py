@@ -27,6 +27,11 @@ def report(title, exc):
         st.error(f"**{title}** failed ({type(exc).__name__}: {text}). Try other settings.")
 
 
+def refusal(title, text):
+    """A refusal (a ValueError's sentence, kept as ``text`` across runs) shown as :func:`report` shows it."""
+    report(title, ValueError(text))
+
+
 PAGE_FAILED = "This page could not be drawn with these settings"
 
 

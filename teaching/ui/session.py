@@ -5,7 +5,7 @@ import json
 
 import streamlit as st
 
-from teaching import figures, steps, uploaded_files
+from teaching import steps, uploaded_files
 from teaching.ui.guard import guard
 from teaching.ui.state import get
 from teaching.view import View
@@ -92,19 +92,3 @@ def current_data(shown):
 
 def data_name():
     return "csv" if get("source") == "csv" else get("dataset")
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def _replay(spec, name, sigma, presentation):
-    points = steps.data(spec)
-    model = steps.fitted_weights(spec, name, sigma).model
-    payload = figures.replay_payload(model, points.X_tr, points.X_te, points.density_ratio)
-    return figures.replay_html(payload, presentation), figures.replay_height(presentation), payload["meta"]
-
-
-def replay(shown, name, presentation=False):
-    """The step-by-step replay of a fitted Frank-Wolfe run of View ``shown`` as one self-contained HTML
-    document, built once from its history (no re-solve); every step runs in the browser. Returns
-    (html, height in pixels, the payload's meta: solver, steps, whether 1-D)."""
-    shown.weights(name)  # within the budget, and fitted
-    return _replay(shown.data_spec, name, shown.sigma_for(name), bool(presentation))
