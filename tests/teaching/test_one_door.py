@@ -13,7 +13,7 @@ import pytest
 
 from teaching import budget, outcomes, steps
 from teaching import reproduction as R
-from teaching.view import View
+from teaching.view import TransferSettings, View
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 APP_CODE = [p for p in sorted((ROOT / "teaching").rglob("*.py")) + sorted((ROOT / "pages").glob("*.py"))] + [
@@ -27,6 +27,7 @@ OTHER_CACHES = {
     ("teaching/ui/session.py", "st.cache_data"): "the app's stored JSON files (assets/), parsed once per content",
     ("teaching/ui/poll.py", "st.cache_resource"): "the poll store (a database connection)",
     ("teaching/fits/classification.py", "functools.lru_cache"): "the stored Fig. 3 curves (a JSON file read)",
+    ("teaching/figures/base.py", "functools.lru_cache"): "plotly's parses of property paths (pure functions of a string)",
 }
 CACHE_PATTERN = re.compile(r"(functools\.lru_cache|functools\.cache\b|\blru_cache\b|st\.cache_data|st\.cache_resource"
                            r"|st\.experimental_memo|st\.cache\b)")
@@ -167,7 +168,8 @@ def test_the_transfer_row_uses_the_pages_source_model(fresh_steps):
     SVM once between them (the step transfer_source, one cache)."""
     first = R.run_row("dtso.digits.l10", 0)
     second = R.run_row("dtso.digits.l10", 1)
-    View(steps.BuiltInData("sinc", (), 0)).transfer_source("multiclass", "thicken+rotate")
+    page = TransferSettings("multiclass", "thicken+rotate", 10, 10.0, 1e-3)
+    View(steps.BuiltInData("sinc", (), 0), domain_transfer=page).transfer_source()
     info = steps._CACHED["transfer_source"].cache_info()
     assert (info.misses, info.hits) == (1, 2)
     assert 0 < first["domain transfer"] <= 1 and 0 < second["source only"] <= 1
