@@ -43,6 +43,22 @@ def test_content_key_of_a_solver_history_follows_its_content():
     assert ui.content_key(history) != ui.content_key(other)
 
 
+def test_content_key_reads_a_dataclass_by_its_class_and_fields():
+    import dataclasses
+
+    data = catalog.make_dataset("sinc", seed=0, n_tr=60, n_te=40)
+    history = catalog.make_weight_estimator("PFWCS", 0.5).fit(data.X_tr, data.X_te).history_
+    assert dataclasses.is_dataclass(history)
+    twin = dataclasses.replace(history, **{f.name: np.copy(getattr(history, f.name)) for f in dataclasses.fields(history)})
+    assert ui.content_key(twin) == ui.content_key(history)  # content, not identity
+    moved = np.copy(history.iterate_mu)
+    moved[-1] = np.nextafter(moved[-1], np.inf)
+    assert ui.content_key(dataclasses.replace(history, iterate_mu=moved)) != ui.content_key(history)
+    fields = [(f.name, getattr(history, f.name)) for f in dataclasses.fields(history)]
+    assert ui.content_key(fields) != ui.content_key(history)  # the class counts too
+    assert ui.content_key(history.gap[::2]) == ui.content_key(np.ascontiguousarray(history.gap[::2]))
+
+
 def test_figure_is_reused_for_equal_content_and_rebuilt_for_new_content():
     st.cache_resource.clear()
     grid = np.linspace(0, 1, 50)
