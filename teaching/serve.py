@@ -58,7 +58,8 @@ def start(environ=None):
       instead of 0.001, bench/results/view_cost.md);
     - in a Streamlit runtime, the fit workers of :func:`teaching.workers.make_executor`
       (``COVSHIFT_WORKERS``, default one per core; 0: compute in this process), started by a
-      background thread once the first script run is over (:func:`script_finished`, called by app.py) or
+      background thread :data:`FIRST_DRAW_SECONDS` after the first script run is over (:func:`script_finished`,
+      called by app.py; the browser draws its figures meanwhile) or
       :data:`FIRST_VIEW_SECONDS` have passed: the first view (the teacher's, right after ``streamlit run``)
       is computed here with the cores to itself, instead of waiting for workers that load the same
       libraries on the same cores; until the workers are up, every view is computed here;
@@ -109,6 +110,9 @@ def start(environ=None):
 #: Seconds the server computes its views alone at most before it starts its fit workers anyway (a safety net:
 #: app.py reports the end of every run, however it ended).
 FIRST_VIEW_SECONDS = 60.0
+#: Seconds the workers wait after the first run before they start: the browser is still drawing that run's figures
+#: (plotly, ~1-3 CPU-s in Chromium), which two workers loading the libraries (~2.5 CPU-s each) slowed on two cores.
+FIRST_DRAW_SECONDS = 2.0
 _FIRST_RUN = threading.Event()
 
 
@@ -118,9 +122,10 @@ def script_finished():
 
 
 def _start_workers(executor, warm_lessons):
-    """Start ``executor``'s worker processes after the first script run (or :data:`FIRST_VIEW_SECONDS`); then,
-    if ``warm_lessons``, warm the lessons on them (:func:`warm`)."""
+    """Start ``executor``'s worker processes :data:`FIRST_DRAW_SECONDS` after the first script run (or
+    :data:`FIRST_VIEW_SECONDS`); then, if ``warm_lessons``, warm the lessons on them (:func:`warm`)."""
     _FIRST_RUN.wait(FIRST_VIEW_SECONDS)
+    time.sleep(FIRST_DRAW_SECONDS)
     try:
         executor.start()
     except Exception as exc:  # the server stops; or no process can be started: every view is computed here

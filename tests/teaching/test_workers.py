@@ -352,7 +352,8 @@ def test_a_lost_dask_worker_means_a_retry_and_a_runaway_a_refusal(tmp_path):
 
 
 def test_the_server_starts_its_workers_after_its_first_script_run(monkeypatch):
-    """teaching.serve: the first view has the cores to itself; the workers start when its run is over (issue 40)."""
+    """teaching.serve: the first view has the cores to itself; the workers start FIRST_DRAW_SECONDS after its run
+    is over, while the browser draws its figures (issue 40)."""
     from teaching import serve
 
     class Executor:
@@ -368,6 +369,7 @@ def test_the_server_starts_its_workers_after_its_first_script_run(monkeypatch):
     thread.start()
     assert not executor.started.wait(0.5)  # the first run is not over
     serve.script_finished()
+    assert not executor.started.wait(serve.FIRST_DRAW_SECONDS / 4)  # the browser draws the first figures
     assert executor.started.wait(60)
     thread.join(timeout=60)
 
