@@ -80,7 +80,8 @@ def admit_rerun(stored):
     computation (:func:`teaching.budget.check_seconds`), as ``bench/reproduce.py`` measured it."""
     small = stored["small"]
     budget.check_seconds(f"Re-running {stored['key']} on one seed", small["seconds"] / max(len(small["seeds"]), 1),
-                         f"Re-run it on your own machine: `python bench/reproduce.py --rows {stored['key']}`.")
+                         "bench/reproduce.py", f"Re-run it on your own machine: python bench/reproduce.py --rows "
+                         f"{stored['key']} (it recomputes the full and the small sizes).")
 
 
 def rerun_row(stored, seed):
