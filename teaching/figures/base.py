@@ -7,6 +7,7 @@ import numpy as np
 import plotly.basedatatypes
 import plotly.graph_objects as go
 import plotly.io as pio
+from plotly.subplots import make_subplots
 
 from teaching.numbers import format_number, format_p  # noqa: F401  (figures.format_number for pages)
 
@@ -51,9 +52,26 @@ LAYOUT = dict(template="plotly_white", font=dict(size=BASE_FONT),
 HEIGHT = 430
 #: plotly_white, whose trace defaults a figure takes for the trace types it draws (:func:`only_used_template`).
 FULL_TEMPLATE = pio.templates[LAYOUT["template"]]
-# Set once: every go.Figure starts from it, unvalidated. Only the layout: building plotly_white's trace
-# defaults for 24 trace types in every new figure, and cutting them off again, cost ~7 ms per figure.
-pio.templates.default = go.layout.Template(layout=FULL_TEMPLATE.layout)
+#: What every go.Figure of the app starts from, unvalidated: plotly's default template. Only the layout:
+#: building plotly_white's trace defaults for 24 trace types in every new figure, and cutting them off again,
+#: cost ~7 ms per figure.
+START_TEMPLATE = go.layout.Template(layout=FULL_TEMPLATE.layout)
+
+
+def _start_template():
+    """Make :data:`START_TEMPLATE` plotly's default (again): importing Streamlit after this module sets its own
+    "streamlit" template as the default, which every figure would then start from."""
+    if pio.templates.default is not START_TEMPLATE:
+        pio.templates.default = START_TEMPLATE
+
+
+_start_template()
+
+
+def subplots(**grid):
+    """:func:`plotly.subplots.make_subplots` (``grid``: its keyword arguments), from the app's template."""
+    _start_template()
+    return make_subplots(**grid)
 
 
 def _remember_property_paths(parse):
@@ -196,6 +214,7 @@ def _colorbars(fig):
 def new_figure(title, x_title, y_title, **layout):
     """A figure in the common style with its title and axis titles (``layout``: more layout, plotly's
     keyword arguments), built in one go: each ``update_layout`` re-parses and re-validates."""
+    _start_template()
     fig = go.Figure(layout={**STYLE, "title": {**STYLE["title"], "text": title},
                             "xaxis": {"title": {"text": x_title}}, "yaxis": {"title": {"text": y_title}}})
     if layout:

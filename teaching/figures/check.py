@@ -1,9 +1,8 @@
 """Figures of the Check your data page: the permutation null of the shift test and the inputs that moved most."""
 
 import numpy as np
-from plotly.subplots import make_subplots
 
-from teaching.figures.base import BASE_FONT, TEST, TRAIN, finish, new_figure
+from teaching.figures.base import BASE_FONT, TEST, TRAIN, finish, new_figure, subplots
 
 #: Names of the two-sample statistics on the axis.
 STATISTIC_LABELS = {"mmd": "MMD² (unbiased estimate)", "classifier": "held-out AUC of a train/test classifier"}
@@ -30,7 +29,7 @@ def shifted_inputs(X_tr, X_te, names, columns, scores):
     """Overlaid training and test histograms (as densities, so unequal sample sizes compare) of the
     input ``columns`` (indices), titled with their name and Kolmogorov-Smirnov statistic ``scores``."""
     columns = list(columns)
-    fig = make_subplots(rows=1, cols=max(len(columns), 1),
+    fig = subplots(rows=1, cols=max(len(columns), 1),
                         subplot_titles=[f"{names[j]}: KS {scores[j]:.2f}" for j in columns],
                         horizontal_spacing=0.1)
     for i, j in enumerate(columns, start=1):

@@ -2,9 +2,8 @@
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from teaching.figures.base import TRUTH, color, finish, line_style, marker_style, new_figure
+from teaching.figures.base import TRUTH, color, finish, line_style, marker_style, new_figure, subplots
 
 CLASS_COLORS = ("#0072B2", "#E69F00")  # class 0, class 1 (Okabe-Ito blue, orange)
 _CLASSIFIER_DASH = {"iid": "dot", "two-stage": "dash", "integrated": "solid"}
@@ -94,7 +93,7 @@ def fig3_curves(results, methods=None, title="Reduction of 1-AUC risk relative t
     unlabelled test inputs, with +- one standard deviation over the seeds as error bars."""
     tasks = results["tasks"]
     methods = methods or [m for m in results["methods"] if m != "iid"]
-    fig = make_subplots(rows=1, cols=len(tasks), subplot_titles=[
+    fig = subplots(rows=1, cols=len(tasks), subplot_titles=[
         f"{t['label']} ({t['kernel']})" for t in tasks.values()], horizontal_spacing=0.07)
     for col, task in enumerate(tasks.values(), start=1):
         fig.add_hline(y=0, line=dict(color="#999999", dash="dot"), row=1, col=col)

@@ -1,11 +1,10 @@
 """Figures of the Data & shift page and Home: input densities, scatter plots, the shift overview."""
 
 import numpy as np
-from plotly.subplots import make_subplots
 from scipy.stats import gaussian_kde
 
 from teaching.figures.base import (TEST, TRAIN, add_error_panel_curve, add_error_panel_mean, finish, line_style,
-                                   marker_style, new_figure)
+                                   marker_style, new_figure, subplots)
 
 #: The area between the unweighted fit's test error and the weighted one's: the error the weights remove.
 GAIN_FILL = "rgba(119,119,119,0.30)"
@@ -81,7 +80,7 @@ def shift_overview(X_tr, Y_tr, X_te, Y_te, grid, fits, heading="Covariate shift:
     points and curves inside it, so differences between fits show. The training and test densities are drawn
     on the Data & shift page.
     """
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.56, 0.44], vertical_spacing=0.06)
+    fig = subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.56, 0.44], vertical_spacing=0.06)
     g = grid[:, 0]
     fig.add_scatter(x=X_tr[:, 0], y=Y_tr[:, 0], mode="markers", name="training points",
                     marker=dict(color=TRAIN, size=5, opacity=0.45), row=1, col=1)

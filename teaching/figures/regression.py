@@ -1,10 +1,9 @@
 """Figures of the Structured regression page: predictions, certainty, digits, timings."""
 
 import numpy as np
-from plotly.subplots import make_subplots
 
-from teaching.figures.base import (BASE_FONT, HEIGHT, TEST, TRAIN, add_error_panel_curve, color, finish,
-                                   line_style, marker_style, new_figure)
+from teaching.figures.base import (BASE_FONT, HEIGHT, TEST, TRAIN, add_error_panel_curve, color, finish, line_style,
+                                   marker_style, new_figure, subplots)
 
 
 #: Drawing order: each later line is this much thinner (px), each later marker this much smaller, so that a
@@ -51,8 +50,8 @@ def regression_fits(x, y_true, fits, output=0, labelled=None, heading="Predictio
     region) and w < 1 (the training region) are shaded orange and blue."""
     order = np.argsort(x)
     panel = not points
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.6, 0.4], vertical_spacing=0.06) \
-        if panel else make_subplots(rows=1, cols=1)
+    fig = subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.6, 0.4], vertical_spacing=0.06) \
+        if panel else subplots(rows=1, cols=1)
     top = dict(row=1, col=1)
     if ratio is not None:  # shaded over the x range of the points drawn
         drawn = np.concatenate([np.ravel(x)] + ([np.ravel(train[0])] if train is not None else []))
@@ -140,7 +139,7 @@ def error_by_certainty_bin(bins, name):
 def predicted_vs_true(y_true, predictions, max_outputs=4):
     """Per output: predicted against true values (the diagonal is perfect)."""
     d = min(y_true.shape[1], max_outputs)
-    fig = make_subplots(rows=1, cols=d, subplot_titles=[f"output y{k}" for k in range(d)])
+    fig = subplots(rows=1, cols=d, subplot_titles=[f"output y{k}" for k in range(d)])
     lo, hi = float(np.min(y_true)), float(np.max(y_true))
     for k in range(d):
         fig.add_scatter(x=[lo, hi], y=[lo, hi], mode="lines", line=dict(color="#BBBBBB", dash="dot"),
@@ -160,7 +159,7 @@ def digits_grid(X, Y_true, predictions, n_images=6):
     centre[2:6, 2:6] = True
     rows = ["truth"] + list(predictions)
     n = min(n_images, len(X))
-    fig = make_subplots(rows=len(rows), cols=n, horizontal_spacing=0.01, vertical_spacing=0.03,
+    fig = subplots(rows=len(rows), cols=n, horizontal_spacing=0.01, vertical_spacing=0.03,
                         row_titles=rows)
     for r, name in enumerate(rows, start=1):
         centre_values = Y_true if name == "truth" else predictions[name]

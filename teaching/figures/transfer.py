@@ -1,9 +1,8 @@
 """Figures of the Domain transfer page: learning curves, digit grids, cutting-plane progress."""
 
 import numpy as np
-from plotly.subplots import make_subplots
 
-from teaching.figures.base import TRUTH, color, finish, line_style, marker_style, new_figure
+from teaching.figures.base import TRUTH, color, finish, line_style, marker_style, new_figure, subplots
 
 
 def transfer_curves(curves):
@@ -44,7 +43,7 @@ def transfer_digit_grid(images, truth, predictions, n_cols=8, n_rows=2):
     # px: a row of images (about as tall as a column is wide at 1280 x 800), the three title lines above it
     image, labels = 100, 75
     plot_height = rows * image + (rows - 1) * labels
-    fig = make_subplots(rows=rows, cols=n_cols, subplot_titles=titles, horizontal_spacing=0.02,
+    fig = subplots(rows=rows, cols=n_cols, subplot_titles=titles, horizontal_spacing=0.02,
                         vertical_spacing=labels / plot_height if rows > 1 else 0.05)
     for i in range(n):
         fig.add_heatmap(z=images[i][::-1], colorscale="gray_r", zmin=0, zmax=1, showscale=False,
@@ -63,7 +62,7 @@ def transfer_digit_grid(images, truth, predictions, n_cols=8, n_rows=2):
 
 def cutting_plane_progress(history, epsilon):
     """Violation of the most violated constraint and working-set size per cutting-plane iteration."""
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("most violated constraint (dashed: epsilon)", "working-set size"))
+    fig = subplots(rows=1, cols=2, subplot_titles=("most violated constraint (dashed: epsilon)", "working-set size"))
     it = np.arange(1, len(history.violation) + 1)
     fig.add_scatter(x=it, y=np.maximum(history.violation, 1e-12), mode="lines+markers", name="violation",
                     line=dict(color=color("domain transfer")), row=1, col=1)

@@ -1,11 +1,11 @@
 """Figures of the Importance weights page: learned w(x), Frank-Wolfe duality gaps, active-set sizes, CV curves."""
 
 import numpy as np
-from plotly.subplots import make_subplots
 
 from teaching import readings
 from teaching.figures.base import (BASE_FONT, HEIGHT, STEP_MARKERS, TEST, TRAIN, TRUTH, add_error_panel_curve,
-                                   clean_log_axis, color, decades, finish, line_style, marker_style, new_figure)
+                                   clean_log_axis, color, decades, finish, line_style, marker_style, new_figure,
+                                   subplots)
 
 
 def weights_vs_truth(grid, curves, truth=None, heading="Learned importance w(x)", errors=None):
@@ -17,7 +17,7 @@ def weights_vs_truth(grid, curves, truth=None, heading="Learned importance w(x)"
     ``customdata``): a curve's count-weighted mean is the estimator's weight error (NMSE, the table's), so the
     lowest curve is the estimator closest to the truth."""
     panel = errors is not None and bool(errors[1])
-    fig = make_subplots(rows=2 if panel else 1, cols=1, shared_xaxes=True, vertical_spacing=0.06,
+    fig = subplots(rows=2 if panel else 1, cols=1, shared_xaxes=True, vertical_spacing=0.06,
                         row_heights=[0.6, 0.4] if panel else None)
     if truth is not None:
         fig.add_scatter(x=grid, y=truth, name="true ratio", line=dict(color=TRUTH, width=4, dash="dot"), row=1, col=1)
@@ -59,7 +59,7 @@ def alpha_stems(alphas):
     """Mixing coefficients alpha per estimator as stem plots (paper Fig. 2e)."""
     names = list(alphas)
     titles = [f"{n}: {int(np.count_nonzero(alphas[n][1]))} non-zero at end" for n in names]
-    fig = make_subplots(rows=max(len(names), 1), cols=1, shared_xaxes=True, subplot_titles=titles,
+    fig = subplots(rows=max(len(names), 1), cols=1, shared_xaxes=True, subplot_titles=titles,
                         vertical_spacing=0.12)
     for row, name in enumerate(names, start=1):
         pos, alpha = alphas[name]
