@@ -28,6 +28,7 @@ MIN_TEXT_PX = 20
 # unseen. Waiting: a chart not drawn yet, and a stage's figure column while the script runs and has not put a figure
 # (or a refusal) there, show a grey area with a spinner.
 _BASE_CSS = """<style>
+/* covshift page style */
 [data-testid="stMainBlockContainer"] { padding-top: 3.75rem !important; padding-bottom: 4rem !important; }
 [data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] *,
 [data-testid="stWidgetLabel"] *, [data-testid="stMarkdownContainer"] small { color: inherit !important; opacity: 1 !important; }

@@ -91,11 +91,15 @@ def page(browser):
 
 
 def wait_for_page(tab, heading):
-    """Wait until the app shows ``heading`` and the script run has finished."""
+    """Wait until the app shows ``heading``, the script run has finished and the page's style sheet is in (Streamlit
+    inserts an ``st.html`` style 0.1-0.2 s after the run's last element: a Tab pressed before found no focus ring)."""
     tab.wait_for_selector("[data-testid='stApp']", timeout=60_000)
     tab.get_by_role("heading", name=heading).first.wait_for(timeout=120_000)
     tab.wait_for_function(
         "() => !document.querySelector(\"[data-testid='stStatusWidget']\")", timeout=180_000)
+    tab.wait_for_function(
+        "() => [...document.querySelectorAll('style')].some(s => s.textContent.includes('covshift page style'))",
+        timeout=30_000)
 
 
 #: The axe-core release the accessibility test injects (npm package axe-core; .ci/run installs the same one).
