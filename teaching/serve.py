@@ -31,19 +31,25 @@ def loading():
     browser, which has loaded Streamlit's page, waits. The empty figure has it load and compile Streamlit's
     plotly component (~1 CPU-s in Chromium) in that time: without it, that began only when the first lesson's
     figure arrived, ~2-3 s before the figure was drawn (bench/first_figure.py, issue 40).
-    """
-    if _STARTED:
-        return None
-    import streamlit as st
 
-    frame = st.empty()
-    with frame.container():
-        st.caption("Loading the app: a server's first page takes a few seconds.")
-        st.plotly_chart({"data": [{"type": "scatter", "x": [], "y": []}], "layout": {
-            "height": 120, "margin": {"l": 0, "r": 0, "t": 0, "b": 0},
-            "xaxis": {"visible": False}, "yaxis": {"visible": False}}},
-            config={"staticPlot": True, "displayModeBar": False}, key="covshift-loading")
-    return frame
+    Under :func:`start`'s lock: drawing the figure imports plotly (and numpy), and sessions whose first runs
+    overlap (a class opening the link before anyone else did) must not import the same libraries in parallel
+    threads, whose import locks then hand one of them a partially initialised numpy (an exception on 4-5 of 20
+    pages, tests/teaching/test_first_runs.py).
+    """
+    with _LOCK:
+        if _STARTED:
+            return None
+        import streamlit as st
+
+        frame = st.empty()
+        with frame.container():
+            st.caption("Loading the app: a server's first page takes a few seconds.")
+            st.plotly_chart({"data": [{"type": "scatter", "x": [], "y": []}], "layout": {
+                "height": 120, "margin": {"l": 0, "r": 0, "t": 0, "b": 0},
+                "xaxis": {"visible": False}, "yaxis": {"visible": False}}},
+                config={"staticPlot": True, "displayModeBar": False}, key="covshift-loading")
+        return frame
 
 
 def start(environ=None):
