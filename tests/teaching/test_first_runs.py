@@ -4,6 +4,7 @@ draws its page, no exception on any. The loading frame's figure imported plotly 
 imports, and 4-5 of 20 pages showed "partially initialized module 'numpy'" (issue 40's replicas run)."""
 
 import asyncio
+import concurrent.futures
 import importlib.util
 import pathlib
 import sys
@@ -39,6 +40,7 @@ def test_a_class_opening_a_fresh_server_at_once_gets_every_page():
         await asyncio.gather(*[classroom.student(url, classroom.lesson_link(keys[i % len(keys)]), [], (0, 0), None,
                                                  180, record, together) for i in range(CLASS)])
 
-    with classroom.Server() as server:
-        asyncio.run(everyone_at_once(server.url))
+    with classroom.Server() as server:  # in a thread of its own: Playwright's tests leave an event loop running here
+        with concurrent.futures.ThreadPoolExecutor(1) as thread:
+            thread.submit(asyncio.run, everyone_at_once(server.url)).result()
     assert len(opened) == CLASS and not problems, problems
