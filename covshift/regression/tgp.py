@@ -13,12 +13,13 @@ theta-mixture, where Ktilde is the *unregularised* kernel. w = 1 gives the
 unweighted model exactly; w_i = 0 removes point i.
 """
 
+import functools
 import warnings
 from typing import NamedTuple
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 from sklearn.base import BaseEstimator, MultiOutputMixin, RegressorMixin, _fit_context
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils._param_validation import StrOptions
@@ -39,6 +40,13 @@ _kernel_block = kernel_block  # the name tests/teaching/test_limits.py reads
 ETA_FLOOR = 1e-12
 #: Fewest test points per thread: below this, starting threads costs more than it saves.
 MIN_POINTS_PER_THREAD = 256
+
+
+@functools.cache
+def _blas_pools():
+    """The BLAS thread pools of this process, found once: ``threadpool_limits`` looks for them again at
+    every call (it reads the loaded libraries, ~1 ms; a lesson view predicts eight Twin GPs)."""
+    return ThreadpoolController().select(user_api="blas")
 
 
 def rho_from_paper(two_rho_squared):
@@ -315,7 +323,7 @@ class TwinGP(TwinGPCosts, MultiOutputMixin, RegressorMixin, BaseEstimator):
             raise ValueError(f"init must be 'auto', 'ridge', 'kl' or an array of shape ({len(X)}, "
                              f"{self.n_outputs_}) (one start per test point); got {np.shape(self.init)}.")
         rows = np.zeros(2, dtype=int) if len(X) == 1 else np.arange(len(X))
-        with threadpool_limits(limits=1, user_api="blas"):  # why: _minimise_in_threads
+        with _blas_pools().limit(limits=1):  # why: _minimise_in_threads
             local = self._local(X[rows])
             if isinstance(self.init, str):
                 Y0 = self._initial_outputs(X[rows], local)
