@@ -20,6 +20,7 @@ from ..exceptions import ConvergenceWarning, SolverError
 from ..kernels import gaussian_kernel, median_heuristic
 from ..limits import check_kmm_memory
 from ._base import WeightEstimator, warn_no_kernel_mass
+from ._kmm_dual import MIN_DUAL_DIAGONAL, solve_kmm_dual
 from ._kmm_kkt import KMM_JITTER, kmm_constraints, low_rank_kkt
 
 #: KMM builds an n_tr x n_tr QP; past this size it refuses and points to the ensembles.
@@ -64,7 +65,7 @@ def _kmm_problem(X_tr, X_te, sigma):
     return K, (len(X_tr) / len(X_te)) * gaussian_kernel(X_tr, X_te, sigma).sum(axis=1)
 
 
-def solve_kmm_qp(K, kappa, B=1000.0, eps=None, ridge=0.0):
+def solve_kmm_qp(K, kappa, B=1000.0, eps=None, ridge=0.0, factor=None):
     """The KMM quadratic program (eq. 1 of sampling-based-kmm) for a given kernel and kappa.
 
     min 1/2 b'(K + ridge I)b - kappa'b  s.t.  0 <= b_i <= B,  |sum_i b_i - n| <= n eps.
@@ -73,13 +74,16 @@ def solve_kmm_qp(K, kappa, B=1000.0, eps=None, ridge=0.0):
     The 2n + 2 constraint rows are passed to cvxopt as a sparse matrix (4n nonzeros, the
     same problem and iterates as the dense one, about 4x faster at n = 500). A numerically
     low-rank K (:func:`low_rank_factor`: a smooth kernel on low-dimensional data) is replaced by
-    its pivoted Cholesky factor L'L (every entry within 1e-12, far below the jitter) and each
-    interior-point iteration solves its KKT system through L (``low_rank_kkt``, O(n r^2)
-    instead of a Cholesky of order n: 8 ms instead of ~30 ms per QP at n = 500, weights equal to
-    the dense solve's within 1e-6 relative on the lessons' problems; on ill-conditioned ones the
-    same objective, the weights free along the QP's flat directions); a low-rank solve that does
-    not end optimal is repeated densely. Options are passed per call, so cvxopt's global settings
-    are never changed.
+    its pivoted Cholesky factor L'L (every entry within 1e-12, far below the jitter). With a ridge
+    of at least 1e-3 (the estimators' default 0.5) the QP is then solved exactly by a semismooth
+    Newton method on its (r + 1)-dimensional dual (:func:`~covshift.weights._kmm_dual.solve_kmm_dual`,
+    ~1-2 ms at n = 500, r = 20: KKT conditions met to ~1e-11, the objective at or below
+    cvxopt's; cvxopt's interior point stops at its tolerance, reltol 1e-6, where weights can still
+    differ by ~0.5 % of the largest). Otherwise (the papers' ridge=0, or a dual solve that does not
+    converge) cvxopt solves it, each interior-point iteration's KKT system through L
+    (``low_rank_kkt``, O(n r^2) instead of a Cholesky of order n); a low-rank solve that does not
+    end optimal is repeated densely. Options are passed per call, so cvxopt's global settings are
+    never changed.
 
     Parameters
     ----------
@@ -87,6 +91,10 @@ def solve_kmm_qp(K, kappa, B=1000.0, eps=None, ridge=0.0):
     kappa : ndarray (n,), n / n_te times the kernel sums against the test points
     B, eps, ridge : as :class:`KMM` (the ridge is added inside the solve, so the low-rank path
         still sees the kernel's own low rank)
+    factor : ndarray (r, n) or None
+        A low-rank factor of ``K`` already at hand (K = factor' factor within 1e-12 per entry: the
+        columns of a larger kernel's :func:`low_rank_factor`, as an ensemble's bags with a ridge take
+        them for the dual solve); None computes it here.
 
     Returns
     -------
@@ -102,7 +110,11 @@ def solve_kmm_qp(K, kappa, B=1000.0, eps=None, ridge=0.0):
     # an aligned float64 array: numpy exports an unaligned one (as arrays deserialised on a Dask
     # worker process can be) with buffer format '=d', which cvxopt.matrix rejects
     K = np.require(K, dtype=np.float64, requirements=["ALIGNED"])
-    factor = low_rank_factor(K)
+    factor = low_rank_factor(K) if factor is None else factor
+    if factor is not None and ridge + KMM_JITTER >= MIN_DUAL_DIAGONAL:
+        beta = solve_kmm_dual(factor, kappa, B, n * (1 - eps), n * (1 + eps), ridge + KMM_JITTER)
+        if beta is not None:
+            return beta
     h = np.concatenate([[n * (1 + eps), n * (eps - 1)], np.full(n, B), np.zeros(n)])
     options = {"show_progress": False}  # cvxopt's default tolerances, as in the paper
     q, G, h = matrix(-np.asarray(kappa, dtype=float)), kmm_constraints(n), matrix(h)
@@ -394,27 +406,33 @@ class EnsembleKMM(_KMMParams):
         check_kmm_memory(f"EnsembleKMM('{self.strategy}') bag", len(largest[0]), len(largest[1]),
                          "Use strategy='vf' (VFKMM) or 'enstr' with a larger n_parts: smaller bags.")
         betas = Parallel(n_jobs=self.n_jobs)(
-            delayed(solve_kmm_qp)(K, kappa, self.B, self.eps, ridge=self.ridge)
-            for K, kappa in self._bag_problems(X_tr, X_te, bags))
+            delayed(solve_kmm_qp)(K, kappa, self.B, self.eps, ridge=self.ridge, factor=factor)
+            for K, kappa, factor in self._bag_problems(X_tr, X_te, bags))
         self.n_samples_ = len(bags)
         return self._aggregate(X_tr, bags, betas, len(test_parts))
 
     def _bag_problems(self, X_tr, X_te, bags):
-        """(K, kappa) of every bag, lazily. On toy sizes the kernels of all the data are built
-        once and every bag's are slices of them (the same numbers as building them per bag);
-        kappa of bag (tr, te) is |tr| / |te| times the row sums over te of k(x_tr, x_te)."""
+        """(K, kappa, low-rank factor or None) of every bag, lazily. On toy sizes the kernels of all
+        the data are built once and every bag's are slices of them (the same numbers as building them
+        per bag), and so is its low-rank factor with a ridge (the columns of K_all's
+        :func:`low_rank_factor`, within 1e-12 per entry as K_all's); kappa of bag (tr, te) is
+        |tr| / |te| times the row sums over te of k(x_tr, x_te)."""
         n_tr, n_te = len(X_tr), len(X_te)
         if 8 * n_tr * (n_tr + n_te) > SHARED_KERNEL_BYTES:
-            yield from (_kmm_problem(X_tr[tr], X_te[te], self.sigma_) for tr, te in bags)
+            yield from (_kmm_problem(X_tr[tr], X_te[te], self.sigma_) + (None,) for tr, te in bags)
             return
         K_all = gaussian_kernel(X_tr, X_tr, self.sigma_)
+        # with a ridge, the bags' dual solves share K_all's factor; without (the papers' QP), each bag's
+        # interior point takes its own kernel's, whose rank decides whether it is solved through it
+        factor = low_rank_factor(K_all) if self.ridge + KMM_JITTER >= MIN_DUAL_DIAGONAL else None
         K_cross = gaussian_kernel(X_tr, X_te, self.sigma_)
         row_sums = {}  # bags share test parts: sums over each part of k(x_tr_i, x_te_j), once
         for tr, te in bags:
             part = np.asarray(te).tobytes()  # the part's indices, not the array's identity
             if part not in row_sums:
                 row_sums[part] = K_cross[:, te].sum(axis=1)
-            yield K_all[np.ix_(tr, tr)], (len(tr) / len(te)) * row_sums[part][tr]
+            yield (K_all[np.ix_(tr, tr)], (len(tr) / len(te)) * row_sums[part][tr],
+                   None if factor is None else factor[:, tr])
 
     def _resolve_parts(self, n_tr, n_te):
         """k: n_parts if given (warning under SMALL_BAG points per bag), else the default."""
