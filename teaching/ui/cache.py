@@ -8,6 +8,7 @@ import hashlib
 import pickle
 
 import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 
 from teaching import figures
@@ -74,9 +75,28 @@ def _laid_out(figure, presentation, height, phone=False):
     return figures.fit_height(figure, height, STAGE_LEGEND_WIDTH if presentation else None) if height else figure
 
 
+class _Drawn(go.Figure):
+    """A figure of the figure cache as ``st.plotly_chart`` takes it: an empty plotly figure whose :meth:`to_dict`
+    (what Streamlit serialises) is the cached figure's dict, made on its first draw and kept with the cache entry.
+
+    ``go.Figure.to_dict`` deep-copies the figure and turns every array into base64 on every call: 2-7 ms of a lesson's
+    warm rerun (all its figures), for the same figure. The dict is shared, like the figure: read it, do not change it
+    (Streamlit reads it; plotly's ``to_json`` removes the traces' ``uid``, which the app's figures do not have)."""
+
+    def __init__(self, figure):
+        super().__init__()
+        self._drawn_from, self._drawn = figure, None
+
+    def to_dict(self):
+        if self._drawn is None:
+            self._drawn = self._drawn_from.to_dict()
+        return self._drawn
+
+
 @st.cache_resource(show_spinner=False, max_entries=128)
 def _cached_figure(function_name, key, presentation, height, phone, _make_figure, _args, _kwargs):
-    return _laid_out(_make_figure(*_args, **_kwargs), presentation, height, phone)
+    figure = _laid_out(_make_figure(*_args, **_kwargs), presentation, height, phone)
+    return figure, _Drawn(figure)
 
 
 def device():
@@ -96,13 +116,19 @@ def figure(make_figure, *args, presentation=False, height=None, phone=False, **k
     tall (teaching.figures.fit_height: a lesson's stage fits one screen); with ``phone``, laid out for a
     phone's width instead (teaching.figures.phone). Pages pass :func:`device`'s two.
     """
+    return _figure_and_drawn(make_figure, *args, presentation=presentation, height=height, phone=phone, **kwargs)[0]
+
+
+def _figure_and_drawn(make_figure, *args, presentation=False, height=None, phone=False, **kwargs):
+    """(:func:`figure`'s figure, what ``st.plotly_chart`` draws of it: its :class:`_Drawn` when it is cached)."""
     name = f"{make_figure.__module__}.{make_figure.__qualname__}"
     try:
         if not _is_named_core_function(make_figure):
             raise TypeError(f"{name} is not a function of the covshift or teaching package")
         key = content_key(args, kwargs)
     except (TypeError, AttributeError, pickle.PicklingError):  # no reliable key: build it every time
-        return _laid_out(make_figure(*args, **kwargs), presentation, height, phone)
+        built = _laid_out(make_figure(*args, **kwargs), presentation, height, phone)
+        return built, built
     return _cached_figure(name, key, bool(presentation), height, bool(phone), make_figure, args, kwargs)
 
 
@@ -126,9 +152,9 @@ def chart(title, make_figure, *args, key=None, where=None, height=None, **kwargs
     Plotly's toolbar is not drawn on a touch screen (nothing hovers, so it would stay over the title) nor on
     a lesson's stage figure (a figure with ``height``): its 8 buttons would come first in the Tab order,
     between the lesson's title and the stage's control."""
-    built = guard(title, figure, make_figure, *args, height=height, **device(), **kwargs)
+    built = guard(title, _figure_and_drawn, make_figure, *args, height=height, **device(), **kwargs)
     if built is not None:
-        (where or st).plotly_chart(built, width="stretch", key=key, theme=None, config=chart_config(stage=bool(height)))
+        (where or st).plotly_chart(built[1], width="stretch", key=key, theme=None, config=chart_config(stage=bool(height)))
 
 
 def chart_config(stage=False):

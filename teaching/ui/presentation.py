@@ -93,10 +93,17 @@ _TOUCH_AGENT = re.compile(r"Mobi|iPhone|iPod|iPad|Android|Tablet")
 
 
 def _user_agent():
-    try:
-        return st.context.headers.get("User-Agent", "") or ""
-    except Exception:  # noqa: BLE001  no request (a test calling the page's code without a browser)
-        return ""
+    """The browser's User-Agent header, read once per session (a session is one browser tab: the header of its
+    first request is the header of all): ``st.context.headers`` builds the request's headers anew at each call,
+    and a lesson's run asks ~12 times (0.1 ms each)."""
+    agent = st.session_state.get("user_agent")
+    if agent is None:
+        try:
+            agent = st.context.headers.get("User-Agent", "") or ""
+        except Exception:  # noqa: BLE001  no request (a test calling the page's code without a browser)
+            return ""
+        st.session_state["user_agent"] = agent
+    return agent
 
 
 def phone():

@@ -2,7 +2,10 @@
 
 import functools
 import math
+import numbers
+import re
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -107,7 +110,9 @@ def show_table(rows, index=None, formats=None, help=None, wrap=False):
 
     rows: list of dicts (or a DataFrame); index: the column shown as the row labels (None: no row
     labels); formats: {column: format spec}; help: {column: tooltip}. The values stay numbers
-    (sortable, readable by tests); only their display is formatted. In presentation mode the table
+    (sortable, readable by tests); only their display is formatted: in the browser's table (st.dataframe) by
+    each number column's printf format (:func:`_column_config`; a pandas Styler's display values cost the
+    server 7-16 ms per table and rerun, a third of a lesson's warm view). In presentation mode the table
     is a DOM table (st.table), whose text follows the mode's font size (a canvas table keeps 14 px);
     with ``wrap``, in both modes (long texts wrap onto lines instead of being cut at the column's width).
     """
@@ -115,15 +120,38 @@ def show_table(rows, index=None, formats=None, help=None, wrap=False):
     frame = pd.DataFrame(rows)
     if index is not None:
         frame = frame.set_index(index)
-    as_table = wrap or presentation.on()
-    # st.table renders its texts as Markdown: names and cells of an uploaded file are escaped to show as written
-    shown = _as_text(frame) if as_table else frame
-    shown = shown.style.format({markdown_text(c) if as_table else c:
-                                functools.partial(figures.format_number, spec=formats.get(c, ".3g"))
-                                for c in frame.columns}, na_rep="")
-    if as_table:
+    if wrap or presentation.on():
+        # st.table renders its texts as Markdown: names and cells of an uploaded file are escaped to show as written
+        shown = _as_text(frame).style.format({markdown_text(c): functools.partial(figures.format_number,
+                                                                                  spec=formats.get(c, ".3g"))
+                                              for c in frame.columns}, na_rep="")
         st.table(shown.hide(axis="index") if index is None else shown)
-    else:
-        config = {c: st.column_config.Column(c, help=help.get(c)) for c in frame.columns}
-        st.dataframe(shown, width="stretch", column_config=config, placeholder="–", hide_index=index is None)
+        return frame
+    shown, config = _column_config(frame, formats, help)
+    st.dataframe(shown, width="stretch", column_config=config, placeholder="–", hide_index=index is None)
     return frame
+
+
+#: Python's format specs of :func:`show_table` ("" is "g") as the printf formats of Streamlit's number columns.
+_PRINTF = re.compile(r"^(\.\d+)?([dfeg])$")
+
+
+def _column_config(frame, formats, help):
+    """(the frame to draw, its column_config) for :func:`show_table`'s st.dataframe: a column of numbers (and gaps)
+    keeps its numbers, shown with its spec as a printf format (".3g" -> "%.3g"); any other column (yes/no, texts,
+    numbers mixed with texts) is shown as text, each value formatted by :func:`teaching.numbers.format_number` with
+    the column's spec (as in presentation mode's table)."""
+    config, texts = {}, {}
+    for column in frame.columns:
+        spec = formats.get(column, ".3g")
+        values = [v for v in frame[column].tolist() if v is not None and not (isinstance(v, float) and math.isnan(v))]
+        printf = _PRINTF.match(spec)
+        if values and printf and all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+                                     for v in values):
+            config[column] = st.column_config.NumberColumn(column, help=help.get(column),
+                                                           format=f"%{printf[1] or ''}{printf[2]}")
+        else:
+            config[column] = st.column_config.TextColumn(column, help=help.get(column))
+            texts[column] = frame[column].map(lambda v: None if v is None or (isinstance(v, float) and math.isnan(v))
+                                              else figures.format_number(v, spec), na_action="ignore")
+    return (frame.assign(**texts) if texts else frame), config
