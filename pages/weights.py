@@ -196,8 +196,8 @@ if kliep_family:
                "reached 1e-3): its height is the mixing coefficient alpha, its position the test point it is "
                "centred on. Fewer stems = a sparser, cheaper w(x).")
 
-histories = {n: o.model.history_ for n, o in outcomes.items() if n in catalog.FRANK_WOLFE
-             and o.model.history_ is not None}
+histories = {n: figures.convergence(o.model.history_) for n, o in outcomes.items() if n in catalog.FRANK_WOLFE
+             and o.model.history_ is not None}  # the rows the figures draw (their cache hashes them on every run)
 if histories:
     st.subheader("Frank-Wolfe: duality gap, active set, steps")
     if REPLAY_STAGE:  # the lesson's stage: the solvers' gaps or the replay, beside them the replay's solver and the axis

@@ -14,7 +14,7 @@ from teaching.figures.base import (TRAIN, TEST, TRUTH, METHOD_STYLES, STEP_MARKE
 from teaching.figures.data import (first_component, density, input_densities, data_scatter, output_plane,
                                    shift_overview, error_by_width)  # noqa: F401
 from teaching.figures.weights import (weights_vs_truth, weights_on_points, weight_histogram, alpha_stems,
-                                      duality_gaps, active_set_sizes, inner_iterations,
+                                      duality_gaps, active_set_sizes, inner_iterations, convergence,
                                       cv_curve)  # noqa: F401
 from teaching.figures.replay import replay_height, replay_html, replay_payload  # noqa: F401
 from teaching.figures.regression import (regression_fits, error_vs_certainty, error_by_certainty_bin,

@@ -89,7 +89,7 @@ def estimators(run):
 
 def kliep(run):
     """KLIEP and its Frank-Wolfe solvers: the solvers' relative duality gaps."""
-    histories = {n: run.view.weights(n).model.history_ for n in run.setting("estimators")}
+    histories = {n: figures.convergence(run.view.weights(n).model.history_) for n in run.setting("estimators")}
     return Recipe("duality gaps", figures.duality_gaps, (histories, run.setting("gap_axis")), {"levels": EQUAL_GAPS})
 
 

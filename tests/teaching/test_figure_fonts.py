@@ -21,6 +21,7 @@ from teaching import figures, fits
 MIN_FONT = 14
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 NOT_FIGURES = {"first_component", "density",  # public helpers of the page modules that return arrays
+               "convergence",  # the rows of a Frank-Wolfe history that the convergence figures draw
                # the replay is an HTML component, not a plotly figure: test_replay_text_is_at_least_14_px
                "replay_payload", "replay_html", "replay_height"}
 
