@@ -198,3 +198,44 @@ def test_fit_height_caps_a_stage_figure_and_keeps_its_title_on_one_line_at_the_t
     assert (fitted.layout.title.yref, fitted.layout.title.y, fitted.layout.title.yanchor) == ("container", 1, "top")
     short = figures.finish(figures.new_figure("t", "x", "y"), height=300)
     assert figures.fit_height(short, 440) is short
+
+
+def test_a_long_gap_curve_keeps_the_band_of_every_log_bucket():
+    """duality_gaps draws a 2000-step curve through fewer points: in each 1/PER_DECADE decade of the log x axis the
+    drawn points span every point's value (the line on screen is the same), and short runs keep every point."""
+    from teaching.figures import weights
+
+    rng = np.random.default_rng(0)
+    x = np.arange(1, 2002, dtype=float)
+    y = np.exp(-np.log(x)) * (1 + rng.random(x.size))  # a zig-zag that falls
+    kept = weights._log_envelope(x, y)
+    assert kept[0] == 0 and kept[-1] == x.size - 1 and np.all(np.diff(kept) > 0) and kept.size < x.size / 2
+    bucket = np.floor(np.log10(x) * weights.PER_DECADE)
+    for b in np.unique(bucket):
+        inside = bucket == b
+        drawn = y[kept][bucket[kept] == b]
+        assert drawn.min() == y[inside].min() and drawn.max() == y[inside].max()
+    np.testing.assert_array_equal(weights._log_envelope(x[:30], y[:30]), np.arange(30))  # one point per bucket
+
+
+def test_an_active_set_step_line_keeps_its_steps():
+    from teaching.figures import weights
+
+    sizes = np.array([2, 3, 3, 3, 4, 4, 3, 3, 3, 5, 5])
+    kept = weights._changes(sizes)
+    np.testing.assert_array_equal(kept, [0, 1, 4, 6, 9, 10])
+    x = np.arange(sizes.size)
+    np.testing.assert_array_equal(sizes[kept][np.searchsorted(x[kept], x, side="right") - 1], sizes)  # shape "hv"
+
+
+def test_a_figure_built_in_one_go_is_the_figure_finish_makes():
+    from teaching.figures.base import built, finish, new_figure
+
+    old = new_figure("t", "x", "y", xaxis_type="log")
+    old.add_scatter(x=[1, 2], y=[3, 4], name="a")
+    old.add_annotation(x=1, y=3, text="label")
+    old = finish(old, legend_rows=2)
+    new = built([dict(type="scatter", x=[1, 2], y=[3, 4], name="a")],
+                {"title": {"text": "t"}, "xaxis": {"title": {"text": "x"}, "type": "log"},
+                 "yaxis": {"title": {"text": "y"}}, "annotations": [dict(x=1, y=3, text="label")]}, legend_rows=2)
+    assert new.to_plotly_json() == old.to_plotly_json()
