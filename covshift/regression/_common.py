@@ -3,7 +3,7 @@
 import warnings
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve, lapack
+from scipy.linalg import LinAlgError, cho_factor, lapack
 
 from .._validation import as_2d_float, validate_training
 from ..exceptions import NumericalWarning
@@ -90,7 +90,14 @@ def spd_inverse(A, name="kernel matrix", parameter="lambda"):
     """
     n = A.shape[-1]
     if A.ndim == 2:
-        return cho_solve((spd_cholesky(A, name, parameter), True), np.eye(n))
+        # LAPACK's dpotri from the factor: a third of the flops of solving L L' X = I (cho_solve), and
+        # exactly symmetric; it writes the lower triangle, mirrored here
+        lower, info = lapack.dpotri(spd_cholesky(A, name, parameter), lower=1)
+        if info != 0:  # a zero on the factor's diagonal, which spd_cholesky does not return
+            raise ValueError(f"The {name} could not be inverted; increase {parameter}.")
+        lower = np.tril(lower)
+        lower += np.tril(lower, -1).T
+        return lower
     scale = np.mean(np.diagonal(A, axis1=-2, axis2=-1))
     for jitter in [0.0, 1e-10, 1e-8, 1e-6, 1e-4]:
         try:
