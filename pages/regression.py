@@ -171,7 +171,7 @@ ui.show_table(rows, "model", formats={"MAE": ".4f", "RMSE": ".4f", "R^2": ".3f",
                     "p-value vs best": "Paired t-test of this model's per-point errors against the best model's: "
                                        "a small p-value says the difference is unlikely to be chance.",
                     "seconds": "Wall time of fit and prediction (an SMTGP from the linear start includes the "
-                                 "time of its KLTGP start, which is computed once and reused by a KLTGP row)."})
+                                 "time of its KLTGP start, computed inside its own fit)."})
 finite_rmse = [row for row in rows if np.isfinite(row["RMSE"])]
 best_rmse = min(finite_rmse, key=lambda row: row["RMSE"])["model"] if finite_rmse else None
 st.caption(f"Lowest mean Euclidean error: **{best}**. The p-values compare each model with it, point by point."

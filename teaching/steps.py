@@ -306,13 +306,13 @@ def model_hyper(spec, hyper):
 def fitted_prediction(spec, name, weight_name, weight_sigma, hyper):
     """Model ``name`` fitted (with the weights of ``weight_name`` at width ``weight_sigma`` for IW-*
     models; None and None for the others, so that one fit serves every weighting) and its test
-    predictions; an SMTGP with the linear start reuses its cached KLTGP start."""
+    predictions. An SMTGP with the linear start computes its KLTGP start inside its own fit, on the
+    kernel inverses it needs anyway (the same numbers as the KLTGP step's; that step, a fit of its own,
+    inverted the same two matrices again: issue 40)."""
     points = labelled_data(spec)
     w = fitted_weights(spec, weight_name, weight_sigma).model.weights_ if catalog.REGRESSORS[name] else None
     values, standardise = model_hyper(spec, hyper)
-    stage = catalog.chain_start(name, values["tgp_start"])
-    start = fitted_prediction(spec, stage, weight_name, weight_sigma, hyper) if stage else None
-    return fits.regression.fit_predict(points, name, w, start=start, standardise_outputs=standardise, **values)
+    return fits.regression.fit_predict(points, name, w, standardise_outputs=standardise, **values)
 
 
 @_step
