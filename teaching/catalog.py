@@ -70,6 +70,10 @@ WEIGHT_ESTIMATORS = ["FCFWCS", "PFWCS", "AFWCS", "FWCS", "KLIEP", "KMM", "ENSKMM
                      "VFKMM", "EVFKMM", "LogisticRatio", "RuLSIF"]
 FRANK_WOLFE = {"FCFWCS", "PFWCS", "AFWCS", "FWCS"}
 KLIEP_FAMILY = FRANK_WOLFE | {"KLIEP"}
+#: The estimators whose "auto" width is the median heuristic on all the inputs (training and test stacked,
+#: seed 0: :func:`covshift.kernels.median_heuristic`, as each computes it itself): the app computes it once per
+#: data set (:func:`teaching.steps.median_sigma`) and passes it on as a number.
+MEDIAN_RULE = {"KMM", "ENSKMM", "ENSTRKMM", "VFKMM", "EVFKMM", "LogisticRatio"}
 
 
 def make_weight_estimator(name, sigma="auto", max_iter=2000, tol=1e-5):

@@ -22,10 +22,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from covshift import diagnostics
+from covshift.kernels import median_heuristic
 from teaching import budget, catalog, fits, outcomes, uploaded_files, uploads
 
 #: Cache entries kept per step (the app's st.cache_data and the default lru_cache alike).
-CACHE_ENTRIES = {"csv_parsed": 8, "csv_table": 8, "data": 32, "shared_sigma": 32, "fitted_weights": 64,
+CACHE_ENTRIES = {"csv_parsed": 8, "csv_table": 8, "data": 32, "shared_sigma": 32, "median_sigma": 32,
+                 "fitted_weights": 64,
                  "fitted_prediction": 64, "weighting_effect": 64, "weighting_at_width": 160, "weighting_by_width": 32,
                  "few_labels": 32, "shift_test": 32,
                  "column_shift": 32, "fitted_cv_errors": 32, "data_hyper": 32, "timing": 64,
@@ -195,6 +197,15 @@ def shared_sigma(spec, sigma):
     """The one width of every KLIEP-family solver on this data (:func:`teaching.fits.regression.shared_kliep_sigma`);
     ``sigma``: a number, or "auto" (likelihood cross-validation)."""
     return fits.regression.shared_kliep_sigma(data(spec), sigma)
+
+
+@_step
+def median_sigma(spec):
+    """The median-heuristic width of this data (:func:`covshift.kernels.median_heuristic` of the training and test
+    inputs stacked, seed 0): the "auto" width of the :data:`teaching.catalog.MEDIAN_RULE` estimators, computed once
+    for all of them (each would compute the same number itself)."""
+    points = data(spec)
+    return median_heuristic(np.vstack([points.X_tr, points.X_te]), random_state=0)
 
 
 @_step

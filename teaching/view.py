@@ -209,8 +209,14 @@ class View:
         return steps.shared_sigma(self.data_spec, self.sigma)
 
     def sigma_for(self, name):
-        """The width estimator ``name`` is fitted with: the shared one for the KLIEP family, else the setting."""
-        return self.shared_sigma.sigma if name in catalog.KLIEP_FAMILY else self.sigma
+        """The width estimator ``name`` is fitted with: the shared one for the KLIEP family; with "auto", the data's
+        median heuristic (computed once, :func:`teaching.steps.median_sigma`) for the estimators whose rule it is;
+        else the setting."""
+        if name in catalog.KLIEP_FAMILY:
+            return self.shared_sigma.sigma
+        if self.sigma == AUTO and name in catalog.MEDIAN_RULE:
+            return steps.median_sigma(self.data_spec)
+        return self.sigma
 
     def admit(self, names):
         """The one time-budget check: ValueError naming the limit and the way out when a method of
