@@ -21,7 +21,7 @@ not used (:data:`MIN_DUAL_DIAGONAL`), and cvxopt's interior point solves the QP.
 """
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
+from scipy.linalg.lapack import dposv
 
 #: Smallest d = ridge + jitter solved through the dual: below it b = (kappa - L'u - nu) / d amplifies the
 #: dual's rounding errors by 1 / d.
@@ -95,9 +95,8 @@ def _newton(L, kappa, B, diagonal, u, target):
             border = inside.sum(axis=1) / diagonal
             curvature[:r, r] = curvature[r, :r] = border
             curvature[r, r] = max(free.sum(), 1) / diagonal  # at least one point's: no step to infinity
-        try:
-            step = cho_solve(cho_factor(curvature), gradient)
-        except np.linalg.LinAlgError:
+        _, step, info = dposv(curvature, gradient)  # LAPACK's Cholesky solve (scipy's cho_solve without its checks)
+        if info != 0:
             return None
         length, trial = _line_search(evaluate, x, step, float(gradient @ step), value)
         if trial is None:

@@ -100,21 +100,47 @@ def solve_kmm_qp(K, kappa, B=1000.0, eps=None, ridge=0.0, factor=None):
     -------
     beta : ndarray (n,)
     """
+    factor = low_rank_factor(K) if factor is None else factor
+    beta = _dual_solve(factor, kappa, B, eps, ridge)
+    return _interior_point(K, kappa, B, eps, ridge, factor) if beta is None else beta
+
+
+def _bounds(n, B, eps):
+    """(B, eps) on n points: eps None is (sqrt(n) - 1) / sqrt(n); B above n (1 + eps) is inactive (sum b <= n (1 +
+    eps)): capped there, the same problem without numbers like 1e100 that break cvxopt's scaling."""
+    eps = (np.sqrt(n) - 1) / np.sqrt(n) if eps is None else eps
+    return min(B, n * (1.0 + eps)), eps
+
+
+def _dual_solve(factor, kappa, B, eps, ridge):
+    """The QP's weights by the dual Newton solve through ``factor`` (:func:`solve_kmm_dual`), or None where it
+    does not apply (no factor, ridge + jitter below MIN_DUAL_DIAGONAL) or does not converge."""
+    if factor is None or ridge + KMM_JITTER < MIN_DUAL_DIAGONAL:
+        return None
+    n = len(kappa)
+    B, eps = _bounds(n, B, eps)
+    return solve_kmm_dual(factor, kappa, B, n * (1 - eps), n * (1 + eps), ridge + KMM_JITTER)
+
+
+def _solve_bag(K, rows, kappa, B, eps, ridge, factor):
+    """One bag's QP (:func:`solve_kmm_qp`): ``K`` its kernel, or with ``rows`` all the training points' kernel,
+    its rows and columns taken only if the interior point needs them (the dual solve through ``factor`` does not)."""
+    beta = _dual_solve(factor, kappa, B, eps, ridge)
+    if beta is not None:
+        return beta
+    K = K if rows is None else K[np.ix_(rows, rows)]
+    return _interior_point(K, kappa, B, eps, ridge, low_rank_factor(K) if factor is None else factor)
+
+
+def _interior_point(K, kappa, B, eps, ridge, factor):
+    """The QP by cvxopt's interior point (:func:`solve_kmm_qp`), through ``factor`` when there is one."""
     from cvxopt import matrix, solvers
 
     n = len(kappa)
-    eps = (np.sqrt(n) - 1) / np.sqrt(n) if eps is None else eps
-    # sum b <= n (1 + eps) makes any bound above n (1 + eps) inactive: the same problem,
-    # without numbers like 1e100 that break cvxopt's scaling
-    B = min(B, n * (1.0 + eps))
+    B, eps = _bounds(n, B, eps)
     # an aligned float64 array: numpy exports an unaligned one (as arrays deserialised on a Dask
     # worker process can be) with buffer format '=d', which cvxopt.matrix rejects
     K = np.require(K, dtype=np.float64, requirements=["ALIGNED"])
-    factor = low_rank_factor(K) if factor is None else factor
-    if factor is not None and ridge + KMM_JITTER >= MIN_DUAL_DIAGONAL:
-        beta = solve_kmm_dual(factor, kappa, B, n * (1 - eps), n * (1 + eps), ridge + KMM_JITTER)
-        if beta is not None:
-            return beta
     h = np.concatenate([[n * (1 + eps), n * (eps - 1)], np.full(n, B), np.zeros(n)])
     options = {"show_progress": False}  # cvxopt's default tolerances, as in the paper
     q, G, h = matrix(-np.asarray(kappa, dtype=float)), kmm_constraints(n), matrix(h)
@@ -140,7 +166,7 @@ def solve_kmm_qp(K, kappa, B=1000.0, eps=None, ridge=0.0, factor=None):
         raise SolverError(f"cvxopt returned no KMM solution (status {result['status']}).")
     if result["status"] != "optimal":
         warnings.warn(f"cvxopt stopped with status '{result['status']}' on the KMM problem; "
-                      "the weights are its last iterate.", ConvergenceWarning, stacklevel=2)
+                      "the weights are its last iterate.", ConvergenceWarning, stacklevel=3)
     return np.clip(np.array(result["x"]).ravel(), 0.0, B)
 
 
@@ -406,20 +432,22 @@ class EnsembleKMM(_KMMParams):
         check_kmm_memory(f"EnsembleKMM('{self.strategy}') bag", len(largest[0]), len(largest[1]),
                          "Use strategy='vf' (VFKMM) or 'enstr' with a larger n_parts: smaller bags.")
         betas = Parallel(n_jobs=self.n_jobs)(
-            delayed(solve_kmm_qp)(K, kappa, self.B, self.eps, ridge=self.ridge, factor=factor)
-            for K, kappa, factor in self._bag_problems(X_tr, X_te, bags))
+            delayed(_solve_bag)(K, rows, kappa, self.B, self.eps, self.ridge, factor)
+            for K, rows, kappa, factor in self._bag_problems(X_tr, X_te, bags))
         self.n_samples_ = len(bags)
         return self._aggregate(X_tr, bags, betas, len(test_parts))
 
     def _bag_problems(self, X_tr, X_te, bags):
-        """(K, kappa, low-rank factor or None) of every bag, lazily. On toy sizes the kernels of all
-        the data are built once and every bag's are slices of them (the same numbers as building them
-        per bag), and so is its low-rank factor with a ridge (the columns of K_all's
-        :func:`low_rank_factor`, within 1e-12 per entry as K_all's); kappa of bag (tr, te) is
-        |tr| / |te| times the row sums over te of k(x_tr, x_te)."""
+        """(K, rows, kappa, low-rank factor or None) of every bag (:func:`_solve_bag`), lazily. On toy sizes
+        the kernels of all the data are built once and every bag's are slices of them (the same numbers as
+        building them per bag: K_all and the bag's rows), and so is its low-rank factor with a ridge (the
+        columns of K_all's :func:`low_rank_factor`, within 1e-12 per entry as K_all's); kappa of bag
+        (tr, te) is |tr| / |te| times the row sums over te of k(x_tr, x_te)."""
         n_tr, n_te = len(X_tr), len(X_te)
         if 8 * n_tr * (n_tr + n_te) > SHARED_KERNEL_BYTES:
-            yield from (_kmm_problem(X_tr[tr], X_te[te], self.sigma_) + (None,) for tr, te in bags)
+            for tr, te in bags:
+                K, kappa = _kmm_problem(X_tr[tr], X_te[te], self.sigma_)
+                yield K, None, kappa, None
             return
         K_all = gaussian_kernel(X_tr, X_tr, self.sigma_)
         # with a ridge, the bags' dual solves share K_all's factor; without (the papers' QP), each bag's
@@ -431,8 +459,7 @@ class EnsembleKMM(_KMMParams):
             part = np.asarray(te).tobytes()  # the part's indices, not the array's identity
             if part not in row_sums:
                 row_sums[part] = K_cross[:, te].sum(axis=1)
-            yield (K_all[np.ix_(tr, tr)], (len(tr) / len(te)) * row_sums[part][tr],
-                   None if factor is None else factor[:, tr])
+            yield K_all, tr, (len(tr) / len(te)) * row_sums[part][tr], None if factor is None else factor[:, tr]
 
     def _resolve_parts(self, n_tr, n_te):
         """k: n_parts if given (warning under SMALL_BAG points per bag), else the default."""
