@@ -6,7 +6,7 @@ fw-covariate-shift-iw-smtgp eqs. (14)-(17) with the importance weights in S = di
 import numpy as np
 
 from ..kernels import scaled_exponent
-from ._tgp_local import apply_rows, rows_times, rowdot, squared_distances_by_rows
+from ._tgp_local import ETA_FLOOR, apply_rows, kl_terms, rows_times, rowdot, sm_terms, squared_distances_by_rows
 
 
 class TwinGPCosts:
@@ -66,6 +66,16 @@ class TwinGPCosts:
         ky = self._ky(Yh, local)
         kyy = 1.0 + self.lambda_y
         uy, other = self._solves(ky, local, divergence)
+        if local.idx is None and divergence != "ikl":  # shared systems: the rest compiled, one pass per row
+            cost, grad = np.empty(len(Yh)), np.empty_like(Yh)
+            if divergence == "kl":
+                clipped = kl_terms(ky, uy, local.ux, local.eta_x, local.Y, Yh, kyy, self.rho_y, ETA_FLOOR, cost, grad)
+            else:
+                clipped = sm_terms(ky, uy, other, local.ax_xy, local.kx_ax, local.Y, Yh, self.theta, 1.0 + self.lambda_x,
+                                   kyy, self.rho_y, ETA_FLOOR, cost, grad)
+            if clipped:
+                local.clipped.add(clipped)
+            return cost, grad
         eta_y = self._clip_eta(kyy - rowdot(ky, uy), local.clipped)
         if divergence == "kl":
             cost = kyy - 2 * rowdot(ky, local.ux) - local.eta_x * np.log(eta_y)

@@ -8,6 +8,9 @@ from numba import njit
 
 from ..kernels import gaussian_from_squared_distances
 
+#: Schur complements below this fraction of k(x, x) are clipped (they must be > 0).
+ETA_FLOOR = 1e-12
+
 
 class ClipCount:
     """Schur complements clipped at the floor during one prediction (threads may add to it)."""
@@ -157,3 +160,76 @@ def rowdot(A, B):
 def apply_rows(matrix, B):
     """Rows of B times a symmetric matrix: shared (N, N) or one (K, K) per row."""
     return rows_times(B, matrix) if matrix.ndim == 2 else np.einsum("mij,mj->mi", matrix, B)
+
+
+@njit(cache=True, nogil=True, fastmath={"contract"})
+def _chain_row(dk, ky, Y, Yh, m, rho_y, grad, weighted):
+    """grad[m] = dL/dy from dL/d(S k_y) = dk (eq. 16): sum_i dk_i k_y,i (y_i - y) / rho_y^2, summed in order."""
+    total = 0.0
+    weighted[:] = 0.0
+    for n in range(ky.shape[1]):
+        c = dk[n] * ky[m, n]
+        total += c
+        for d in range(Y.shape[1]):
+            weighted[d] += c * Y[n, d]
+    for d in range(Y.shape[1]):
+        grad[m, d] = (weighted[d] - total * Yh[m, d]) / rho_y / rho_y
+
+
+@njit(cache=True, nogil=True, fastmath={"contract"})
+def kl_terms(ky, uy, ux, eta_x, Y, Yh, kyy, rho_y, floor, cost, grad):
+    """KLTGP's cost (eq. 5) and gradient at each row from S k_Y(y) = ky and its solve uy = K_YW^-1 ky (shared
+    systems), one pass per row, each row on its own; returns the number of eta_y clipped at ``floor``."""
+    M, N = ky.shape
+    dk = np.empty(N)
+    weighted = np.empty(Y.shape[1])
+    clipped = 0
+    for m in range(M):
+        quad_y, cross = 0.0, 0.0
+        for n in range(N):
+            quad_y += ky[m, n] * uy[m, n]
+            cross += ky[m, n] * ux[m, n]
+        eta_y = kyy - quad_y
+        if eta_y < floor:
+            eta_y = floor
+            clipped += 1
+        cost[m] = kyy - 2 * cross - eta_x[m] * np.log(eta_y)
+        scale = 2 * eta_x[m] / eta_y
+        for n in range(N):
+            dk[n] = uy[m, n] * scale - 2 * ux[m, n]
+        _chain_row(dk, ky, Y, Yh, m, rho_y, grad, weighted)
+    return clipped
+
+
+@njit(cache=True, nogil=True, fastmath={"contract"})
+def sm_terms(ky, uy, uxy, ax_xy, kx_ax, Y, Yh, theta, kxx, kyy, rho_y, floor, cost, grad):
+    """SMTGP's cost J = log eta_xy - theta log eta_y (eq. 16) and gradient at each row from ky and its solves
+    uy = K_YW^-1 ky, uxy = K_XYW^-1 ky (shared systems), one pass per row, each row on its own; returns the
+    number of Schur complements clipped at ``floor``."""
+    M, N = ky.shape
+    t = theta
+    dk = np.empty(N)
+    weighted = np.empty(Y.shape[1])
+    clipped = 0
+    for m in range(M):
+        quad_y, cross, quad_xy = 0.0, 0.0, 0.0
+        for n in range(N):
+            k = ky[m, n]
+            quad_y += k * uy[m, n]
+            cross += k * ax_xy[m, n]
+            quad_xy += k * uxy[m, n]
+        eta_y = kyy - quad_y
+        if eta_y < floor:
+            eta_y = floor
+            clipped += 1
+        eta_xy = (1 - t) * kxx + t * kyy - (1 - t) * kx_ax[m] - 2 * t * cross - t * t * quad_xy
+        if eta_xy < floor:
+            eta_xy = floor
+            clipped += 1
+        cost[m] = np.log(eta_xy) - t * np.log(eta_y)
+        a = -2 * t / eta_xy  # dJ/dk = a K_XYW^-1 k_XYW + (2 theta / eta_y) K_YW^-1 k_YW
+        at, b = a * t, 2 * t / eta_y
+        for n in range(N):
+            dk[n] = uxy[m, n] * at + a * ax_xy[m, n] + b * uy[m, n]
+        _chain_row(dk, ky, Y, Yh, m, rho_y, grad, weighted)
+    return clipped

@@ -32,12 +32,10 @@ from ..limits import check_twin_gp_memory
 from ._common import validate_xy, spd_inverse
 from ._tgp_cost import TwinGPCosts
 from ._tgp_bfgs import COST_NOISE, minimise  # noqa: F401  (COST_NOISE: the costs' round-off, used by tests)
-from ._tgp_local import ClipCount, Local, apply_rows, kernel_block, rows_times, rowdot, squared_distances_by_rows
+from ._tgp_local import ETA_FLOOR, ClipCount, Local, apply_rows, kernel_block, rows_times, rowdot, squared_distances_by_rows
 
 _kernel_block = kernel_block  # the name tests/teaching/test_limits.py reads
 
-#: Schur complements below this fraction of k(x, x) are clipped (they must be > 0).
-ETA_FLOOR = 1e-12
 #: Fewest test points per thread: below this, starting threads costs more than it saves.
 MIN_POINTS_PER_THREAD = 256
 
