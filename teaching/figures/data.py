@@ -3,8 +3,8 @@
 import numpy as np
 from scipy.stats import gaussian_kde
 
-from teaching.figures.base import (TEST, TRAIN, add_error_panel_curve, add_error_panel_mean, finish, line_style,
-                                   marker_style, new_figure, subplots)
+from teaching.figures.base import (TEST, TRAIN, built, cell, error_panel_mean_trace, error_panel_traces, finish,
+                                   line_style, marker_style, new_figure, subplot_layout)
 
 #: The area between the unweighted fit's test error and the weighted one's: the error the weights remove.
 GAIN_FILL = "rgba(119,119,119,0.30)"
@@ -80,40 +80,39 @@ def shift_overview(X_tr, Y_tr, X_te, Y_te, grid, fits, heading="Covariate shift:
     points and curves inside it, so differences between fits show. The training and test densities are drawn
     on the Data & shift page.
     """
-    fig = subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.56, 0.44], vertical_spacing=0.06)
+    layout = subplot_layout(rows=2, cols=1, shared_xaxes=True, row_heights=[0.56, 0.44], vertical_spacing=0.06)
     g = grid[:, 0]
-    fig.add_scatter(x=X_tr[:, 0], y=Y_tr[:, 0], mode="markers", name="training points",
-                    marker=dict(color=TRAIN, size=5, opacity=0.45), row=1, col=1)
-    fig.add_scatter(x=X_te[:, 0], y=Y_te[:, 0], mode="markers", name="test points",
-                    marker=dict(color=TEST, size=7, symbol="triangle-up", opacity=0.7), row=1, col=1)
+    data = [dict(type="scatter", x=X_tr[:, 0], y=Y_tr[:, 0], mode="markers", name="training points",
+                 marker=dict(color=TRAIN, size=5, opacity=0.45), **cell(1)),
+            dict(type="scatter", x=X_te[:, 0], y=Y_te[:, 0], mode="markers", name="test points",
+                 marker=dict(color=TEST, size=7, symbol="triangle-up", opacity=0.7), **cell(1))]
     labels = list(fits)
-    for label in labels[1:] + labels[:1]:  # the unweighted fit last, the area between it and the one before shaded
-        unweighted = label == labels[0] and len(labels) > 1
-        fig.add_scatter(x=g, y=np.ravel(fits[label]), name=label, line=line_style(label, 4),  # the fit; its error: below
-                        fill="tonexty" if unweighted else None, fillcolor=GAIN_FILL if unweighted else None,
-                        legendgroup=label, row=1, col=1)
+    order = labels[1:] + labels[:1]  # the unweighted fit last, the area between it and the one before shaded
+    gain = {label: dict(fill="tonexty", fillcolor=GAIN_FILL) if label == labels[0] and len(labels) > 1 else {}
+            for label in labels}
+    for label in order:  # the fit; its error: below
+        data.append(dict(type="scatter", x=g, y=np.ravel(fits[label]), name=label, line=line_style(label, 4),
+                         legendgroup=label, **cell(1), **gain[label]))
     means = {}
-    for label in labels[1:] + labels[:1]:  # the same for the errors: the shaded area is what the weights remove
-        unweighted = label == labels[0] and len(labels) > 1
-        means[label] = add_error_panel_curve(fig, X_te[:, 0], np.abs(np.interp(X_te[:, 0], g, np.ravel(fits[label]))
-                                                                     - Y_te[:, 0]), label, mean_line=False,
-                                             fill="tonexty" if unweighted else None,
-                                             fillcolor=GAIN_FILL if unweighted else None)
+    for label in order:  # the same for the errors: the shaded area is what the weights remove
+        errors = np.abs(np.interp(X_te[:, 0], g, np.ravel(fits[label])) - Y_te[:, 0])
+        curve, *means[label] = error_panel_traces(X_te[:, 0], errors, label, mean_line=False, **gain[label])
+        data += curve
     for label, (span, mean) in means.items():  # after the curves: a fill reaches the curve drawn before it
-        add_error_panel_mean(fig, span, mean, label)
-    fig.update_layout(title_text=heading)
-    fig.update_yaxes(title_text="y", row=1, col=1)
-    fig.update_yaxes(title_text="test error", rangemode="tozero", nticks=3, row=2, col=1)
-    fig.update_xaxes(title_text="x", row=2, col=1)
+        data.append(error_panel_mean_trace(span, mean, label))
+    layout["title"] = {"text": heading}
+    layout["yaxis"]["title"] = {"text": "y"}
+    layout["yaxis2"].update(title={"text": "test error"}, rangemode="tozero", nticks=3)
+    layout["xaxis2"]["title"] = {"text": "x"}
     if focus is not None:
         lo, hi = focus
         inside = [Y_te[(X_te[:, 0] >= lo) & (X_te[:, 0] <= hi), 0], Y_tr[(X_tr[:, 0] >= lo) & (X_tr[:, 0] <= hi), 0]]
         inside += [np.ravel(v)[(g >= lo) & (g <= hi)] for v in fits.values()]
         values = np.concatenate([v for v in inside if v.size])
         pad = 0.08 * (values.max() - values.min() or 1.0)
-        fig.update_xaxes(range=[lo, hi])
-        fig.update_yaxes(range=[values.min() - pad, values.max() + pad], row=1, col=1)
-    return finish(fig, height=440, legend_rows=2)
+        layout["xaxis"]["range"], layout["xaxis2"]["range"] = [lo, hi], [lo, hi]
+        layout["yaxis"]["range"] = [values.min() - pad, values.max() + pad]
+    return built(data, layout, height=440, legend_rows=2)
 
 
 def error_by_width(table, chosen=None):

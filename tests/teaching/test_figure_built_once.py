@@ -1,0 +1,91 @@
+"""Home's figure built in one go (teaching.figures.base.built, issue 40) is the figure it was built trace by trace and
+finished; built() lays out log axes, annotations and a grid's second panel as finish() does."""
+
+import json
+
+import numpy as np
+import plotly.io as pio
+import pytest
+
+from teaching import figures
+from teaching.figures.base import (add_error_panel_curve, add_error_panel_mean, built, cell, finish, line_style,
+                                   new_figure, subplot_layout, subplots)
+from teaching.figures.data import GAIN_FILL
+
+
+def _json(fig):
+    return json.loads(pio.to_json(fig, validate=False))
+
+
+def _shift_overview_trace_by_trace(X_tr, Y_tr, X_te, Y_te, grid, fits, heading="Covariate shift: same p(y|x), different p(x)",
+                                   focus=None):
+    """Home's figure as it was built before issue 40's stop 42: make_subplots, add_scatter(row=, col=), update_*, finish."""
+    fig = subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.56, 0.44], vertical_spacing=0.06)
+    g = grid[:, 0]
+    fig.add_scatter(x=X_tr[:, 0], y=Y_tr[:, 0], mode="markers", name="training points",
+                    marker=dict(color=figures.TRAIN, size=5, opacity=0.45), row=1, col=1)
+    fig.add_scatter(x=X_te[:, 0], y=Y_te[:, 0], mode="markers", name="test points",
+                    marker=dict(color=figures.TEST, size=7, symbol="triangle-up", opacity=0.7), row=1, col=1)
+    labels = list(fits)
+    for label in labels[1:] + labels[:1]:
+        unweighted = label == labels[0] and len(labels) > 1
+        fig.add_scatter(x=g, y=np.ravel(fits[label]), name=label, line=line_style(label, 4),
+                        fill="tonexty" if unweighted else None, fillcolor=GAIN_FILL if unweighted else None,
+                        legendgroup=label, row=1, col=1)
+    means = {}
+    for label in labels[1:] + labels[:1]:
+        unweighted = label == labels[0] and len(labels) > 1
+        means[label] = add_error_panel_curve(fig, X_te[:, 0], np.abs(np.interp(X_te[:, 0], g, np.ravel(fits[label]))
+                                                                     - Y_te[:, 0]), label, mean_line=False,
+                                             fill="tonexty" if unweighted else None,
+                                             fillcolor=GAIN_FILL if unweighted else None)
+    for label, (span, mean) in means.items():
+        add_error_panel_mean(fig, span, mean, label)
+    fig.update_layout(title_text=heading)
+    fig.update_yaxes(title_text="y", row=1, col=1)
+    fig.update_yaxes(title_text="test error", rangemode="tozero", nticks=3, row=2, col=1)
+    fig.update_xaxes(title_text="x", row=2, col=1)
+    if focus is not None:
+        lo, hi = focus
+        inside = [Y_te[(X_te[:, 0] >= lo) & (X_te[:, 0] <= hi), 0], Y_tr[(X_tr[:, 0] >= lo) & (X_tr[:, 0] <= hi), 0]]
+        inside += [np.ravel(v)[(g >= lo) & (g <= hi)] for v in fits.values()]
+        values = np.concatenate([v for v in inside if v.size])
+        pad = 0.08 * (values.max() - values.min() or 1.0)
+        fig.update_xaxes(range=[lo, hi])
+        fig.update_yaxes(range=[values.min() - pad, values.max() + pad], row=1, col=1)
+    return finish(fig, height=440, legend_rows=2)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("labels", [("no weights", "true weights", "estimated weights"), ("no weights",)])
+@pytest.mark.parametrize("focused", [True, False])
+def test_shift_overview_is_the_figure_built_trace_by_trace(seed, labels, focused):
+    rng = np.random.default_rng(seed)
+    X_tr, X_te = rng.normal(0, 1, (80, 1)), rng.normal(0.5, 0.4, (60, 1))
+    Y_tr, Y_te = np.sinc(X_tr) + 0.1 * rng.normal(size=(80, 1)), np.sinc(X_te) + 0.1 * rng.normal(size=(60, 1))
+    grid = np.linspace(-3, 3, 300)[:, None]
+    fits = {label: np.sinc(grid[:, 0]) + 0.05 * k for k, label in enumerate(labels)}
+    focus = (float(X_te.min()) - 0.05, float(X_te.max()) + 0.05) if focused else None
+    built = figures.shift_overview(X_tr, Y_tr, X_te, Y_te, grid, fits, heading="A GP", focus=focus)
+    reference = _shift_overview_trace_by_trace(X_tr, Y_tr, X_te, Y_te, grid, fits, heading="A GP", focus=focus)
+    assert _json(built) == _json(reference)
+    for laid_out in (figures.presentation, figures.phone, lambda fig: figures.fit_height(fig, 440)):
+        assert _json(laid_out(built)) == _json(laid_out(reference))
+
+
+def test_built_lays_out_as_finish_does():
+    """Log axes, an annotation without a font size, a grid's second panel, two legend rows."""
+    fig = new_figure("errors", "n", "seconds", xaxis_type="log")
+    fig.add_scatter(x=[1, 10, 100], y=[0.1, 0.2, 0.4], name="KMM", line=line_style("KMM"))
+    fig.add_annotation(x=1, y=2, text="a label", showarrow=False)
+    expected = finish(fig, legend_rows=2)
+    made = built([dict(type="scatter", x=[1, 10, 100], y=[0.1, 0.2, 0.4], name="KMM", line=line_style("KMM"))],
+                 {"title": {"text": "errors"}, "xaxis": {"title": {"text": "n"}, "type": "log"},
+                  "yaxis": {"title": {"text": "seconds"}}, "annotations": [dict(x=1, y=2, text="a label", showarrow=False)]},
+                 legend_rows=2)
+    assert _json(made) == _json(expected)
+    reference = subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.06)
+    reference.add_scatter(x=[1, 2], y=[3, 4], name="two", row=2, col=1)
+    made = built([dict(type="scatter", x=[1, 2], y=[3, 4], name="two", **cell(2))],
+                 subplot_layout(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.06))
+    assert _json(made) == _json(finish(reference))
