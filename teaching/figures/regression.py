@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from teaching.figures.base import (BASE_FONT, HEIGHT, TEST, TRAIN, add_error_panel_curve, color, finish, line_style,
-                                   marker_style, new_figure, subplots)
+from teaching.figures.base import (BASE_FONT, HEIGHT, TEST, TRAIN, built, cell, color, error_panel_traces, finish,
+                                   line_style, marker_style, new_figure, subplot_layout, subplots)
 
 
 #: Drawing order: each later line is this much thinner (px), each later marker this much smaller, so that a
@@ -50,27 +50,29 @@ def regression_fits(x, y_true, fits, output=0, labelled=None, heading="Predictio
     region) and w < 1 (the training region) are shaded orange and blue."""
     order = np.argsort(x)
     panel = not points
-    fig = subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.6, 0.4], vertical_spacing=0.06) \
-        if panel else subplots(rows=1, cols=1)
-    top = dict(row=1, col=1)
+    layout = subplot_layout(rows=2, cols=1, shared_xaxes=True, row_heights=[0.6, 0.4], vertical_spacing=0.06) \
+        if panel else subplot_layout(rows=1, cols=1)
+    top = cell(1)
+    data, shapes, annotations = [], [], []
     if ratio is not None:  # shaded over the x range of the points drawn
         drawn = np.concatenate([np.ravel(x)] + ([np.ravel(train[0])] if train is not None else []))
         left, right = float(drawn.min()), float(drawn.max())
         regions = [(max(lo, left), min(hi, right), kind) for lo, hi, kind in _regions(ratio) if hi > left and lo < right]
-        for lo, hi, kind in regions:
-            fig.add_vrect(x0=lo, x1=hi, fillcolor=REGION_FILLS[kind], line_width=0, layer="below",
-                          row="all", col=1, exclude_empty_subplots=False)
+        for lo, hi, kind in regions:  # over every panel, behind the traces
+            shapes += [dict(type="rect", x0=lo, x1=hi, xref=axes["xaxis"], y0=0, y1=1, yref=f"{axes['yaxis']} domain",
+                            fillcolor=REGION_FILLS[kind], line=dict(width=0), layer="below")
+                       for axes in map(cell, range(1, 3 if panel else 2))]
         for kind in ("training", "test"):  # each region named once, over its widest stretch
             lo, hi, _ = max((r for r in regions if r[2] == kind), key=lambda r: r[1] - r[0], default=(0, 0, None))
             if hi > lo:
-                fig.add_annotation(x=(lo + hi) / 2, y=1, yref="y domain", yanchor="bottom", showarrow=False,
-                                   text=f"{kind} region", font=dict(size=BASE_FONT, color=REGION_TEXT[kind]))
+                annotations.append(dict(x=(lo + hi) / 2, y=1, yref="y domain", yanchor="bottom", showarrow=False,
+                                        text=f"{kind} region", font=dict(size=BASE_FONT, color=REGION_TEXT[kind])))
     if train is not None:
-        fig.add_scatter(x=train[0], y=train[1], mode="markers", name="training data",
-                        marker=dict(color=TRAIN, size=5, opacity=0.6), **top)
+        data.append(dict(type="scatter", x=train[0], y=train[1], mode="markers", name="training data",
+                         marker=dict(color=TRAIN, size=5, opacity=0.6), **top))
     truth = dict(color=TEST, size=7, symbol="circle-open") if points else \
         dict(color=TEST, size=6, symbol="triangle-up", opacity=0.55)
-    fig.add_scatter(x=x, y=y_true[:, output], mode="markers", name="test truth", marker=truth, **top)
+    data.append(dict(type="scatter", x=x, y=y_true[:, output], mode="markers", name="test truth", marker=truth, **top))
     lines = [n for n, f in fits.items() if f.get("certainty") is None and not points]
     markers = [n for n in fits if n not in lines]
     for name, fit in fits.items():
@@ -79,42 +81,52 @@ def regression_fits(x, y_true, fits, output=0, labelled=None, heading="Predictio
             if fit.get("std") is not None:
                 std = fit["std"][:, output]
                 band = np.concatenate([(mean + 2 * std)[order], (mean - 2 * std)[order][::-1]])
-                fig.add_scatter(x=np.concatenate([x[order], x[order][::-1]]), y=band, fill="toself",
-                                line=dict(width=0), fillcolor="rgba(120,120,120,0.2)", name=f"{name} +-2 std",
-                                hoverinfo="skip", showlegend=False, legendgroup=name, **top)  # the caption explains it
+                data.append(dict(type="scatter", x=np.concatenate([x[order], x[order][::-1]]), y=band, fill="toself",
+                                 line=dict(width=0), fillcolor="rgba(120,120,120,0.2)", name=f"{name} +-2 std",
+                                 hoverinfo="skip", showlegend=False, legendgroup=name, **top))  # the caption explains it
             width = LINE_WIDTHS[min(lines.index(name), len(LINE_WIDTHS) - 1)]
-            fig.add_scatter(x=x[order], y=mean[order], name=name, mode="lines", line=line_style(name, width),
-                            legendgroup=name, **top)
+            data.append(dict(type="scatter", x=x[order], y=mean[order], name=name, mode="lines",
+                             line=line_style(name, width), legendgroup=name, **top))
         else:
             size = MARKER_SIZES[min(markers.index(name), len(MARKER_SIZES) - 1)]
-            fig.add_scatter(x=x, y=mean, name=name, mode="markers", legendgroup=name,
-                            marker=marker_style(name, size, line=dict(width=1, color="#FFFFFF")), **top)
+            data.append(dict(type="scatter", x=x, y=mean, name=name, mode="markers", legendgroup=name,
+                             marker=marker_style(name, size, line=dict(width=1, color="#FFFFFF")), **top))
     if labelled is not None:
-        fig.add_scatter(x=labelled[0], y=labelled[1][:, output], mode="markers", name="labelled target points",
-                        marker=dict(color="#000000", size=14, symbol="circle-open", line=dict(width=3)), **top)
+        data.append(dict(type="scatter", x=labelled[0], y=labelled[1][:, output], mode="markers",
+                         name="labelled target points",
+                         marker=dict(color="#000000", size=14, symbol="circle-open", line=dict(width=3)), **top))
     if panel:
         for name, fit in fits.items():
-            add_error_panel_curve(fig, x, np.linalg.norm(np.asarray(fit["mean"], dtype=float) - y_true, axis=1), name)
-        fig.update_yaxes(title_text="test error", rangemode="tozero", nticks=3, row=2, col=1)
-    fig.update_layout(title_text=heading)
-    fig.update_xaxes(title_text=x_title, row=2 if panel else 1, col=1)
-    fig.update_yaxes(title_text=y_title or f"y{output}", row=1, col=1)
+            data += error_panel_traces(x, np.linalg.norm(np.asarray(fit["mean"], dtype=float) - y_true, axis=1), name)[0]
+        layout["yaxis2"].update(title={"text": "test error"}, rangemode="tozero", nticks=3)
+    layout["title"] = {"text": heading}
+    layout["xaxis2" if panel else "xaxis"]["title"] = {"text": x_title}
+    layout["yaxis"]["title"] = {"text": y_title or f"y{output}"}
     if train is not None:  # the y range of the test outputs and predictions: far-off training outputs are cut
         shown = np.concatenate([y_true[:, output], *(f["mean"][:, output] for f in fits.values())])
         shown = shown[np.isfinite(shown)]
         if shown.size:
             low, high = float(shown.min()), float(shown.max())
             pad = 0.1 * (high - low or 1.0)
-            fig.update_yaxes(range=[low - pad, high + pad], row=1, col=1)
-    return finish(fig, height=HEIGHT + (110 if panel else 0), legend_rows=1 + len(fits) // 3)
+            layout["yaxis"]["range"] = [low - pad, high + pad]
+    if shapes:
+        layout["shapes"] = shapes
+    if annotations:
+        layout["annotations"] = layout.get("annotations", []) + annotations
+    return built(data, layout, height=HEIGHT + (110 if panel else 0), legend_rows=1 + len(fits) // 3)
+
+
+def _single_panel(title, x_title, y_title):
+    """The layout of a one-panel figure without a legend (:func:`built`), as :func:`new_figure` and ``showlegend``."""
+    return {"title": {"text": title}, "xaxis": {"title": {"text": x_title}}, "yaxis": {"title": {"text": y_title}},
+            "showlegend": False}
 
 
 def error_vs_certainty(errors, certainty, name):
-    fig = new_figure(f"{name}: error vs certainty", "certainty phi", "Euclidean error")
-    fig.add_scatter(x=certainty, y=errors, mode="markers", marker=marker_style(name, 8, opacity=0.6), name=name)
-    fig = finish(fig, height=400, legend_rows=0)
-    fig.update_layout(showlegend=False)
-    return fig
+    return built([dict(type="scatter", x=certainty, y=errors, mode="markers", marker=marker_style(name, 8, opacity=0.6),
+                       name=name)],
+                 _single_panel(f"{name}: error vs certainty", "certainty phi", "Euclidean error"), height=400,
+                 legend_rows=0)
 
 
 def error_by_certainty_bin(bins, name):
@@ -122,18 +134,15 @@ def error_by_certainty_bin(bins, name):
     from the least to the most certain: the relation a scatter crowded near phi = 1 hides."""
     k = len(bins["error"])
     labels = [f"{i + 1}" + (" (least)" if i == 0 else " (most)" if i == k - 1 else "") for i in range(k)]
-    fig = new_figure(f"{name}: mean error per certainty bin", f"bin of phi (1/{k} of the points each)",
-                     "mean Euclidean error")
-    fig.add_scatter(x=labels, y=bins["error"], mode="markers+lines", name=name,
-                    marker=marker_style(name, 12), line=line_style(name, width=2),
-                    error_y=dict(type="data", symmetric=False, array=bins["high"] - bins["error"],
-                                 arrayminus=bins["error"] - bins["low"], thickness=2, width=8),
-                    customdata=np.column_stack([bins["certainty"], bins["count"]]),
-                    hovertemplate="mean phi %{customdata[0]:.4f}<br>%{customdata[1]} points<br>"
-                                  "mean error %{y:.3f}<extra></extra>")
-    fig = finish(fig, height=400, legend_rows=0)
-    fig.update_layout(showlegend=False)
-    return fig
+    trace = dict(type="scatter", x=labels, y=bins["error"], mode="markers+lines", name=name,
+                 marker=marker_style(name, 12), line=line_style(name, width=2),
+                 error_y=dict(type="data", symmetric=False, array=bins["high"] - bins["error"],
+                              arrayminus=bins["error"] - bins["low"], thickness=2, width=8),
+                 customdata=np.column_stack([bins["certainty"], bins["count"]]),
+                 hovertemplate="mean phi %{customdata[0]:.4f}<br>%{customdata[1]} points<br>"
+                               "mean error %{y:.3f}<extra></extra>")
+    return built([trace], _single_panel(f"{name}: mean error per certainty bin", f"bin of phi (1/{k} of the points each)",
+                                        "mean Euclidean error"), height=400, legend_rows=0)
 
 
 def predicted_vs_true(y_true, predictions, max_outputs=4):
