@@ -121,13 +121,15 @@ def error_by_width(table, chosen=None):
     ``table`` = {width: {label: MAE}} (teaching.fits.regression.weighting_by_width).
     """
     widths = sorted(table)
-    fig = new_figure("Test error vs model flexibility", "model width (small = flexible, large = smooth)",
-                  "test MAE", xaxis_type="log")
-    for label in table[widths[0]]:
-        fig.add_scatter(x=widths, y=[table[w][label] for w in widths], mode="lines+markers", name=label,
-                        line=line_style(label), marker=marker_style(label, 10))
-    if chosen is not None:
-        fig.add_vline(x=chosen, line=dict(color="#555555", width=2, dash="dot"))
-    fig = finish(fig)
-    fig.update_xaxes(dtick=None, tickvals=[0.1, 0.2, 0.5, 1, 2, 5], ticktext=["0.1", "0.2", "0.5", "1", "2", "5"])
+    data = [dict(type="scatter", x=widths, y=[table[w][label] for w in widths], mode="lines+markers", name=label,
+                 line=line_style(label), marker=marker_style(label, 10)) for label in table[widths[0]]]
+    layout = {"title": {"text": "Test error vs model flexibility"},
+              "xaxis": {"title": {"text": "model width (small = flexible, large = smooth)"}, "type": "log",
+                        "tickvals": [0.1, 0.2, 0.5, 1, 2, 5], "ticktext": ["0.1", "0.2", "0.5", "1", "2", "5"]},
+              "yaxis": {"title": {"text": "test MAE"}}}
+    if chosen is not None:  # plotly's add_vline: a line across the plot's height at x = chosen
+        layout["shapes"] = [dict(type="line", x0=chosen, x1=chosen, xref="x", y0=0, y1=1, yref="y domain",
+                                 line=dict(color="#555555", width=2, dash="dot"))]
+    fig = built(data, layout)
+    fig.layout.xaxis.dtick = None  # the ticks are the widths' own labels, not one per decade
     return fig

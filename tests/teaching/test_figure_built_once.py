@@ -1,5 +1,5 @@
-"""Home's figure built in one go (teaching.figures.base.built, issue 40) is the figure it was built trace by trace and
-finished; built() lays out log axes, annotations and a grid's second panel as finish() does."""
+"""Home's figures built in one go (teaching.figures.base.built, issue 40) are the figures they were built trace by trace
+and finished; built() lays out log axes, annotations and a grid's second panel as finish() does."""
 
 import json
 
@@ -71,6 +71,31 @@ def test_shift_overview_is_the_figure_built_trace_by_trace(seed, labels, focused
     assert _json(built) == _json(reference)
     for laid_out in (figures.presentation, figures.phone, lambda fig: figures.fit_height(fig, 440)):
         assert _json(laid_out(built)) == _json(laid_out(reference))
+
+
+def _error_by_width_trace_by_trace(table, chosen=None):
+    """Home's width figure as it was built before issue 40's stop 42."""
+    widths = sorted(table)
+    fig = new_figure("Test error vs model flexibility", "model width (small = flexible, large = smooth)", "test MAE",
+                     xaxis_type="log")
+    for label in table[widths[0]]:
+        fig.add_scatter(x=widths, y=[table[w][label] for w in widths], mode="lines+markers", name=label,
+                        line=line_style(label), marker=figures.marker_style(label, 10))
+    if chosen is not None:
+        fig.add_vline(x=chosen, line=dict(color="#555555", width=2, dash="dot"))
+    fig = finish(fig)
+    fig.update_xaxes(dtick=None, tickvals=[0.1, 0.2, 0.5, 1, 2, 5], ticktext=["0.1", "0.2", "0.5", "1", "2", "5"])
+    return fig
+
+
+@pytest.mark.parametrize("chosen", [None, 2.0, 0.35])
+def test_error_by_width_is_the_figure_built_trace_by_trace(chosen):
+    rng = np.random.default_rng(0)
+    table = {w: {label: float(rng.random()) for label in ("no weights", "true weights", "estimated weights")}
+             for w in (0.1, 0.3, 1.0, 2.0, 3.0)}
+    built_now, reference = figures.error_by_width(table, chosen), _error_by_width_trace_by_trace(table, chosen)
+    for laid_out in (lambda fig: fig, figures.presentation, figures.phone):
+        assert _json(laid_out(built_now)) == _json(laid_out(reference))
 
 
 def test_built_lays_out_as_finish_does():
