@@ -136,7 +136,7 @@ def warn_flat_kernel(estimator, X_tr, X_te, sigma, parameter="sigma", stacklevel
     return False
 
 
-def warn_no_kernel_mass(estimator, X_tr, points, sigma, what="test points", stacklevel=5):
+def warn_no_kernel_mass(estimator, X_tr, points, sigma, what="test points", stacklevel=5, column_means=None):
     """The KLIEP family's underflow check for any kernel estimator (NumericalWarning).
 
     A point c whose mean kernel value over the training points, mean_i k(x_tr_i, c), is at
@@ -144,12 +144,17 @@ def warn_no_kernel_mass(estimator, X_tr, points, sigma, what="test points", stac
     ``_kliep_problem.build_kliep_problem``) has (numerically) no training mass: sigma is too
     small for the data (the kernel matrix has collapsed to the identity) or c lies outside
     the training support. Looks at ``points`` (at most ``MAX_CHECKED_POINTS`` of them, a
-    seeded subset) and warns with the count; returns that count.
+    seeded subset) and warns with the count; returns that count. ``column_means``: those mean
+    kernel values of all ``points`` when the estimator has them already (the column means of a
+    kernel it builds anyway), instead of computing them here.
     """
     points = np.asarray(points)
+    checked = slice(None)
     if len(points) > MAX_CHECKED_POINTS:
-        points = points[choose_centers(len(points), MAX_CHECKED_POINTS, 0)]
-    mean_kernel = kernel_column_means(X_tr, points, sigma)
+        checked = choose_centers(len(points), MAX_CHECKED_POINTS, 0)
+        points = points[checked]
+    mean_kernel = (kernel_column_means(X_tr, points, sigma) if column_means is None
+                   else np.asarray(column_means)[checked])
     n_empty = int(np.sum(mean_kernel <= MIN_MEAN_KERNEL))
     if n_empty:
         share = "all" if n_empty == len(points) else f"{n_empty} of"

@@ -23,6 +23,8 @@ not used (:data:`MIN_DUAL_DIAGONAL`), and cvxopt's interior point solves the QP.
 import numpy as np
 from scipy.linalg.lapack import dposv
 
+from ._kmm_kkt import KMM_JITTER
+
 #: Smallest d = ridge + jitter solved through the dual: below it b = (kappa - L'u - nu) / d amplifies the
 #: dual's rounding errors by 1 / d.
 MIN_DUAL_DIAGONAL = 1e-3
@@ -31,6 +33,29 @@ MIN_DUAL_DIAGONAL = 1e-3
 MAX_NEWTON_STEPS = 60
 #: Convergence: the dual gradient (L b - u, 1'b - t) within this times the scale of kappa (and of n).
 DUAL_TOL = 1e-12
+
+
+def kmm_bounds(n, B, eps):
+    """(B, eps) on n points: eps None is (sqrt(n) - 1) / sqrt(n); B above n (1 + eps) is inactive (sum b <= n (1 +
+    eps)): capped there, the same problem without numbers like 1e100 that break cvxopt's scaling."""
+    eps = (np.sqrt(n) - 1) / np.sqrt(n) if eps is None else eps
+    return min(B, n * (1.0 + eps)), eps
+
+
+def dual_applies(ridge):
+    """Whether a QP with this ridge is solved through its dual: ridge + jitter at least MIN_DUAL_DIAGONAL."""
+    return ridge + KMM_JITTER >= MIN_DUAL_DIAGONAL
+
+
+def dual_solve(factor, kappa, B, eps, ridge):
+    """The KMM QP's weights (B, eps, ridge as :func:`covshift.weights.kmm.solve_kmm_qp`) by :func:`solve_kmm_dual`
+    through ``factor``, or None where that does not apply (no factor, :func:`dual_applies` false) or does not
+    converge."""
+    if factor is None or not dual_applies(ridge):
+        return None
+    n = len(kappa)
+    B, eps = kmm_bounds(n, B, eps)
+    return solve_kmm_dual(factor, kappa, B, n * (1 - eps), n * (1 + eps), ridge + KMM_JITTER)
 
 
 def solve_kmm_dual(L, kappa, B, lo, hi, diagonal):

@@ -20,7 +20,7 @@ from ..exceptions import ConvergenceWarning, SolverError
 from ..kernels import gaussian_kernel, median_heuristic
 from ..limits import check_kmm_memory
 from ._base import WeightEstimator, warn_no_kernel_mass
-from ._kmm_dual import MIN_DUAL_DIAGONAL, solve_kmm_dual
+from ._kmm_dual import dual_applies, dual_solve, kmm_bounds
 from ._kmm_kkt import KMM_JITTER, kmm_constraints, low_rank_kkt
 
 #: KMM builds an n_tr x n_tr QP; past this size it refuses and points to the ensembles.
@@ -77,9 +77,9 @@ def solve_kmm_qp(K, kappa, B=1000.0, eps=None, ridge=0.0, factor=None):
     its pivoted Cholesky factor L'L (every entry within 1e-12, far below the jitter). With a ridge
     of at least 1e-3 (the estimators' default 0.5) the QP is then solved exactly by a semismooth
     Newton method on its (r + 1)-dimensional dual (:func:`~covshift.weights._kmm_dual.solve_kmm_dual`,
-    ~1-2 ms at n = 500, r = 20: KKT conditions met to ~1e-11, the objective at or below
-    cvxopt's; cvxopt's interior point stops at its tolerance, reltol 1e-6, where weights can still
-    differ by ~0.5 % of the largest). Otherwise (the papers' ridge=0, or a dual solve that does not
+    ~1-2 ms at n = 500, r = 20: KKT conditions met to ~1e-11, the objective at or below cvxopt's;
+    cvxopt's interior point stops at its tolerance, reltol 1e-6, where weights can still differ by
+    ~0.5 % of the largest). Otherwise (the papers' ridge=0, or a dual solve that does not
     converge) cvxopt solves it, each interior-point iteration's KKT system through L
     (``low_rank_kkt``, O(n r^2) instead of a Cholesky of order n); a low-rank solve that does not
     end optimal is repeated densely. Options are passed per call, so cvxopt's global settings are
@@ -101,31 +101,14 @@ def solve_kmm_qp(K, kappa, B=1000.0, eps=None, ridge=0.0, factor=None):
     beta : ndarray (n,)
     """
     factor = low_rank_factor(K) if factor is None else factor
-    beta = _dual_solve(factor, kappa, B, eps, ridge)
+    beta = dual_solve(factor, kappa, B, eps, ridge)
     return _interior_point(K, kappa, B, eps, ridge, factor) if beta is None else beta
-
-
-def _bounds(n, B, eps):
-    """(B, eps) on n points: eps None is (sqrt(n) - 1) / sqrt(n); B above n (1 + eps) is inactive (sum b <= n (1 +
-    eps)): capped there, the same problem without numbers like 1e100 that break cvxopt's scaling."""
-    eps = (np.sqrt(n) - 1) / np.sqrt(n) if eps is None else eps
-    return min(B, n * (1.0 + eps)), eps
-
-
-def _dual_solve(factor, kappa, B, eps, ridge):
-    """The QP's weights by the dual Newton solve through ``factor`` (:func:`solve_kmm_dual`), or None where it
-    does not apply (no factor, ridge + jitter below MIN_DUAL_DIAGONAL) or does not converge."""
-    if factor is None or ridge + KMM_JITTER < MIN_DUAL_DIAGONAL:
-        return None
-    n = len(kappa)
-    B, eps = _bounds(n, B, eps)
-    return solve_kmm_dual(factor, kappa, B, n * (1 - eps), n * (1 + eps), ridge + KMM_JITTER)
 
 
 def _solve_bag(K, rows, kappa, B, eps, ridge, factor):
     """One bag's QP (:func:`solve_kmm_qp`): ``K`` its kernel, or with ``rows`` all the training points' kernel,
     its rows and columns taken only if the interior point needs them (the dual solve through ``factor`` does not)."""
-    beta = _dual_solve(factor, kappa, B, eps, ridge)
+    beta = dual_solve(factor, kappa, B, eps, ridge)
     if beta is not None:
         return beta
     K = K if rows is None else K[np.ix_(rows, rows)]
@@ -137,7 +120,7 @@ def _interior_point(K, kappa, B, eps, ridge, factor):
     from cvxopt import matrix, solvers
 
     n = len(kappa)
-    B, eps = _bounds(n, B, eps)
+    B, eps = kmm_bounds(n, B, eps)
     # an aligned float64 array: numpy exports an unaligned one (as arrays deserialised on a Dask
     # worker process can be) with buffer format '=d', which cvxopt.matrix rejects
     K = np.require(K, dtype=np.float64, requirements=["ALIGNED"])
@@ -202,14 +185,21 @@ class _KMMParams(WeightEstimator):
         "random_state": RANDOM_STATE,
     }
 
-    def _resolve_sigma(self, X_tr, X_te):
-        """sigma, or the median heuristic on all the data; warns when the kernel has no mass
-        on the training points at the test points (sigma too small: :func:`warn_no_kernel_mass`)."""
+    def _sigma_and_cross_kernel(self, X_tr, X_te):
+        """Sets sigma_ (sigma, or the median heuristic on all the data) and, when the problem is small enough to
+        build it whole (SHARED_KERNEL_BYTES), the cross kernel k(X_tr, X_te); warns when a given sigma leaves
+        test points without kernel mass on the training points (too small: :func:`warn_no_kernel_mass`, read
+        from that kernel's column means when built)."""
         if self.sigma == AUTO:
-            return median_heuristic(np.vstack([X_tr, X_te]), random_state=self.random_state)
-        sigma = float(self.sigma)
-        warn_no_kernel_mass(self, X_tr, X_te, sigma, stacklevel=6)
-        return sigma
+            self.sigma_ = median_heuristic(np.vstack([X_tr, X_te]), random_state=self.random_state)
+        else:
+            self.sigma_ = float(self.sigma)
+        small = 8 * len(X_tr) * (len(X_tr) + len(X_te)) <= SHARED_KERNEL_BYTES
+        K_cross = gaussian_kernel(X_tr, X_te, self.sigma_) if small else None
+        if self.sigma != AUTO:
+            warn_no_kernel_mass(self, X_tr, X_te, self.sigma_, stacklevel=6,
+                                column_means=None if K_cross is None else K_cross.mean(axis=0))
+        return K_cross
 
     def _predict_raw(self, X):
         raise NotImplementedError(
@@ -302,8 +292,11 @@ class KMM(_KMMParams):
                 "Use EnsembleKMM(strategy='vf') (VFKMM) instead.")
         check_kmm_memory("KMM", len(X_tr), len(X_te), "Use EnsembleKMM(strategy='vf') (VFKMM), "
                          "which solves many small problems on bootstrap samples.")
-        self.sigma_ = self._resolve_sigma(X_tr, X_te)
-        K, kappa = _kmm_problem(X_tr, X_te, self.sigma_)
+        K_cross = self._sigma_and_cross_kernel(X_tr, X_te)
+        if K_cross is None:
+            K, kappa = _kmm_problem(X_tr, X_te, self.sigma_)
+        else:  # as _kmm_problem, from the cross kernel already built
+            K, kappa = gaussian_kernel(X_tr, X_tr, self.sigma_), (len(X_tr) / len(X_te)) * K_cross.sum(axis=1)
         self.beta_ = solve_kmm_qp(K, kappa, self.B, self.eps, ridge=self.ridge)  # K + ridge I (see ridge)
         return self.beta_
 
@@ -416,7 +409,7 @@ class EnsembleKMM(_KMMParams):
 
     def _fit(self, X_tr, X_te):
         n_parts = self.n_parts_ = self._resolve_parts(len(X_tr), len(X_te))
-        self.sigma_ = self._resolve_sigma(X_tr, X_te)
+        K_cross = self._sigma_and_cross_kernel(X_tr, X_te)
         rng = as_generator(self.random_state)
         n_tr = len(X_tr)
         test_parts = self._split(len(X_te), n_parts, rng) if self.strategy in ("ens", "evf") else [np.arange(len(X_te))]
@@ -433,18 +426,18 @@ class EnsembleKMM(_KMMParams):
                          "Use strategy='vf' (VFKMM) or 'enstr' with a larger n_parts: smaller bags.")
         betas = Parallel(n_jobs=self.n_jobs)(
             delayed(_solve_bag)(K, rows, kappa, self.B, self.eps, self.ridge, factor)
-            for K, rows, kappa, factor in self._bag_problems(X_tr, X_te, bags))
+            for K, rows, kappa, factor in self._bag_problems(X_tr, X_te, bags, K_cross))
         self.n_samples_ = len(bags)
         return self._aggregate(X_tr, bags, betas, len(test_parts))
 
-    def _bag_problems(self, X_tr, X_te, bags):
+    def _bag_problems(self, X_tr, X_te, bags, K_cross):
         """(K, rows, kappa, low-rank factor or None) of every bag (:func:`_solve_bag`), lazily. On toy sizes
-        the kernels of all the data are built once and every bag's are slices of them (the same numbers as
-        building them per bag: K_all and the bag's rows), and so is its low-rank factor with a ridge (the
-        columns of K_all's :func:`low_rank_factor`, within 1e-12 per entry as K_all's); kappa of bag
-        (tr, te) is |tr| / |te| times the row sums over te of k(x_tr, x_te)."""
-        n_tr, n_te = len(X_tr), len(X_te)
-        if 8 * n_tr * (n_tr + n_te) > SHARED_KERNEL_BYTES:
+        (``K_cross`` = k(X_tr, X_te) built, :meth:`_sigma_and_cross_kernel`) the kernels of all the data are
+        built once and every bag's are slices of them (the same numbers as building them per bag: K_all and
+        the bag's rows), and so is its low-rank factor with a ridge (the columns of K_all's
+        :func:`low_rank_factor`, within 1e-12 per entry as K_all's); kappa of bag (tr, te) is |tr| / |te|
+        times the row sums over te of k(x_tr, x_te)."""
+        if K_cross is None:
             for tr, te in bags:
                 K, kappa = _kmm_problem(X_tr[tr], X_te[te], self.sigma_)
                 yield K, None, kappa, None
@@ -452,8 +445,7 @@ class EnsembleKMM(_KMMParams):
         K_all = gaussian_kernel(X_tr, X_tr, self.sigma_)
         # with a ridge, the bags' dual solves share K_all's factor; without (the papers' QP), each bag's
         # interior point takes its own kernel's, whose rank decides whether it is solved through it
-        factor = low_rank_factor(K_all) if self.ridge + KMM_JITTER >= MIN_DUAL_DIAGONAL else None
-        K_cross = gaussian_kernel(X_tr, X_te, self.sigma_)
+        factor = low_rank_factor(K_all) if dual_applies(self.ridge) else None
         row_sums = {}  # bags share test parts: sums over each part of k(x_tr_i, x_te_j), once
         for tr, te in bags:
             part = np.asarray(te).tobytes()  # the part's indices, not the array's identity

@@ -314,9 +314,9 @@ def test_kmm_ridge_is_solved_through_the_kernels_low_rank_factor(monkeypatch, ri
     # weights are those of the dense solve of K + ridge I (as KMM's default ridge=0.5 solved before), and the
     # low-rank path is taken (a full-rank K + ridge I would have gone dense: 3-4x the CPU per QP). The
     # interior point's path, where the dual Newton solve does not apply or converge (test below for it)
-    from covshift.weights import kmm
+    from covshift.weights import _kmm_dual, kmm
 
-    monkeypatch.setattr(kmm, "MIN_DUAL_DIAGONAL", np.inf)
+    monkeypatch.setattr(_kmm_dual, "MIN_DUAL_DIAGONAL", np.inf)
     shift = sinc_shift(n_tr=300, n_te=200, random_state=4)
     K, kappa = kmm._kmm_problem(shift.X_tr, shift.X_te, 0.5)
     taken = []
@@ -349,7 +349,7 @@ def test_kmm_ridge_qp_solved_exactly_through_its_low_rank_dual(monkeypatch, seed
     # and the weights are cvxopt's at tolerance 1e-12 (its default stops ~0.1-0.4 % of the largest weight away
     # from them, bench/results/view_cost.md, issue 40 stop 42); the box bound B and the sum constraint (eps) both
     # bind in the fourth and sixth cases (the first phase's sum outside [lo, hi]: the second phase, with nu)
-    from covshift.weights import kmm
+    from covshift.weights import _kmm_dual, kmm
     from covshift.weights._kmm_kkt import KMM_JITTER
 
     shift = sinc_shift(n_tr=300, n_te=200, random_state=seed)
@@ -371,7 +371,7 @@ def test_kmm_ridge_qp_solved_exactly_through_its_low_rank_dual(monkeypatch, seed
     assert (gradient[beta == B_used] + nu).max(initial=0) <= 1e-9 * scale
     assert n * (1 - eps_used) - 1e-9 * n <= beta.sum() <= n * (1 + eps_used) + 1e-9 * n
     objective = lambda b: 0.5 * b @ A @ b - kappa @ b  # noqa: E731
-    monkeypatch.setattr(kmm, "MIN_DUAL_DIAGONAL", np.inf)  # cvxopt at its default tolerances
+    monkeypatch.setattr(_kmm_dual, "MIN_DUAL_DIAGONAL", np.inf)  # cvxopt at its default tolerances
     interior = kmm.solve_kmm_qp(K, kappa, B=B, eps=eps, ridge=ridge)
     assert objective(beta) <= objective(interior) + 1e-12 * abs(objective(interior))
     exact = _tight_kmm_qp(K, kappa, B_used, eps_used, diagonal)
