@@ -3,7 +3,8 @@
 Computes what the Structured regression page computes for the Digits view (:data:`VIEW`): the default models
 (GPR, SMTGP, IW-SMTGP with FCFWCS weights at the shared sigma, kernel-ridge start) through
 the same catalog functions, and, for the papers' linear start, KLTGP -> SMTGP with the
-KLTGP stage computed once and passed on (as ui._prediction does). Wall and process CPU
+KLTGP stage computed once and passed on (fit_predict's ``start``; the app's step computes the chain
+inside the SMTGP's own fit, on its kernel inverses). Wall and process CPU
 time per model, median over repeats; BFGS iterations and points not converged in
 max_iter = 50.
 
@@ -107,7 +108,7 @@ def main():
                  "repeats per row (wall and process CPU time; the CPU time counts every BLAS thread). "
                  "The target applies to the Twin GPs of the view together. The last two rows per seed: "
                  "the papers' linear start, with the SMTGP's KLTGP stage taken from the KLTGP row "
-                 "(ui._prediction caches it), so the SMTGP row times only its own stage. "
+                 "(fit_predict's start), so the SMTGP row times only its own stage. "
                  f"OPENBLAS_NUM_THREADS={threads}; load average at the end: {load}.",
                  [("Digits view", table)])
 
