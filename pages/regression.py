@@ -1,3 +1,4 @@
+import functools
 import io
 
 import numpy as np
@@ -275,12 +276,21 @@ if with_certainty:
                "t-interval. Pearson r weighs the few far-out points heavily; Spearman rho uses ranks only.")
     ui.claims("regression.certainty")
 
-header = ([f"x{i}" for i in range(data.X_te.shape[1])] + [f"y{k}_true" for k in range(Y.shape[1])]
-          + [f"{n}_y{k}" for n in fits for k in range(Y.shape[1])])
-buffer = io.StringIO()
-np.savetxt(buffer, np.column_stack([data.X_te, Y] + [f["mean"] for f in fits.values()]), delimiter=",",
-           header=",".join(header), comments="", fmt="%.6g")
-st.download_button("Download the predictions (one row per test point) as CSV", buffer.getvalue(),
+
+
+def _predictions_csv(X_te, Y, means):
+    """The CSV of the download: one row per test point, its inputs, true outputs and each model's predictions."""
+    header = ([f"x{i}" for i in range(X_te.shape[1])] + [f"y{k}_true" for k in range(Y.shape[1])]
+              + [f"{n}_y{k}" for n in means for k in range(Y.shape[1])])
+    buffer = io.StringIO()
+    np.savetxt(buffer, np.column_stack([X_te, Y] + list(means.values())), delimiter=",", header=",".join(header),
+               comments="", fmt="%.6g")
+    return buffer.getvalue()
+
+
+# written when the button is pressed (a callable: Streamlit's deferred download), not on every run of the page
+st.download_button("Download the predictions (one row per test point) as CSV",
+                   functools.partial(_predictions_csv, data.X_te, Y, {n: f["mean"] for n, f in fits.items()}),
                    file_name="covshift_predictions.csv", mime="text/csv")
 
 with st.expander("The maths"):

@@ -1,3 +1,4 @@
+import functools
 import io
 
 import numpy as np
@@ -173,12 +174,20 @@ else:
     right.caption(f"Dotted: the training density re-weighted by {first}; it should move onto the test density.")
     ui.claims("weights.curves")
 
-table = np.column_stack([data.X_tr, truth if truth is not None else np.full(len(data.X_tr), np.nan)]
-                        + [o.model.weights_ for o in outcomes.values()])
-header = [f"x{i}" for i in range(data.X_tr.shape[1])] + ["true_ratio"] + list(outcomes)
-buffer = io.StringIO()
-np.savetxt(buffer, table, delimiter=",", header=",".join(header), comments="", fmt="%.6g")
-st.download_button("Download the weights (one row per training point) as CSV", buffer.getvalue(),
+
+
+def _weights_csv(X_tr, truth, weights):
+    """The CSV of the download: one row per training point, its inputs, the true ratio and each estimator's weight."""
+    table = np.column_stack([X_tr, truth if truth is not None else np.full(len(X_tr), np.nan)] + list(weights.values()))
+    header = [f"x{i}" for i in range(X_tr.shape[1])] + ["true_ratio"] + list(weights)
+    buffer = io.StringIO()
+    np.savetxt(buffer, table, delimiter=",", header=",".join(header), comments="", fmt="%.6g")
+    return buffer.getvalue()
+
+
+# written when the button is pressed (a callable: Streamlit's deferred download), not on every run of the page
+st.download_button("Download the weights (one row per training point) as CSV",
+                   functools.partial(_weights_csv, data.X_tr, truth, {n: o.model.weights_ for n, o in outcomes.items()}),
                    file_name="covshift_weights.csv", mime="text/csv")
 
 if shared and shared.cv_results is not None and "mean_log_likelihood" in shared.cv_results:

@@ -11,11 +11,17 @@ from teaching.ui.widgets import widget
 def lesson_query(title):
     """The address (query parameters) of a lesson: every setting at its default but the lesson's,
     the presentation switch as it is. A fresh open of this address is the lesson."""
-    return _view_query(lessons.LESSONS[title].settings)
+    return dict(_LESSON_QUERIES[title, presentation.on()])
 
 
-def _view_query(settings_of_view):
-    return settings.to_query({**DEFAULTS, **settings_of_view, "presentation": presentation.on()})
+def _view_query(settings_of_view, presentation_on):
+    return settings.to_query({**DEFAULTS, **settings_of_view, "presentation": presentation_on})
+
+
+#: Every lesson's address, presentation off and on: constants (the sidebar draws every lesson's link on every run of
+#: every page, 14 encodings of ~80 settings each time).
+_LESSON_QUERIES = {(title, on): _view_query(lesson.settings, on) for title, lesson in lessons.LESSONS.items()
+                   for on in (False, True)}
 
 
 #: Settings that do not change what a lesson computes: the projector switch, the poll asked on it (Ask the
