@@ -1,4 +1,4 @@
-"""The per-test-point quantities of a Twin GP prediction (sharma-mittal-tgp eqs. 5, 7, 16) and the kernel blocks and batched products they are built from."""
+"""The per-test-point quantities of a Twin GP prediction (sharma-mittal-tgp eqs. 5, 7, 16), the kernel blocks and batched products they are built from, and the compiled per-row KL and SM cost terms of shared systems."""
 
 import threading
 from dataclasses import dataclass, field
