@@ -378,6 +378,62 @@ def test_kmm_ridge_qp_solved_exactly_through_its_low_rank_dual(monkeypatch, seed
     np.testing.assert_allclose(beta, exact, rtol=0, atol=1e-4 * exact.max())
 
 
+def _kkt_violation(K, kappa, beta, B, lo, hi, diagonal):
+    """How far beta is from the KKT conditions of the KMM QP (relative to the gradient's scale): the size of the
+    gap of the interval of sum multipliers nu that every bound condition allows (0: some nu satisfies them all)."""
+    g = (K + diagonal * np.eye(len(K))) @ beta - kappa
+    total, tol = beta.sum(), 1e-9 * len(K)
+    low, high = (-np.inf if total <= lo + tol else 0.0), (np.inf if total >= hi - tol else 0.0)
+    free, at_zero, at_bound = (beta > 0) & (beta < B), beta == 0, beta >= B
+    if free.any():
+        low, high = max(low, -g[free].max()), min(high, -g[free].min())
+    if at_zero.any():
+        low = max(low, -g[at_zero].min())
+    if at_bound.any():
+        high = min(high, -g[at_bound].max())
+    return max(0.0, low - high) / max(np.abs(kappa).max(), np.abs(g).max())
+
+
+def test_kmm_dual_solve_meets_the_kkt_conditions_on_random_and_degenerate_problems():
+    # 60 seeded problems: widths from 0.1 to 30 times the data's spread, duplicated points, B = 1 with eps = 0 (the
+    # only feasible point is all ones), ridges 1e-3 to 1e4: the dual solve either declines (None: the interior
+    # point decides) or meets the KKT conditions and constraints, at an objective no worse than a feasible cvxopt one
+    from covshift.weights import _kmm_dual, kmm
+    from covshift.weights._kmm_kkt import KMM_JITTER
+
+    rng = np.random.default_rng(123)
+    solved = 0
+    for _ in range(60):
+        n, m = int(rng.integers(64, 200)), int(rng.integers(5, 200))
+        X_tr = rng.normal(size=(n, 1)) * rng.choice([1e-3, 1.0, 1e3])
+        if rng.random() < 0.3:
+            X_tr[: n // 3] = X_tr[0]
+        X_te = X_tr[:1] + rng.normal(rng.uniform(-3, 3), rng.uniform(0.1, 1), size=(m, 1)) * X_tr.std()
+        sigma = float(np.median(np.abs(X_tr - X_tr.mean())) + 1e-12) * rng.choice([0.1, 0.5, 1, 3, 30])
+        B, eps = float(rng.choice([1.0, 1.5, 3.0, 1000.0])), rng.choice([0.0, 0.01, 0.2, None])
+        ridge = float(rng.choice([0.001, 0.01, 0.5, 3.0, 1e4]))
+        K, kappa = kmm._kmm_problem(X_tr, X_te, sigma)
+        factor = kmm.low_rank_factor(K)
+        if factor is None:
+            continue
+        beta = _kmm_dual.dual_solve(factor, kappa, B, eps, ridge)
+        if beta is None:
+            continue
+        solved += 1
+        B_used, eps_used = _kmm_dual.kmm_bounds(n, B, eps)
+        lo, hi, diagonal = n * (1 - eps_used), n * (1 + eps_used), ridge + KMM_JITTER
+        assert _kkt_violation(K, kappa, beta, B_used, lo, hi, diagonal) <= 1e-8
+        assert lo - 1e-9 * n <= beta.sum() <= hi + 1e-9 * n and beta.min() >= 0 and beta.max() <= B_used
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            interior = kmm._interior_point(K, kappa, B, eps, ridge, None)
+        if lo - 1e-12 * n <= interior.sum() <= hi + 1e-12 * n:
+            A = K + diagonal * np.eye(n)
+            objective = lambda b: 0.5 * b @ A @ b - kappa @ b  # noqa: E731
+            assert objective(beta) <= objective(interior) + 1e-9 * abs(objective(interior)) + 1e-12
+    assert solved >= 30
+
+
 def test_kmm_qp_low_rank_solve_is_as_optimal_as_the_dense_one_on_an_ill_conditioned_problem(monkeypatch):
     # kappa of 500 points on 250 of them: the interior-point scalings span many decades, where the Woodbury
     # solve loses digits (without refinement it stopped after 100 iterations, status 'unknown'); the
