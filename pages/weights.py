@@ -136,14 +136,7 @@ ui.claims("weights.table")
 
 if data.X_tr.shape[1] == 1:
     x = data.X_tr[:, 0]
-    grid = np.linspace(min(x.min(), data.X_te.min()), max(x.max(), data.X_te.max()), 300)
-    curves, on_points = {}, {}
-    for name, outcome in outcomes.items():
-        try:
-            curves[name] = outcome.model.predict_weights(grid[:, None])
-        except NotImplementedError:
-            on_points[name] = outcome.model.weights_
-    true_curve = data.density_ratio(grid[:, None]) if data.density_ratio is not None else None
+    grid, curves, on_points, true_curve = ui.of_view(readings.weight_curves, view, tuple(outcomes))
     if curves:
         scored = (x, {n: outcomes[n].model.weights_ for n in curves}, truth) if truth is not None else None
         ui.chart("weights vs truth", figures.weights_vs_truth, grid, curves, true_curve, errors=scored,

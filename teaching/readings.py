@@ -37,3 +37,23 @@ def weight_error(weights, true_weights):
     large as the weights themselves.
     """
     return normalized_mse(weights, true_weights) * len(np.ravel(weights)) ** 2
+
+
+def weight_curves(view, names):
+    """What the Importance weights page draws of ``names``' weights on a view of 1-D inputs:
+    (grid, {name: w(x) on the grid}, {name: weights of the training points} for the estimators that weight only the
+    training points, the true ratio on the grid or None). The grid: 300 points across the training and test inputs.
+    Computed from the view's fits (cache hits), once per view (``teaching.ui.of_view``): predicting every estimator's
+    w(x) on the grid again on every rerun was a fifth of the Estimators-disagree lesson's warm run."""
+    data = view.data()
+    x = data.X_tr[:, 0]
+    grid = np.linspace(min(x.min(), data.X_te.min()), max(x.max(), data.X_te.max()), 300)
+    curves, on_points = {}, {}
+    for name in names:
+        model = view.weights(name).model
+        try:
+            curves[name] = model.predict_weights(grid[:, None])
+        except NotImplementedError:
+            on_points[name] = model.weights_
+    true_curve = data.density_ratio(grid[:, None]) if data.density_ratio is not None else None
+    return grid, curves, on_points, true_curve

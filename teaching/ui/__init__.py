@@ -18,7 +18,7 @@ from teaching.ui.state import (DEFAULTS, apply, get, init, link_notice, put, res
                                through_app)
 from teaching.ui.guard import PAGE_FAILED, guard, page_failed, quiet, refusal, run_each, show_warnings  # noqa: F401
 from teaching.ui.widgets import show_table, widget  # noqa: F401
-from teaching.ui.cache import chart, chart_config, content_key, device, figure, stage_height  # noqa: F401
+from teaching.ui.cache import chart, chart_config, content_key, device, figure, of_view, stage_height  # noqa: F401
 from teaching.ui.session import (CSV_MISSING, csv_bytes, csv_missing, csv_table, current_data, data_name,  # noqa: F401
                               digest, stored_json, view)
 from teaching.ui.pages import PAGES, pages  # noqa: F401

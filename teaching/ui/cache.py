@@ -64,6 +64,38 @@ def _feed(digest, value):
         digest.update(pickle.dumps(value, protocol=5))
 
 
+def of_view(function, view, *args):
+    """``function(view, *args)``: what a page derives from its View's steps (numbers, curves; never a fit: the fits
+    are the steps'), computed once per equal View and arguments and shared by every session (st.cache_resource, beside
+    the figures), so a rerun, or another student on the same view, reads it instead of computing it again.
+    ``function``: a module-level function of teaching (its name says which code it runs); the View and ``args`` are
+    keyed by their ``repr`` (a View's is every field's: equal Views, equal keys; Streamlit's hashing of a View's
+    nested dataclasses costs more). The result is shared: read it, do not change it (its arrays are made read-only).
+    A failure is not kept: it is raised again, and computed again next time."""
+    name = f"{function.__module__}.{function.__qualname__}"
+    if not _is_named_core_function(function):
+        raise TypeError(f"{name} is not a function of the covshift or teaching package")
+    return _of_view(name, repr((view, args)), function, view, args)
+
+
+@st.cache_resource(show_spinner=False, max_entries=256)
+def _of_view(function_name, key, _function, _view, _args):
+    return _read_only(_function(_view, *_args))
+
+
+def _read_only(value):
+    """``value`` with every numpy array in it (in tuples, lists and dicts) made read-only, in place."""
+    if isinstance(value, np.ndarray):
+        value.flags.writeable = False
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            _read_only(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _read_only(item)
+    return value
+
+
 #: Width (px) a stage figure's legend has in presentation mode (3/5 of the main area at 1280 px, less margins).
 STAGE_LEGEND_WIDTH = 600
 

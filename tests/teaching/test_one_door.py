@@ -23,7 +23,8 @@ APP_CODE = [p for p in sorted((ROOT / "teaching").rglob("*.py")) + sorted((ROOT 
 OTHER_CACHES = {
     ("teaching/steps.py", "functools.lru_cache"): "the step cache itself (the default of use_cache)",
     ("teaching/ui/cache.py", "st.cache_data"): "the step cache itself (the app's make_cache for use_cache)",
-    ("teaching/ui/cache.py", "st.cache_resource"): "plotly figures built from data the steps computed",
+    ("teaching/ui/cache.py", "st.cache_resource"): "plotly figures built from data the steps computed, and what a "
+                                                   "page derives from them (ui.of_view: numbers, curves)",
     ("teaching/ui/session.py", "st.cache_data"): "the app's stored JSON files (assets/), parsed once per content",
     ("teaching/ui/poll.py", "st.cache_resource"): "the poll store (a database connection)",
     ("teaching/fits/classification.py", "functools.lru_cache"): "the stored Fig. 3 curves (a JSON file read)",
