@@ -314,11 +314,18 @@ def _legend_rows(fig, font_px, width=PRESENTATION_WIDTH):
     return rows
 
 
-def presentation(fig):
+def _copied(fig, wanted):
+    """A deep copy of ``fig`` if ``wanted``, else ``fig`` itself: the layouts below change the figure they lay out.
+    Copying a figure serialises and validates it again (plotly's deepcopy): ~10 ms for a lesson's stage figure."""
+    return copy.deepcopy(fig) if wanted else fig
+
+
+def presentation(fig, copy=True):
     """A copy of ``fig`` for a projector: larger fonts, thicker lines, bigger markers, and a layout
     for them: a long title wrapped onto lines that fit half the page, a horizontal legend moved to
-    the bottom of the figure under the axis title with room for all its rows, the plot area kept."""
-    fig = copy.deepcopy(fig)
+    the bottom of the figure under the axis title with room for all its rows, the plot area kept.
+    ``copy=False``: ``fig`` itself laid out so (a figure just built for it: the figure cache's)."""
+    fig = _copied(fig, copy)
     scale = PRESENTATION_SCALE
     font, title_font = round(BASE_FONT * scale), round(TITLE_FONT * scale)
     layout = fig.layout
@@ -359,13 +366,14 @@ def presentation(fig):
     return fig
 
 
-def fit_height(fig, height, legend_width=None):
+def fit_height(fig, height, legend_width=None, copy=True):
     """``fig`` at most ``height`` px tall: a copy whose plot area gives up what is too much (margins, titles
     and legend keep their room), or ``fig`` itself if it fits. ``legend_width``: the px a legend below the
-    figure (presentation's) has, so that it keeps only the rows it needs there (more plot area)."""
+    figure (presentation's) has, so that it keeps only the rows it needs there (more plot area).
+    ``copy=False``: ``fig`` itself made so (a figure just built for it: the figure cache's)."""
     if fig.layout.height is None or fig.layout.height <= height:
         return fig
-    fig = copy.deepcopy(fig)
+    fig = _copied(fig, copy)
     fig.layout.height = height
     legend = fig.layout.legend
     if legend_width and legend.yref == "container" and fig.layout.showlegend is not False:
@@ -388,12 +396,13 @@ PHONE_WIDTH, PHONE_FONT, PHONE_TITLE_FONT = 358, 12, 14
 PHONE_PLOT_HEIGHT = 220
 
 
-def phone(fig):
+def phone(fig, copy=True):
     """A copy of ``fig`` laid out for a phone's width (:data:`PHONE_WIDTH`): every text 11-14 px, margins
     just wide enough for the tick labels and axis titles (plotly's ``automargin``), a colour bar laid
     under the plot, the legend under the x-axis title with room for all its rows, and every panel at
-    least :data:`PHONE_PLOT_HEIGHT` px tall (stacked panels keep their order and their gaps)."""
-    fig = copy.deepcopy(fig)
+    least :data:`PHONE_PLOT_HEIGHT` px tall (stacked panels keep their order and their gaps).
+    ``copy=False``: ``fig`` itself laid out so (a figure just built for it: the figure cache's)."""
+    fig = _copied(fig, copy)
     font, title_font = PHONE_FONT, PHONE_TITLE_FONT
     layout = fig.layout
     fig.update_layout(font=dict(size=font), title_font=dict(size=title_font), legend_font=dict(size=font))

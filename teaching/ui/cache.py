@@ -101,10 +101,14 @@ STAGE_LEGEND_WIDTH = 600
 
 
 def _laid_out(figure, presentation, height, phone=False):
+    """``figure`` (just built for this call, shared with nobody) laid out for the device, in place: a copy would
+    serialise and validate it again (~10 ms for a lesson's stage figure, issue 40)."""
     if phone:  # a phone's width: its own layout, taller than a stage on a screen (the phone scrolls)
-        return figures.phone(figure)
-    figure = figures.presentation(figure) if presentation else figure
-    return figures.fit_height(figure, height, STAGE_LEGEND_WIDTH if presentation else None) if height else figure
+        return figures.phone(figure, copy=False)
+    figure = figures.presentation(figure, copy=False) if presentation else figure
+    if height:
+        return figures.fit_height(figure, height, STAGE_LEGEND_WIDTH if presentation else None, copy=False)
+    return figure
 
 
 class _Drawn(go.Figure):
