@@ -7,7 +7,7 @@ from scipy import stats
 
 from teaching import ui
 from teaching.readings import metrics
-from teaching import catalog, figures, lessons, report
+from teaching import catalog, figures, lessons, readings, report
 
 
 def _interval(r, n):
@@ -150,19 +150,7 @@ if scored.sum() < 2:
 if not scored.all():
     st.info(f"Outputs known on {int(scored.sum())} of {len(scored)} test rows: the errors below are over those rows "
             "only; the others are predicted, not scored.", icon=":material/table_rows:")
-rows, errors = [], {}
-for name, outcome in results.items():
-    pred = outcome.model["mean"][scored]
-    errors[name] = metrics.euclidean_errors(Y[scored], pred)
-    truth = Y[scored]
-    rows.append({"model": name, "MAE": metrics.mae(truth, pred), "RMSE": float(np.mean(metrics.rmse(truth, pred))),
-                 "R^2": float(np.mean(metrics.r2(truth, pred))), "mean Euclidean error": float(errors[name].mean()),
-                 "seconds": outcome.seconds})
-finite = [n for n in errors if np.isfinite(errors[n].mean())]
-best = min(finite, key=lambda n: errors[n].mean()) if finite else None  # None: no model gave finite errors
-for row in rows:
-    test = ui.quiet(metrics.paired_ttest, errors[row["model"]], errors[best]) if best and row["model"] != best else None
-    row["p-value vs best"] = figures.format_p(test[1]) if test else ("(the best)" if row["model"] == best else None)
+rows, errors, best = ui.of_view(readings.regression_table, view, tuple(results))  # best None: no finite errors
 ui.show_table(rows, "model", formats={"MAE": ".4f", "RMSE": ".4f", "R^2": ".3f", "mean Euclidean error": ".4f",
                                       "seconds": ".2f"},
               help={"MAE": "Mean absolute error over all test points and outputs.",

@@ -1,9 +1,8 @@
 """The error guard: any failure becomes one readable message where the result would be, never a traceback."""
 
-import math
-
 import streamlit as st
 
+from teaching.readings import quiet  # noqa: F401  (ui.quiet: the numbers beside a figure)
 from teaching.report import markdown_text
 
 def guard(title, fn, *args, **kwargs):
@@ -39,19 +38,6 @@ def page_failed(exc):
     """Last line of defence (app.py): a message instead of a traceback if a page still fails."""
     st.error(f"**{PAGE_FAILED}** ({type(exc).__name__}: {markdown_text(exc)}). Change a setting or press "
              "*Reset to defaults* in the sidebar.")
-
-
-def quiet(fn, *args):
-    """fn(*args), or None (shown as an empty cell) when it fails or is not finite: for the
-    numbers beside a figure, which must not take the page down with them."""
-    try:
-        value = fn(*args)
-    except Exception:  # a number that cannot be computed is shown as missing
-        return None
-    numbers = value if isinstance(value, tuple) else (value,)
-    if any(isinstance(v, float) and not math.isfinite(v) for v in numbers):
-        return None
-    return value
 
 
 def show_warnings(name, messages):
