@@ -56,15 +56,15 @@ def data_scatter(X_tr, Y_tr, X_te, Y_te, output=0):
 def output_plane(Y_tr, Y_te, predictions=None, heading="Outputs: y1 against y0"):
     """Two-output data drawn in the output plane (the Circle data as a circle), with
     each model's predictions for the test points."""
-    fig = new_figure(heading, "output 1", "output 2")
-    fig.add_scatter(x=Y_tr[:, 0], y=Y_tr[:, 1], mode="markers", name="training",
-                    marker=dict(color=TRAIN, size=6, opacity=0.5))
-    fig.add_scatter(x=Y_te[:, 0], y=Y_te[:, 1], mode="markers", name="test truth",
-                    marker=dict(color=TEST, size=7, opacity=0.6, symbol="triangle-up"))
-    for name, pred in (predictions or {}).items():
-        fig.add_scatter(x=pred[:, 0], y=pred[:, 1], mode="markers", name=name, marker=marker_style(name, 8, opacity=0.8))
-    fig.update_yaxes(scaleanchor="x", scaleratio=1)
-    return finish(fig, legend_rows=1 + len(predictions or {}) // 4)
+    data = [dict(type="scatter", x=Y_tr[:, 0], y=Y_tr[:, 1], mode="markers", name="training",
+                 marker=dict(color=TRAIN, size=6, opacity=0.5)),
+            dict(type="scatter", x=Y_te[:, 0], y=Y_te[:, 1], mode="markers", name="test truth",
+                 marker=dict(color=TEST, size=7, opacity=0.6, symbol="triangle-up"))]
+    data += [dict(type="scatter", x=pred[:, 0], y=pred[:, 1], mode="markers", name=name,
+                  marker=marker_style(name, 8, opacity=0.8)) for name, pred in (predictions or {}).items()]
+    layout = {"title": {"text": heading}, "xaxis": {"title": {"text": "output 1"}},
+              "yaxis": {"title": {"text": "output 2"}, "scaleanchor": "x", "scaleratio": 1}}
+    return built(data, layout, legend_rows=1 + len(predictions or {}) // 4)
 
 
 def shift_overview(X_tr, Y_tr, X_te, Y_te, grid, fits, heading="Covariate shift: same p(y|x), different p(x)",

@@ -114,3 +114,32 @@ def test_built_lays_out_as_finish_does():
     made = built([dict(type="scatter", x=[1, 2], y=[3, 4], name="two", **cell(2))],
                  subplot_layout(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.06))
     assert _json(made) == _json(finish(reference))
+
+
+def _output_plane_trace_by_trace(Y_tr, Y_te, predictions=None, heading="Outputs: y1 against y0"):
+    """The output-plane figure as it was built before issue 40's stop 42: add_scatter, update_yaxes, finish."""
+    fig = new_figure(heading, "output 1", "output 2")
+    fig.add_scatter(x=Y_tr[:, 0], y=Y_tr[:, 1], mode="markers", name="training",
+                    marker=dict(color=figures.TRAIN, size=6, opacity=0.5))
+    fig.add_scatter(x=Y_te[:, 0], y=Y_te[:, 1], mode="markers", name="test truth",
+                    marker=dict(color=figures.TEST, size=7, opacity=0.6, symbol="triangle-up"))
+    for name, pred in (predictions or {}).items():
+        fig.add_scatter(x=pred[:, 0], y=pred[:, 1], mode="markers", name=name,
+                        marker=figures.marker_style(name, 8, opacity=0.8))
+    fig.update_yaxes(scaleanchor="x", scaleratio=1)
+    return finish(fig, legend_rows=1 + len(predictions or {}) // 4)
+
+
+@pytest.mark.parametrize("models", [(), ("SMTGP",), ("GPR", "IW-GPR", "SMTGP", "IW-SMTGP"),
+                                    ("GPR", "IW-GPR", "KLTGP", "IW-KLTGP", "SMTGP", "IW-SMTGP", "IKLTGP", "WKNN")])
+def test_output_plane_is_the_figure_built_trace_by_trace(models):
+    """The IW-SMTGP lesson's output-plane figure (Circle data), with 0 to 8 models (1 to 3 legend rows)."""
+    rng = np.random.default_rng(len(models))
+    angle_tr, angle_te = rng.uniform(0, 2 * np.pi, 60), rng.uniform(0, 2 * np.pi, 40)
+    Y_tr, Y_te = np.column_stack([np.cos(angle_tr), np.sin(angle_tr)]), np.column_stack([np.cos(angle_te), np.sin(angle_te)])
+    predictions = {name: Y_te * (0.9 - 0.05 * k) for k, name in enumerate(models)} or None
+    heading = "The second output against the first"
+    built_now = figures.output_plane(Y_tr, Y_te, predictions, heading=heading)
+    reference = _output_plane_trace_by_trace(Y_tr, Y_te, predictions, heading=heading)
+    for laid_out in (lambda fig: fig, figures.presentation, figures.phone, lambda fig: figures.fit_height(fig, 440)):
+        assert _json(laid_out(built_now)) == _json(laid_out(reference))
