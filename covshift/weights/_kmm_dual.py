@@ -16,6 +16,9 @@ step is exact once F is right: a handful of steps, each ~0.1 ms at n = 500, r = 
 iterations of cvxopt. The two-sided sum constraint: first nu = 0 (the sum left free); if 1'b then falls outside
 [lo, hi], the optimum lies on the violated side (the objective is strictly convex), solved with 1'b = t there.
 
+The factor L of a Gaussian kernel can be built from its pivot columns alone (:func:`gaussian_factor`), without the
+n x n kernel.
+
 With a tiny d (the papers' ridge = 0, d = 1e-8) the dual is ill-conditioned: :func:`solve_kmm_dual` is then
 not used (:data:`MIN_DUAL_DIAGONAL`), and cvxopt's interior point solves the QP.
 """
@@ -23,6 +26,7 @@ not used (:data:`MIN_DUAL_DIAGONAL`), and cvxopt's interior point solves the QP.
 import numpy as np
 from scipy.linalg.lapack import dposv
 
+from ..kernels import scaled_exponent
 from ._kmm_kkt import KMM_JITTER
 
 #: Smallest d = ridge + jitter solved through the dual: below it b = (kappa - L'u - nu) / d amplifies the
@@ -33,6 +37,34 @@ MIN_DUAL_DIAGONAL = 1e-3
 MAX_NEWTON_STEPS = 60
 #: Convergence: the dual gradient (L b - u, 1'b - t) within this times the scale of kappa (and of n).
 DUAL_TOL = 1e-12
+
+
+def gaussian_factor(X, sigma, tol, max_rank):
+    """L (r, n) with |K - L'L| <= ``tol`` entrywise for the Gaussian kernel K of the rows of ``X`` (pivoted Cholesky,
+    the same pivots and stopping rule as LAPACK's dpstrf, :func:`covshift.weights.kmm.low_rank_factor`), building only
+    the r pivot columns of K (O(n r) kernel values instead of n^2); None when r would exceed ``max_rank``. Every
+    residual diagonal entry is at most ``tol`` at the end, and the residual is positive semi-definite, so every entry
+    is too."""
+    X = np.asarray(X, dtype=float)
+    n = len(X)
+    norms = np.einsum("ij,ij->i", X, X)
+    residual = np.ones(n)  # K's diagonal minus L'L's: the Gaussian kernel's is 1
+    factor = np.empty((max_rank, n))
+    for rank in range(max_rank + 1):
+        pivot = int(np.argmax(residual))
+        if residual[pivot] <= tol:
+            return factor[:rank]
+        if rank == max_rank:
+            return None
+        column = np.maximum(norms + norms[pivot] - 2.0 * (X @ X[pivot]), 0.0)  # squared distances to the pivot
+        column[pivot] = 0.0
+        column = np.exp(scaled_exponent(column, sigma))
+        column -= factor[:rank, pivot] @ factor[:rank]
+        column /= np.sqrt(residual[pivot])
+        factor[rank] = column
+        residual -= column * column
+        residual[pivot] = 0.0
+    return None
 
 
 def kmm_bounds(n, B, eps):

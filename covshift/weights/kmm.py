@@ -20,7 +20,7 @@ from ..exceptions import ConvergenceWarning, SolverError
 from ..kernels import gaussian_kernel, median_heuristic
 from ..limits import check_kmm_memory
 from ._base import WeightEstimator, warn_no_kernel_mass
-from ._kmm_dual import dual_applies, dual_solve, kmm_bounds
+from ._kmm_dual import dual_applies, dual_solve, gaussian_factor, kmm_bounds
 from ._kmm_kkt import KMM_JITTER, kmm_constraints, low_rank_kkt
 
 #: KMM builds an n_tr x n_tr QP; past this size it refuses and points to the ensembles.
@@ -41,6 +41,8 @@ SHARED_KERNEL_BYTES = 32 * 2**20
 LOW_RANK_MIN_POINTS = 64
 LOW_RANK_TOL = 1e-12
 LOW_RANK_MAX_FRACTION = 0.25
+#: Pivots at most of a factor built column by column (:func:`points_factor`); beyond, the kernel is built whole.
+MAX_COLUMN_PIVOTS = 200
 #: Steps of iterative refinement of each low-rank KKT solve; a low-rank solve that does not end
 #: "optimal" is repeated with the dense KKT solve.
 LOW_RANK_REFINEMENT = 2
@@ -65,7 +67,7 @@ def _kmm_problem(X_tr, X_te, sigma):
     return K, (len(X_tr) / len(X_te)) * gaussian_kernel(X_tr, X_te, sigma).sum(axis=1)
 
 
-def solve_kmm_qp(K, kappa, B=1000.0, eps=None, ridge=0.0, factor=None):
+def solve_kmm_qp(K, kappa, B=1000.0, eps=None, ridge=0.0):
     """The KMM quadratic program (eq. 1 of sampling-based-kmm) for a given kernel and kappa.
 
     min 1/2 b'(K + ridge I)b - kappa'b  s.t.  0 <= b_i <= B,  |sum_i b_i - n| <= n eps.
@@ -91,28 +93,27 @@ def solve_kmm_qp(K, kappa, B=1000.0, eps=None, ridge=0.0, factor=None):
     kappa : ndarray (n,), n / n_te times the kernel sums against the test points
     B, eps, ridge : as :class:`KMM` (the ridge is added inside the solve, so the low-rank path
         still sees the kernel's own low rank)
-    factor : ndarray (r, n) or None
-        A low-rank factor of ``K`` already at hand (K = factor' factor within 1e-12 per entry: the
-        columns of a larger kernel's :func:`low_rank_factor`, as an ensemble's bags with a ridge take
-        them for the dual solve); None computes it here.
 
     Returns
     -------
     beta : ndarray (n,)
     """
-    factor = low_rank_factor(K) if factor is None else factor
+    factor = low_rank_factor(K)
     beta = dual_solve(factor, kappa, B, eps, ridge)
     return _interior_point(K, kappa, B, eps, ridge, factor) if beta is None else beta
 
 
-def _solve_bag(K, rows, kappa, B, eps, ridge, factor):
-    """One bag's QP (:func:`solve_kmm_qp`): ``K`` its kernel, or with ``rows`` all the training points' kernel,
-    its rows and columns taken only if the interior point needs them (the dual solve through ``factor`` does not)."""
+def _solve_bag(K, rows, kappa, B, eps, ridge, factor, X, sigma):
+    """One bag's QP (:func:`solve_kmm_qp`), through ``factor`` when given; the bag's kernel is needed only if that
+    solve declines or there is no factor: ``K`` itself, or with ``rows`` its rows and columns of ``K`` (the kernel of
+    all the training points) or, ``K`` None, of the kernel of ``X`` at ``sigma``, built then."""
     beta = dual_solve(factor, kappa, B, eps, ridge)
     if beta is not None:
         return beta
-    K = K if rows is None else K[np.ix_(rows, rows)]
-    return _interior_point(K, kappa, B, eps, ridge, low_rank_factor(K) if factor is None else factor)
+    if rows is not None:
+        K = gaussian_kernel(X[rows], X[rows], sigma) if K is None else K[np.ix_(rows, rows)]
+    return solve_kmm_qp(K, kappa, B, eps, ridge=ridge) if factor is None else _interior_point(K, kappa, B, eps,
+                                                                                              ridge, factor)
 
 
 def _interior_point(K, kappa, B, eps, ridge, factor):
@@ -153,6 +154,15 @@ def _interior_point(K, kappa, B, eps, ridge, factor):
     return np.clip(np.array(result["x"]).ravel(), 0.0, B)
 
 
+def points_factor(X, sigma):
+    """:func:`low_rank_factor` of the Gaussian kernel of the rows of ``X`` at ``sigma`` without building it: its
+    pivot columns only (:func:`~covshift.weights._kmm_dual.gaussian_factor`, rank at most MAX_COLUMN_PIVOTS)."""
+    n = len(X)
+    if n < LOW_RANK_MIN_POINTS:
+        return None
+    return gaussian_factor(X, sigma, LOW_RANK_TOL, max(0, min(int(LOW_RANK_MAX_FRACTION * n), MAX_COLUMN_PIVOTS)))
+
+
 def low_rank_factor(K):
     """L (r, n) with |K - L'L| <= LOW_RANK_TOL entrywise (LAPACK's pivoted Cholesky, dpstrf), or None
     when the rank r exceeds n * LOW_RANK_MAX_FRACTION (the dense KKT solve is then cheaper)."""
@@ -186,10 +196,9 @@ class _KMMParams(WeightEstimator):
     }
 
     def _sigma_and_cross_kernel(self, X_tr, X_te):
-        """Sets sigma_ (sigma, or the median heuristic on all the data) and, when the problem is small enough to
-        build it whole (SHARED_KERNEL_BYTES), the cross kernel k(X_tr, X_te); warns when a given sigma leaves
-        test points without kernel mass on the training points (too small: :func:`warn_no_kernel_mass`, read
-        from that kernel's column means when built)."""
+        """Sets sigma_ (sigma, or the median heuristic on all the data); returns k(X_tr, X_te) if small enough
+        (SHARED_KERNEL_BYTES), else None. Warns when a given sigma leaves test points without kernel mass on the
+        training points (:func:`warn_no_kernel_mass`, from that kernel's column means when built)."""
         if self.sigma == AUTO:
             self.sigma_ = median_heuristic(np.vstack([X_tr, X_te]), random_state=self.random_state)
         else:
@@ -293,11 +302,13 @@ class KMM(_KMMParams):
         check_kmm_memory("KMM", len(X_tr), len(X_te), "Use EnsembleKMM(strategy='vf') (VFKMM), "
                          "which solves many small problems on bootstrap samples.")
         K_cross = self._sigma_and_cross_kernel(X_tr, X_te)
-        if K_cross is None:
-            K, kappa = _kmm_problem(X_tr, X_te, self.sigma_)
-        else:  # as _kmm_problem, from the cross kernel already built
-            K, kappa = gaussian_kernel(X_tr, X_tr, self.sigma_), (len(X_tr) / len(X_te)) * K_cross.sum(axis=1)
-        self.beta_ = solve_kmm_qp(K, kappa, self.B, self.eps, ridge=self.ridge)  # K + ridge I (see ridge)
+        K_cross = gaussian_kernel(X_tr, X_te, self.sigma_) if K_cross is None else K_cross
+        kappa = (len(X_tr) / len(X_te)) * K_cross.sum(axis=1)  # as _kmm_problem
+        factor = points_factor(X_tr, self.sigma_) if dual_applies(self.ridge) else None
+        self.beta_ = dual_solve(factor, kappa, self.B, self.eps, self.ridge)  # K + ridge I (see ridge)
+        if self.beta_ is None:  # the kernel built whole: the interior point, or the dual through dpstrf's factor
+            self.beta_ = solve_kmm_qp(gaussian_kernel(X_tr, X_tr, self.sigma_), kappa, self.B, self.eps,
+                                      ridge=self.ridge)
         return self.beta_
 
 
@@ -425,27 +436,23 @@ class EnsembleKMM(_KMMParams):
         check_kmm_memory(f"EnsembleKMM('{self.strategy}') bag", len(largest[0]), len(largest[1]),
                          "Use strategy='vf' (VFKMM) or 'enstr' with a larger n_parts: smaller bags.")
         betas = Parallel(n_jobs=self.n_jobs)(
-            delayed(_solve_bag)(K, rows, kappa, self.B, self.eps, self.ridge, factor)
+            delayed(_solve_bag)(K, rows, kappa, self.B, self.eps, self.ridge, factor, X_tr, self.sigma_)
             for K, rows, kappa, factor in self._bag_problems(X_tr, X_te, bags, K_cross))
         self.n_samples_ = len(bags)
         return self._aggregate(X_tr, bags, betas, len(test_parts))
 
     def _bag_problems(self, X_tr, X_te, bags, K_cross):
-        """(K, rows, kappa, low-rank factor or None) of every bag (:func:`_solve_bag`), lazily. On toy sizes
-        (``K_cross`` = k(X_tr, X_te) built, :meth:`_sigma_and_cross_kernel`) the kernels of all the data are
-        built once and every bag's are slices of them (the same numbers as building them per bag: K_all and
-        the bag's rows), and so is its low-rank factor with a ridge (the columns of K_all's
-        :func:`low_rank_factor`, within 1e-12 per entry as K_all's); kappa of bag (tr, te) is |tr| / |te|
-        times the row sums over te of k(x_tr, x_te)."""
+        """(K, rows, kappa, factor or None) of every bag (:func:`_solve_bag`), lazily. On toy sizes (``K_cross``
+        built) with a ridge the bags share the factor of all the training points' kernel (its columns, within
+        1e-12 per entry: :func:`points_factor`, the kernel not built); else that kernel is built once and each
+        bag's is a slice (the same numbers as built per bag). kappa of bag (tr, te): |tr| / |te| row sums over te."""
         if K_cross is None:
             for tr, te in bags:
                 K, kappa = _kmm_problem(X_tr[tr], X_te[te], self.sigma_)
                 yield K, None, kappa, None
             return
-        K_all = gaussian_kernel(X_tr, X_tr, self.sigma_)
-        # with a ridge, the bags' dual solves share K_all's factor; without (the papers' QP), each bag's
-        # interior point takes its own kernel's, whose rank decides whether it is solved through it
-        factor = low_rank_factor(K_all) if dual_applies(self.ridge) else None
+        factor = points_factor(X_tr, self.sigma_) if dual_applies(self.ridge) else None
+        K_all = gaussian_kernel(X_tr, X_tr, self.sigma_) if factor is None else None
         row_sums = {}  # bags share test parts: sums over each part of k(x_tr_i, x_te_j), once
         for tr, te in bags:
             part = np.asarray(te).tobytes()  # the part's indices, not the array's identity

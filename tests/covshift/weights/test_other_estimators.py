@@ -329,6 +329,22 @@ def test_kmm_ridge_is_solved_through_the_kernels_low_rank_factor(monkeypatch, ri
     np.testing.assert_allclose(low_rank, dense, rtol=0, atol=1e-5 * dense.max())
 
 
+def test_the_factor_built_column_by_column_is_dpstrfs_without_the_whole_kernel():
+    # points_factor builds only the pivot columns of the kernel: the same rank as LAPACK's dpstrf on the whole
+    # kernel, every entry of K - L'L within LOW_RANK_TOL; None where dpstrf's rank is too high (10-D data)
+    from covshift.weights import kmm
+
+    for seed, sigma in [(0, 0.5), (1, 0.2), (2, 2.0)]:
+        X = sinc_shift(n_tr=400, n_te=300, random_state=seed).X_tr
+        K = gaussian_kernel(X, X, sigma)
+        columns, whole = kmm.points_factor(X, sigma), kmm.low_rank_factor(K)
+        assert columns.shape == whole.shape
+        assert np.abs(K - columns.T @ columns).max() <= kmm.LOW_RANK_TOL
+    X = np.random.default_rng(0).normal(size=(200, 10))
+    assert kmm.points_factor(X, 1.0) is None and kmm.low_rank_factor(gaussian_kernel(X, X, 1.0)) is None
+    assert kmm.points_factor(X[:50], 1.0) is None  # below LOW_RANK_MIN_POINTS, as low_rank_factor
+
+
 def _tight_kmm_qp(K, kappa, B, eps, diagonal):
     """The KMM QP of K + diagonal I solved densely by cvxopt at tolerances 1e-12 (its default is reltol 1e-6)."""
     from cvxopt import matrix, solvers
