@@ -12,14 +12,23 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from teaching import figures
+from teaching.steps import BuiltInData, UploadedData
 from teaching.ui import presentation as mode
 from teaching.ui.guard import guard
 
 
 def step_cache(function, max_entries):
     """``function`` (a step of :mod:`teaching.steps`) cached by st.cache_data, shared by every session:
-    the ``make_cache`` the app gives :func:`teaching.steps.use_cache`."""
-    return st.cache_data(function, show_spinner=False, max_entries=max_entries)
+    the ``make_cache`` the app gives :func:`teaching.steps.use_cache`.
+
+    A data spec (a frozen dataclass of names, numbers and tuples) is keyed by its ``repr``, which names its class and
+    every field exactly: Streamlit's own hashing of a dataclass copies it to a dict first (``dataclasses.asdict``), a
+    tenth of a lesson's warm run, where every step call of the run hashes the view's spec again."""
+    return st.cache_data(function, show_spinner=False, max_entries=max_entries, hash_funcs=_SPEC_KEYS)
+
+
+#: The step arguments keyed by their repr (see :func:`step_cache`).
+_SPEC_KEYS = {BuiltInData: repr, UploadedData: repr}
 
 
 def content_key(*values):

@@ -117,3 +117,21 @@ def test_the_width_rule_and_the_methods_do_not_change_the_rows_of_an_upload():
     assert len(auto[0]) + len(auto[1]) == budget.CSV_MAX_ROWS
     for rows in (manual, slow_models):
         assert np.array_equal(rows[0], auto[0]) and np.array_equal(rows[1], auto[1])
+
+
+def test_the_step_cache_keys_a_data_spec_by_every_field():
+    """ui.step_cache keys the data specs by their repr (issue 40): it names the class and every field, so that two specs
+    that differ anywhere are two cache entries."""
+    import dataclasses
+
+    from teaching.steps import BuiltInData, UploadedData
+
+    for kind in (BuiltInData, UploadedData):
+        assert all(field.repr for field in dataclasses.fields(kind)), kind
+    spec = BuiltInData("sinc", (("n_tr", 100), ("n_te", 60)), 0)
+    others = [BuiltInData("sinc", (("n_tr", 100), ("n_te", 61)), 0), BuiltInData("sinc", (("n_tr", 100), ("n_te", 60)), 1),
+              BuiltInData("sinc", (("n_tr", 100), ("n_te", 60.0)), 0), BuiltInData("arm", (("n_tr", 100), ("n_te", 60)), 0)]
+    assert len({repr(spec), *map(repr, others)}) == 5
+    assert repr(spec) == repr(BuiltInData("sinc", (("n_tr", 100), ("n_te", 60)), 0))
+    upload = UploadedData("ab" * 32, ("x",), ("y",), "train", True, 0)
+    assert repr(upload) != repr(dataclasses.replace(upload, standardise=False))
