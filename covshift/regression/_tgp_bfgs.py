@@ -1,8 +1,7 @@
 """Batched BFGS with Armijo backtracking over the test points of a Twin GP prediction (sharma-mittal-tgp, section 3: BFGS per test point, 50 iterations)."""
 
 import numpy as np
-
-from ._tgp_local import rowdot
+from numba import njit
 
 #: Relative round-off of the costs: eta = k(x,x) - k' K^-1 k cancels, and K^-1 has norm
 #: up to 1 / lambda, so decreases smaller than this cannot be resolved by a line search.
@@ -34,18 +33,7 @@ def minimise(cost, Y0, local, divergence, max_iter, step_tol, max_step):
             break
         n_iter[act] += 1
         g_act = g[act]
-        p = -np.einsum("mij,mj->mi", H[act], g_act)
-        slope = rowdot(p, g_act)
-        bad = slope >= 0  # not a descent direction: restart from steepest descent
-        if np.any(bad):
-            p[bad] = -g_act[bad]
-            H[act[bad]] = np.eye(dy)
-        # the Newton-like step may be far too long at the start: cap it at rho_y
-        length = np.max(np.abs(p), axis=1)
-        p *= np.minimum(1.0, max_step / np.maximum(length, 1e-300))[:, None]
-        slope = rowdot(p, g_act)
-        # a predicted decrease below the round-off of the cost: nothing left to gain
-        flat = -slope <= COST_NOISE * (1.0 + np.abs(f[act]))
+        p, slope, flat = _directions(H, g, f, act, max_step, COST_NOISE)
         if np.any(flat):
             converged[act[flat]] = True
             act, p, slope, g_act = act[~flat], p[~flat], slope[~flat], g_act[~flat]
@@ -73,37 +61,115 @@ def backtrack(cost, Y, p, f, g, slope, local, divergence, step_tol, c=1e-4, shri
     length = np.max(np.abs(p), axis=1)
     resolvable = COST_NOISE * (1.0 + np.abs(f))
     for _ in range(max_trials):
-        todo = np.flatnonzero(~done & (step * length > step_tol) & (-slope * step > resolvable))
+        todo, trial = _trial_points(Y, p, step, length, slope, resolvable, done, step_tol)
         if todo.size == 0:
             break
-        trial = Y[todo] + step[todo, None] * p[todo]
         ft, gt = cost(trial, local.take(todo, divergence))
-        ok = ft <= f[todo] + c * step[todo] * slope[todo]
-        f_new[todo[ok]], g_new[todo[ok]] = ft[ok], gt[ok]
-        done[todo[ok]] = True
-        step[todo[~ok]] *= shrink
+        _armijo(todo, ft, gt, f, slope, c, shrink, step, f_new, g_new, done)
     step[~done] = 0.0  # no decrease possible at machine precision: the point is converged
     return step, f_new, g_new, done
 
+
 def bfgs_update(H, act, s, yv, first):
-    """BFGS update of the inverse Hessians; before the first update H0 is scaled to
-    (s'y / y'y) I (Nocedal and Wright, eq. 6.20) so later steps are well sized."""
-    sy = np.sum(s * yv, axis=1)
-    ok = sy > 1e-12 * np.linalg.norm(s, axis=1) * np.linalg.norm(yv, axis=1)
-    if not np.any(ok):
-        return
-    rows = act[ok]
-    s, yv, rho = s[ok], yv[ok], 1.0 / sy[ok]
-    rescale = first[ok]
-    if np.any(rescale):
-        gamma = sy[ok][rescale] / np.sum(yv[rescale] ** 2, axis=1)
-        H[rows[rescale]] = gamma[:, None, None] * np.eye(s.shape[1])
-    Hk = H[rows]
-    Hy = np.einsum("mij,mj->mi", Hk, yv)
-    a = rho * rho * rowdot(yv, Hy) + rho
-    # H + a s s' - rho (H y s' + s y' H) as one batched (d x 2) @ (2 x d) product (einsum: matmul
-    # may take another kernel for a stack of one, and a point's update would depend on the batch)
-    left = np.stack([s, Hy], axis=2)
-    right = np.stack([a[:, None] * s - rho[:, None] * Hy, -rho[:, None] * s], axis=1)
-    Hk += np.einsum("mik,mkj->mij", left, right)
-    H[rows] = Hk
+    """BFGS update of the inverse Hessians H[act] (in place); before the first update H0 is scaled to
+    (s'y / y'y) I (Nocedal and Wright, eq. 6.20) so later steps are well sized. A point whose curvature
+    s'y is not positive (to 1e-12 of |s| |y|) keeps its H."""
+    _bfgs_update(H, act, s, yv, first)
+
+
+# The per-point bookkeeping of the iterations, compiled (issue 40: ~30 numpy calls per iteration were a sixth of a
+# prediction). Each point's numbers are computed as numpy's einsum and reductions computed them, operation by
+# operation and in the same order, without fused multiply-adds, each sum over a point's outputs from its first term
+# on: bitwise the same with up to 7 outputs (numpy sums 8 and more pairwise: 16 outputs, digits, round-off only).
+
+
+@njit(cache=True, nogil=True)
+def _dot(a, b):
+    total = 0.0
+    for j in range(a.shape[0]):
+        total += a[j] * b[j]
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _directions(H, g, f, act, max_step, noise):
+    """For the points ``act``: the quasi-Newton direction p = -H g (steepest descent, H reset to I, where it does
+    not descend), capped at ``max_step`` per coordinate; its slope p'g; and whether the predicted decrease is
+    below the cost's round-off (``noise`` relative, COST_NOISE)."""
+    n, dy = act.shape[0], g.shape[1]
+    p, slope, flat = np.empty((n, dy)), np.empty(n), np.empty(n, np.bool_)
+    for r in range(n):
+        m = act[r]
+        for i in range(dy):
+            p[r, i] = -_dot(H[m, i], g[m])
+        if _dot(p[r], g[m]) >= 0:  # not a descent direction: restart from steepest descent
+            for i in range(dy):
+                p[r, i] = -g[m, i]
+                for j in range(dy):
+                    H[m, i, j] = 1.0 if i == j else 0.0
+        length = abs(p[r, 0])  # the Newton-like step may be far too long at the start: cap it at max_step (rho_y)
+        for i in range(1, dy):
+            if abs(p[r, i]) > length or np.isnan(p[r, i]):  # a nan stays (as np.max)
+                length = abs(p[r, i])
+        cap = max_step / (length if (length > 1e-300 or np.isnan(length)) else 1e-300)
+        cap = cap if (cap < 1.0 or np.isnan(cap)) else 1.0  # np.minimum(1, cap), nan kept
+        for i in range(dy):
+            p[r, i] *= cap
+        slope[r] = _dot(p[r], g[m])
+        flat[r] = -slope[r] <= noise * (1.0 + abs(f[m]))  # a predicted decrease below the cost's round-off
+    return p, slope, flat
+
+
+@njit(cache=True, nogil=True)
+def _trial_points(Y, p, step, length, slope, resolvable, done, step_tol):
+    """The points still searching (not done, a step still above ``step_tol`` and a predicted decrease above the
+    cost's round-off) and their trial outputs Y + step p."""
+    todo = np.flatnonzero(~done & (step * length > step_tol) & (-slope * step > resolvable))
+    trial = np.empty((todo.shape[0], Y.shape[1]))
+    for r in range(todo.shape[0]):
+        m = todo[r]
+        for j in range(Y.shape[1]):
+            trial[r, j] = Y[m, j] + step[m] * p[m, j]
+    return todo, trial
+
+
+@njit(cache=True, nogil=True)
+def _armijo(todo, ft, gt, f, slope, c, shrink, step, f_new, g_new, done):
+    """Armijo's test at the trial points ``todo`` (costs ``ft``, gradients ``gt``): a point whose cost fell enough
+    keeps them and is done, the others shrink their step."""
+    for r in range(todo.shape[0]):
+        m = todo[r]
+        if ft[r] <= f[m] + c * step[m] * slope[m]:
+            f_new[m] = ft[r]
+            g_new[m] = gt[r]
+            done[m] = True
+        else:
+            step[m] *= shrink
+
+
+@njit(cache=True, nogil=True)
+def _bfgs_update(H, act, s, yv, first):
+    dy = s.shape[1]
+    Hy = np.empty(dy)
+    for r in range(act.shape[0]):
+        sy = s[r, 0] * yv[r, 0]
+        ss, yy = s[r, 0] * s[r, 0], yv[r, 0] * yv[r, 0]
+        for j in range(1, dy):
+            sy += s[r, j] * yv[r, j]
+            ss += s[r, j] * s[r, j]
+            yy += yv[r, j] * yv[r, j]
+        if not sy > 1e-12 * np.sqrt(ss) * np.sqrt(yy):
+            continue
+        m, rho = act[r], 1.0 / sy
+        if first[r]:
+            gamma = sy / yy
+            for i in range(dy):
+                for j in range(dy):
+                    H[m, i, j] = gamma if i == j else 0.0
+        for i in range(dy):
+            Hy[i] = _dot(H[m, i], yv[r])
+        a = rho * rho * _dot(yv[r], Hy) + rho
+        # H + a s s' - rho (H y s' + s y' H): [s Hy] @ [a s - rho Hy; -rho s], a (d x 2) @ (2 x d) product
+        for i in range(dy):
+            for j in range(dy):
+                H[m, i, j] += 0.0 + s[r, i] * (a * s[r, j] - rho * Hy[j]) + Hy[i] * (-rho * s[r, j])
