@@ -223,7 +223,7 @@ def main():
     from playwright.sync_api import sync_playwright
 
     for root in args.roots:
-        # numba's compiled loops into their on-disk cache (a new checkout compiles them once, ~16 CPU-s): what the
+        # numba's compiled loops into their on-disk cache (a new checkout compiles them once, ~18 CPU-s): what the
         # first start of an installation pays, not what this benchmark measures
         subprocess.run([sys.executable, "-c", "from covshift import compiled; compiled.warm_up()"], cwd=root,
                        env={**os.environ, "PYTHONPATH": root}, check=True)

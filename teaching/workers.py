@@ -97,7 +97,7 @@ def _limit(environ):
 
 def ready():
     """Load the pipeline (numpy, scipy, scikit-learn, the solvers) and the compiled Frank-Wolfe and Twin-GP
-    loops (:func:`covshift.compiled.warm_up`: numba's on-disk cache, or a compilation of ~16 CPU-s the first
+    loops (:func:`covshift.compiled.warm_up`: numba's on-disk cache, or a compilation of ~18 CPU-s the first
     time after an installation), so a student's first view does not pay for them. Returns the pid."""
     from covshift import compiled
     from teaching import steps  # noqa: F401
