@@ -9,8 +9,9 @@ title); :func:`presentation` enlarges fonts, lines and markers further.
 
 from teaching.figures.base import (TRAIN, TEST, TRUTH, METHOD_STYLES, STEP_MARKERS, BASE_FONT, TITLE_FONT,
                                    LAYOUT, HEIGHT, STYLE, color, METHOD_COLORS, style, line_style,
-                                   marker_style, clean_log_axis, decades, finish, new_figure, presentation,
-                                   coinciding, fit_height, phone, format_p, format_number)  # noqa: F401
+                                   marker_style, clean_log_axis, decades, finish, new_figure, coinciding,
+                                   format_p, format_number)  # noqa: F401
+from teaching.figures.screens import presentation, fit_height, phone  # noqa: F401
 from teaching.figures.data import (first_component, density, input_densities, data_scatter, output_plane,
                                    shift_overview, error_by_width)  # noqa: F401
 from teaching.figures.weights import (weights_vs_truth, weights_on_points, weight_histogram, alpha_stems,

@@ -27,10 +27,11 @@ NOT_FIGURES = {"first_component", "density",  # public helpers of the page modul
 
 
 def _public_figure_functions():
-    """Every public function of every page module of teaching.figures (all but base)."""
+    """Every public function of every page module of teaching.figures (all but base and screens, which lay figures
+    out)."""
     names = set()
     for info in pkgutil.iter_modules(figures.__path__):
-        if info.name == "base":
+        if info.name in ("base", "screens"):
             continue
         module = importlib.import_module(f"teaching.figures.{info.name}")
         names |= {name for name, f in inspect.getmembers(module, inspect.isfunction)

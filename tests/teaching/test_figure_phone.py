@@ -6,7 +6,7 @@ draws are measured in tests/teaching/browser/test_devices_browser.py."""
 import pytest
 
 from teaching import figures
-from teaching.figures.base import PHONE_FONT, PHONE_PLOT_HEIGHT, PHONE_TITLE_FONT, PHONE_WIDTH
+from teaching.figures.screens import PHONE_FONT, PHONE_PLOT_HEIGHT, PHONE_TITLE_FONT, PHONE_WIDTH
 from tests.teaching.test_figure_fonts import _public_figure_functions, _small_inputs, font_sizes, required_fonts
 
 #: Thumbnail grids (a picture per panel, not a plot with axes): their panels stay small on any screen.
