@@ -62,7 +62,7 @@ def presentation(fig, copy=True):
     if layout.title.text:
         text = _wrap(layout.title.text.replace("<br>", " "), int(PRESENTATION_WIDTH / (0.55 * title_font)))
         layout.title.text = text
-        top = max(old_top, 30 + round(1.3 * title_font) * (text.count("<br>") + 1))
+        top = max(old_top, 30 + round(1.3 * title_font) * (text.count("<br>") + 1) + _label_rows(fig, font))
     below = layout.legend.orientation == "h" and (layout.legend.y is None or layout.legend.y < 0)
     if below and layout.showlegend is not False:
         rows = _legend_rows(fig, font)
@@ -150,8 +150,8 @@ def phone(fig, copy=True):
         text = _wrap(layout.title.text.replace("<br>", " "), int((PHONE_WIDTH - 16) / (0.55 * title_font)))
         fig.update_layout(title=dict(text=text, yref="container", yanchor="middle", x=0.01, xanchor="left"))
         top = 16 + round(1.3 * title_font) * (text.count("<br>") + 1)
-    if any(a.yref == "paper" and a.y is not None and a.y >= 1 - 1e-9 for a in layout.annotations):
-        top += round(1.5 * font) + 4  # labels above the plot (a region's name, a panel's title) under the title
+    title_room = top  # the title's own rows, above the labels' row
+    top += _label_rows(fig, font)  # labels above the plot (a region's name, a panel's title) under the title
     bottom = 8
     if layout.showlegend is not False and _legend_rows(fig, font, PHONE_WIDTH - 16):
         rows = _legend_rows(fig, font, PHONE_WIDTH - 16)
@@ -170,9 +170,32 @@ def phone(fig, copy=True):
     fig.update_layout(margin=dict(l=8, r=12, t=top, b=bottom + axis_room, autoexpand=True), height=height)
     for colorbar in bars:
         colorbar.y = (legend_room + 14) / height
-    if layout.title.text:  # its lines centred in the top margin (plotly misplaces a wrapped title anchored at its top)
-        layout.title.y = 1 - (top / 2 + 2) / height
+    if layout.title.text:  # its lines centred in their rows (plotly misplaces a wrapped title anchored at its top)
+        layout.title.y = 1 - (title_room / 2 + 2) / height
     return fig
+
+
+def _label_rows(fig, font):
+    """The px the labels above the plot (:func:`_above_the_plot`) take at ``font`` px: a row for their lines
+    under the title (0: no such labels)."""
+    lines = [str(a.text).count("<br>") + 1 for a in fig.layout.annotations if _above_the_plot(fig, a)]
+    return round(1.5 * font) + round(1.3 * font) * (max(lines) - 1) + 4 if lines else 0
+
+
+def _above_the_plot(fig, annotation):
+    """Whether ``annotation`` stands on the top edge of the plot area or above it (a panel's title in paper
+    coordinates, a region's name on the top of the upper panel's domain, ``yref="y domain"``), where the title
+    would run into it unless the top margin leaves it a row of its own."""
+    y, yref = annotation.y, annotation.yref or "paper"
+    if y is None or not isinstance(y, (int, float)):
+        return False
+    if yref.endswith(" domain"):  # y in the axis's domain: 0 its bottom, 1 its top
+        axis = fig.layout[f"yaxis{yref.split()[0][1:]}"]
+        low, high = axis.domain or (0, 1)
+        y = low + y * (high - low)
+    elif yref != "paper":
+        return False
+    return y >= 1 - 1e-9
 
 
 def _columns_to_rows(fig):

@@ -2,7 +2,8 @@
 
 - A phone (390 x 844, a phone's user agent, touch) opening every lesson's students' link, and the same link with
   presentation mode on (a copied projector link): every figure of the page has plot areas of at least
-  280 x 200 px, text of 11-14 px, no plotly toolbar, a legend clear of the axis titles; nothing scrolls sideways.
+  280 x 200 px, text of 11-14 px, no plotly toolbar, a legend clear of the axis titles, labels clear of the title
+  and of each other; nothing scrolls sideways.
 - The students' link the stage shows carries the lesson, its seed and no presentation flag.
 - Presentation mode at 1280 x 800: Tab from the lesson's title reaches the stage's control within 10 stops,
   never in the folded sidebar, with a focus ring of at least 3:1 contrast.
@@ -25,7 +26,7 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touc
 MIN_PLOT, FONT_RANGE = (280, 200), (11, 14)
 
 #: Every plotly figure of the main area on screen (not in a closed expander): its plot areas (px), the sizes of its texts, whether plotly's toolbar
-#: shows and whether the legend overlaps an axis title.
+#: shows, whether the legend overlaps an axis title and which of its title and labels (annotations) overlap.
 _FIGURES = """() => {
   const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
   const hit = (a, b) => a[0] < b[2] - 1 && b[0] < a[2] - 1 && a[1] < b[3] - 1 && b[1] < a[3] - 1;
@@ -39,7 +40,12 @@ _FIGURES = """() => {
             fonts: [...plot.querySelectorAll('.main-svg text, .main-svg tspan')].filter(t => t.textContent.trim())
                      .map(t => parseFloat(getComputedStyle(t).fontSize)),
             toolbar: !!(bar && bar.getBoundingClientRect().width > 0 && getComputedStyle(bar).visibility !== 'hidden'),
-            legendOverAxisTitle: !!(legend && axisTitles.some(a => hit(box(legend), a)))};
+            legendOverAxisTitle: !!(legend && axisTitles.some(a => hit(box(legend), a))),
+            textsRunTogether: (() => {  // labels over the title or over each other: [text, text]
+              const texts = [...(title ? [title] : []), ...plot.querySelectorAll('.annotation-text-g')]
+                .map(e => [e.textContent, box(e)]).filter(t => t[1][2] > t[1][0]);
+              return texts.flatMap((a, i) => texts.slice(i + 1).filter(b => hit(a[1], b[1])).map(b => [a[0], b[0]]));
+            })()};
   });
 }"""
 
@@ -89,6 +95,7 @@ def test_a_phone_opening_a_lesson_link_gets_figures_laid_out_for_its_width(serve
                 (name, sorted(set(figure["fonts"])))
             assert not figure["toolbar"], f"{name}: plotly's toolbar shows on a touch screen"
             assert not figure["legendOverAxisTitle"], name
+            assert not figure["textsRunTogether"], (name, figure["textsRunTogether"])
         assert phone.evaluate("document.documentElement.scrollWidth") <= 390
 
 
