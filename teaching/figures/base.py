@@ -321,20 +321,13 @@ def binned_along(x, values, bins=8):
             np.array([m.size for m in members]))
 
 
-def add_error_panel_curve(fig, x, errors, name, counted="test points", bins=8, mean_line=True, **scatter):
-    """Draw ``name``'s ``errors`` as a curve of :func:`binned_along` means in the figure's second row (its error
-    panel), in the method's style, the bins' counts in ``customdata`` (and the hover) and no legend entry of its
-    own (its legend group is the method's), and (``mean_line``) the mean over all points as a thin dotted line
-    across the curve (:func:`add_error_panel_mean`): which method is lower on average shows without the numbers.
-    ``scatter``: more trace properties of the curve (e.g. a fill). Returns ((first, last) bin centre, mean)."""
-    traces, span, mean = error_panel_traces(x, errors, name, counted, bins, mean_line, **scatter)
-    fig.add_traces(traces, rows=2, cols=1)
-    return span, mean
-
-
 def error_panel_traces(x, errors, name, counted="test points", bins=8, mean_line=True, **scatter):
-    """The traces :func:`add_error_panel_curve` adds (dicts for :func:`built`, on the axes of the second row of a
-    one-column grid, :func:`cell`): (traces, (first, last) bin centre, mean)."""
+    """``name``'s ``errors`` as a curve of :func:`binned_along` means in the second row of a one-column grid (its
+    error panel, :func:`cell`), in the method's style, the bins' counts in ``customdata`` (and the hover) and no
+    legend entry of its own (its legend group is the method's), and (``mean_line``) the mean over all points as a
+    thin dotted line across the curve (:func:`error_panel_mean_trace`): which method is lower on average shows
+    without the numbers. ``scatter``: more trace properties of the curve (e.g. a fill). Dicts for :func:`built`:
+    (traces, (first, last) bin centre, mean)."""
     centres, means, counts = binned_along(x, errors, bins)
     traces = [dict(type="scatter", x=centres, y=means, mode="lines+markers", name=f"error: {name}", showlegend=False,
                    legendgroup=name, line=line_style(name, 3), marker=marker_style(name, 9), customdata=counts,
@@ -346,14 +339,9 @@ def error_panel_traces(x, errors, name, counted="test points", bins=8, mean_line
     return traces, span, mean
 
 
-def add_error_panel_mean(fig, span, mean, name, counted="test points"):
-    """The mean error of ``name`` over all points as a thin dotted line over ``span`` of the error panel, in the
-    method's colour ("mean error: name")."""
-    fig.add_traces([error_panel_mean_trace(span, mean, name, counted)], rows=2, cols=1)
-
-
 def error_panel_mean_trace(span, mean, name, counted="test points"):
-    """The trace :func:`add_error_panel_mean` adds (a dict, as :func:`error_panel_traces`)."""
+    """The mean error of ``name`` over all points as a thin dotted line over ``span`` of the error panel, in the
+    method's colour ("mean error: name"; a dict, as :func:`error_panel_traces`)."""
     return dict(type="scatter", x=list(span), y=[mean, mean], mode="lines", name=f"mean error: {name}",
                 showlegend=False, legendgroup=name, line=dict(color=style(name)["color"], width=1.5, dash="dot"),
                 hovertemplate=f"mean error over all {counted} %{{y:.3f}}<extra>{name}</extra>", **cell(2))

@@ -8,13 +8,25 @@ import plotly.io as pio
 import pytest
 
 from teaching import figures
-from teaching.figures.base import (add_error_panel_curve, add_error_panel_mean, built, cell, finish, line_style,
+from teaching.figures.base import (built, cell, error_panel_mean_trace, error_panel_traces, finish, line_style,
                                    new_figure, subplot_layout, subplots)
 from teaching.figures.data import GAIN_FILL
 
 
 def _json(fig):
     return json.loads(pio.to_json(fig, validate=False))
+
+
+def add_error_panel_curve(fig, x, errors, name, mean_line=True, **scatter):
+    """The error panel's curve added to ``fig`` trace by trace (as the figures did before built()): (span, mean)."""
+    traces, span, mean = error_panel_traces(x, errors, name, mean_line=mean_line, **scatter)
+    fig.add_traces(traces, rows=2, cols=1)
+    return span, mean
+
+
+def add_error_panel_mean(fig, span, mean, name):
+    """The error panel's mean line added to ``fig`` (as before built())."""
+    fig.add_traces([error_panel_mean_trace(span, mean, name)], rows=2, cols=1)
 
 
 def _shift_overview_trace_by_trace(X_tr, Y_tr, X_te, Y_te, grid, fits, heading="Covariate shift: same p(y|x), different p(x)",
