@@ -227,16 +227,18 @@ def _page_cookies(address):
 
 
 # ------------------------------------------------------------------ one class, every class size
-def settle(pids, seconds, idle=0.1, window=2.0):
-    """Wait (at most ``seconds``) until ``pids`` and their children use less than ``idle`` cores over ``window`` s: the
-    server's start-up (its fit workers importing the library, the background warming of the lessons) over. Returns
-    the seconds waited."""
+def settle(pids, seconds, idle=0.1, window=2.0, quiet_windows=3):
+    """Wait (at most ``seconds``) until ``pids`` and their children use less than ``idle`` cores in ``quiet_windows``
+    windows of ``window`` s in a row: the server's start-up (its fit workers, started 2 s after the first run, importing
+    the library and compiling, the background warming of the lessons) over. One quiet window is not enough: the
+    first one after the instructor's open can fall before the workers start. Returns the seconds waited."""
     start = time.perf_counter()
-    before = Monitor(pids).cpu0
+    before, quiet = Monitor(pids).cpu0, 0
     while time.perf_counter() - start < seconds:
         time.sleep(window)
         now = Monitor(pids).cpu0
-        if now - before < idle * window:
+        quiet = quiet + 1 if now - before < idle * window else 0
+        if quiet >= quiet_windows:
             break
         before = now
     return time.perf_counter() - start
