@@ -18,7 +18,6 @@ or ``"auto"`` (their own rule). :meth:`View.admit` is the one time-budget check,
 """
 
 import dataclasses
-import functools
 
 import numpy as np
 
@@ -200,13 +199,19 @@ class View:
         split = list(spec.split) if isinstance(spec.split, tuple) else spec.split
         return uploads.describe_rows(self.csv_table(), list(spec.inputs), self.data(), split, list(spec.outputs))
 
-    @functools.cached_property
+    @property
     def shared_sigma(self):
         """The one width of the KLIEP family on this view (:class:`teaching.fits.regression.SharedSigma`), resolved
-        once per View: the number set, or ("auto") likelihood cross-validation within the time budget."""
-        if self.sigma == AUTO:
-            self._check([budget.SHARED_SIGMA], AUTO)
-        return steps.shared_sigma(self.data_spec, self.sigma)
+        once per View: the number set, or ("auto") likelihood cross-validation within the time budget.
+
+        Kept beside the fields, not by ``functools.cached_property``: before Python 3.12 that holds one lock per
+        property for all instances, so every session's View waited while one computed its width on a worker."""
+        resolved = self.__dict__.get("_shared_sigma")
+        if resolved is None:
+            if self.sigma == AUTO:
+                self._check([budget.SHARED_SIGMA], AUTO)
+            resolved = self.__dict__.setdefault("_shared_sigma", steps.shared_sigma(self.data_spec, self.sigma))
+        return resolved
 
     def sigma_for(self, name):
         """The width estimator ``name`` is fitted with: the shared one for the KLIEP family; with "auto", the data's
@@ -230,7 +235,7 @@ class View:
         """:func:`teaching.budget.check_size` on this view's data, each distinct check once per View: its answer
         depends only on the View (the shared width's check, asked by :meth:`admit` and then by
         :attr:`shared_sigma` on first use, runs once)."""
-        passed = self.__dict__.setdefault("_passed_checks", set())  # beside the fields, as cached_property keeps
+        passed = self.__dict__.setdefault("_passed_checks", set())  # beside the fields, as shared_sigma keeps
         if (tuple(names), sigma) in passed:
             return
         points = self.data()

@@ -39,6 +39,34 @@ def test_the_kernel_width_is_resolved_once_per_view_and_passed_on_as_a_number():
     assert manual.shared_sigma.rule == "manual" and manual.sigma_for("KMM") == 0.4
 
 
+def test_one_views_width_does_not_wait_for_anothers(monkeypatch):
+    """Two sessions' Views resolve their widths at the same time: while one waits for its worker, another's is
+    computed (functools.cached_property before Python 3.12 held one lock for all instances of the class)."""
+    import threading
+
+    slow_started, release = threading.Event(), threading.Event()
+    real = steps.shared_sigma
+
+    def shared_sigma(spec, sigma):
+        if spec.seed == 1:  # the slow session: its worker is busy
+            slow_started.set()
+            assert release.wait(30)
+        return real(spec, sigma)
+
+    monkeypatch.setattr(steps, "shared_sigma", shared_sigma)
+    slow, quick = View.from_settings(_settings(seed=1)), View.from_settings(_settings(seed=2))
+    waiting = threading.Thread(target=lambda: slow.shared_sigma)
+    waiting.start()
+    try:
+        assert slow_started.wait(30)
+        assert quick.shared_sigma.rule == "lcv"  # answered while the other view still waits
+        assert waiting.is_alive()
+    finally:
+        release.set()
+        waiting.join(30)
+    assert slow.shared_sigma.rule == "lcv" and slow.shared_sigma is slow.shared_sigma
+
+
 def test_the_median_heuristic_is_computed_once_per_data_and_is_each_estimators_own_auto_width(monkeypatch):
     # the KMM family and LogisticRatio get the data's median-heuristic width as a number (one computation for
     # the six, issue 40): the very number each computes itself from "auto", so the fits are those of "auto"
