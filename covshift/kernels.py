@@ -458,12 +458,7 @@ def median_heuristic(X, max_samples=1000, random_state=0):
         rng = as_generator(random_state)
         X = X[rng.choice(X.shape[0], max_samples, replace=False)]
     distances = pdist(X)  # each pair once, no n x n matrix
-    positive = distances[distances > 0]  # a copy: partitioned in place (np.median would copy it again)
+    positive = distances[distances > 0]  # a copy of our own: np.median may partition it in place
     if positive.size == 0:
         return 1.0
-    middle = positive.size // 2
-    if positive.size % 2:
-        positive.partition(middle)
-        return float(positive[middle])
-    positive.partition((middle - 1, middle))
-    return float((positive[middle - 1] + positive[middle]) / 2)  # np.median's mean of the two
+    return float(np.median(positive, overwrite_input=True))

@@ -46,7 +46,7 @@ def test_median_heuristic_is_median_pairwise_distance():
 @given(arrays(np.float64, st.tuples(st.integers(2, 30), st.integers(1, 3)),
               elements=st.floats(-1e3, 1e3, allow_nan=False).map(lambda v: round(v, 1))))
 def test_median_heuristic_is_exactly_numpys_median_of_the_positive_distances(X):
-    # partitioned in place instead of np.median (one copy less): the same number, odd and even counts, duplicates
+    # np.median partitioning its input in place (one copy less): the same number, odd and even counts, duplicates
     distances = pdist(X)
     positive = distances[distances > 0]
     assert median_heuristic(X) == (float(np.median(positive)) if positive.size else 1.0)
