@@ -14,7 +14,7 @@ from covshift.metrics import mae
 from covshift.model_selection import kliep_sigma
 from covshift.regression import GPR, TwinGP
 from covshift.transfer import ResidualDeltaRegressor
-from teaching.catalog import REGRESSORS, chain_start, make_regressor, whole_number
+from teaching.catalog import REGRESSORS, make_regressor, whole_number
 from teaching.outcomes import Outcome, run_with_warnings
 
 #: How the shared kernel width of the KLIEP family was chosen, for the page's caption.
@@ -98,13 +98,11 @@ def data_hyper(data, standardise_outputs=True):
             "lambda_y": float(lambda_x)}
 
 
-def fit_predict(data, name, weights=None, start=None, standardise_outputs=False, **hyper):
+def fit_predict(data, name, weights=None, standardise_outputs=False, **hyper):
     """Fit a regression model (with weights for IW-*) on the labelled training rows and predict the test set.
 
-    ``start``: for an SMTGP with the original start, the :class:`Outcome` of its
-    :func:`chain_start` model on the same data, weights and hyper-parameters; the SMTGP
-    then starts from that prediction instead of computing it again (the same numbers),
-    and its seconds include the start's.
+    An SMTGP with the original start (``tgp_start="linear"``) computes its KLTGP start inside its own
+    fit (:func:`teaching.catalog.make_regressor`), and its seconds include that start's.
 
     ``standardise_outputs``: fit on the training outputs centred and divided by their standard
     deviation (:func:`output_scaling`), so that the zero-mean GP prior, lambda_x (a noise variance)
@@ -113,17 +111,12 @@ def fit_predict(data, name, weights=None, start=None, standardise_outputs=False,
 
     Returns an :class:`Outcome` whose model is a dict: mean, std (GPR) or certainty (TGP).
     """
-    if start is not None and chain_start(name, hyper.get("tgp_start", "linear")) is None:
-        raise ValueError(f"start is only used by an SMTGP with tgp_start='linear'; got it for {name!r}.")
-
     labelled = data.labelled_tr  # training rows without outputs (NaN) count for the weights only
 
     def run():
         model = make_regressor(name, **hyper)
         Y_fit = data.Y_tr[labelled]
         shift, scale = output_scaling(Y_fit) if standardise_outputs else (0.0, 1.0)
-        if start is not None:
-            model.set_params(init=(start.model["mean"] - shift) / scale)
         w = np.asarray(weights)[labelled] if REGRESSORS.get(name) and weights is not None else None
         model.fit(data.X_tr[labelled], (Y_fit - shift) / scale, sample_weight=w)
         result = {"mean": None, "std": None, "certainty": None}
@@ -140,7 +133,7 @@ def fit_predict(data, name, weights=None, start=None, standardise_outputs=False,
         return result
 
     result, seconds, messages = run_with_warnings(run)
-    return Outcome(result, seconds + (start.seconds if start is not None else 0.0), messages)
+    return Outcome(result, seconds, messages)
 
 
 def labelled_test_points(n_te, n_labels, seed=0):

@@ -197,22 +197,24 @@ def test_unknown_twin_gp_start_is_refused_by_name():
 
 
 @pytest.mark.parametrize("name", ["SMTGP", "IW-SMTGP"])
-def test_smtgp_started_from_the_kltgp_outcome_equals_its_own_chain(name, paper_data):
-    """A KLTGP outcome passed as ``start`` (what bench/digits_view.py does, to time the SMTGP's own stage; the app's
-    step lets the SMTGP compute its KLTGP stage inside its fit since issue 40): the same prediction as that chain."""
+def test_smtgp_with_the_linear_start_is_the_weighted_kltgp_chain(name, paper_data):
+    """The app's SMTGP with the original start (tgp_start "linear") computes its KLTGP start inside its own fit
+    (issue 40): the same prediction as an SMTGP started from the app's KLTGP prediction with the same weights
+    (linear -> KLTGP -> SMTGP); the kernel-ridge start is another start."""
     rng = np.random.default_rng(0)
     w = rng.uniform(0.2, 3.0, len(paper_data.X_tr))
-    hyper = dict(theta=0.9, gamma=1.5, rho_x=1.0, rho_y=0.5, lambda_x=1e-3, lambda_y=1e-3, tgp_start="linear")
-    stage = catalog.chain_start(name, "linear")
-    assert stage == name.replace("SMTGP", "KLTGP") and catalog.chain_start(name, "ridge") is None
-    start = fits.regression.fit_predict(paper_data, stage, w, **hyper)
-    chained = fits.regression.fit_predict(paper_data, name, w, start=start, **hyper)
-    own = fits.regression.fit_predict(paper_data, name, w, **hyper)
-    np.testing.assert_allclose(chained.model["mean"], own.model["mean"], rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(chained.model["certainty"], own.model["certainty"], rtol=1e-12)
-    assert chained.seconds >= start.seconds
-    with pytest.raises(ValueError, match="start"):
-        fits.regression.fit_predict(paper_data, "KLTGP", w, start=start, **hyper)
+    hyper = dict(theta=0.9, gamma=1.5, rho_x=1.0, rho_y=0.5, lambda_x=1e-3, lambda_y=1e-3)
+    kltgp = fits.regression.fit_predict(paper_data, name.replace("SMTGP", "KLTGP"), w, tgp_start="linear", **hyper)
+    chained = catalog.make_regressor(name, tgp_start="linear", **hyper).set_params(init=kltgp.model["mean"])
+    own_weights = w if name.startswith("IW-") else None
+    chained = chained.fit(paper_data.X_tr, paper_data.Y_tr, sample_weight=own_weights).predict(paper_data.X_te,
+                                                                                               return_certainty=True)
+    own = fits.regression.fit_predict(paper_data, name, w, tgp_start="linear", **hyper)
+    np.testing.assert_allclose(own.model["mean"], np.reshape(chained[0], own.model["mean"].shape), rtol=1e-12,
+                               atol=1e-14)
+    np.testing.assert_allclose(own.model["certainty"], chained[1], rtol=1e-12)
+    ridge = fits.regression.fit_predict(paper_data, name, w, tgp_start="ridge", **hyper)
+    assert not np.allclose(ridge.model["mean"], own.model["mean"], rtol=1e-6)
 
 
 def test_leave_one_out_error_is_that_of_refits_without_each_point():
