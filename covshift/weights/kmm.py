@@ -62,9 +62,15 @@ def kmm_weights(X_tr, X_te, sigma, B=1000.0, eps=None):
 
 
 def _kmm_problem(X_tr, X_te, sigma):
-    """K = k(X_tr, X_tr) and kappa_i = n_tr / n_te sum_j k(x_tr_i, x_te_j) of the KMM QP."""
+    """K = k(X_tr, X_tr) and kappa (:func:`_kappa`) of the KMM QP."""
     K = gaussian_kernel(X_tr, X_tr, sigma)
-    return K, (len(X_tr) / len(X_te)) * gaussian_kernel(X_tr, X_te, sigma).sum(axis=1)
+    return K, _kappa(gaussian_kernel(X_tr, X_te, sigma).sum(axis=1), len(X_te))
+
+
+def _kappa(test_sums, n_te):
+    """kappa_i = n_tr / n_te sum_j k(x_tr_i, x_te_j) of the KMM QP (eq. 1 of sampling-based-kmm), from the
+    sums over the n_te test points ``test_sums`` (one per training point: n_tr of them)."""
+    return (len(test_sums) / n_te) * test_sums
 
 
 def solve_kmm_qp(K, kappa, B=1000.0, eps=None, ridge=0.0):
@@ -303,7 +309,7 @@ class KMM(_KMMParams):
                          "which solves many small problems on bootstrap samples.")
         K_cross = self._sigma_and_cross_kernel(X_tr, X_te)
         K_cross = gaussian_kernel(X_tr, X_te, self.sigma_) if K_cross is None else K_cross
-        kappa = (len(X_tr) / len(X_te)) * K_cross.sum(axis=1)  # as _kmm_problem
+        kappa = _kappa(K_cross.sum(axis=1), len(X_te))
         factor = points_factor(X_tr, self.sigma_) if dual_applies(self.ridge) else None
         self.beta_ = dual_solve(factor, kappa, self.B, self.eps, self.ridge)  # K + ridge I (see ridge)
         if self.beta_ is None:  # the kernel built whole: the interior point, or the dual through dpstrf's factor
@@ -458,7 +464,7 @@ class EnsembleKMM(_KMMParams):
             part = np.asarray(te).tobytes()  # the part's indices, not the array's identity
             if part not in row_sums:
                 row_sums[part] = K_cross[:, te].sum(axis=1)
-            yield K_all, tr, (len(tr) / len(te)) * row_sums[part][tr], None if factor is None else factor[:, tr]
+            yield K_all, tr, _kappa(row_sums[part][tr], len(te)), None if factor is None else factor[:, tr]
 
     def _resolve_parts(self, n_tr, n_te):
         """k: n_parts if given (warning under SMALL_BAG points per bag), else the default."""
