@@ -81,10 +81,7 @@ def of_view(function, view, *args):
     keyed by their ``repr`` (a View's is every field's: equal Views, equal keys; Streamlit's hashing of a View's
     nested dataclasses costs more). The result is shared: read it, do not change it (its arrays are made read-only).
     A failure is not kept: it is raised again, and computed again next time."""
-    name = f"{function.__module__}.{function.__qualname__}"
-    if not _is_named_core_function(function):
-        raise TypeError(f"{name} is not a function of the covshift or teaching package")
-    return _of_view(name, repr((view, args)), function, view, args)
+    return _of_view(_core_function_name(function), repr((view, args)), function, view, args)
 
 
 @st.cache_resource(show_spinner=False, max_entries=256)
@@ -166,22 +163,22 @@ def figure(make_figure, *args, presentation=False, height=None, phone=False, **k
 
 def _figure_and_drawn(make_figure, *args, presentation=False, height=None, phone=False, **kwargs):
     """(:func:`figure`'s figure, what ``st.plotly_chart`` draws of it: its :class:`_Drawn` when it is cached)."""
-    name = f"{make_figure.__module__}.{make_figure.__qualname__}"
     try:
-        if not _is_named_core_function(make_figure):
-            raise TypeError(f"{name} is not a function of the covshift or teaching package")
-        key = content_key(args, kwargs)
+        name, key = _core_function_name(make_figure), content_key(args, kwargs)
     except (TypeError, AttributeError, pickle.PicklingError):  # no reliable key: build it every time
         built = _laid_out(make_figure(*args, **kwargs), presentation, height, phone)
         return built, built
     return _cached_figure(name, key, bool(presentation), height, bool(phone), make_figure, args, kwargs)
 
 
-def _is_named_core_function(function):
-    """A module-level function of covshift or teaching, so that its name says which code it runs (a page's
-    local function or a lambda could share its name with another)."""
+def _core_function_name(function):
+    """The name "module.qualname" of ``function`` if it is a module-level function of covshift or teaching, so that
+    its name says which code it runs (a page's local function or a lambda could share its name with another); else
+    TypeError."""
     module, qualname = getattr(function, "__module__", "") or "", getattr(function, "__qualname__", "<?>")
-    return module.startswith(("covshift.", "teaching.")) and "<" not in qualname
+    if not module.startswith(("covshift.", "teaching.")) or "<" in qualname:
+        raise TypeError(f"{module}.{qualname} is not a function of the covshift or teaching package")
+    return f"{module}.{qualname}"
 
 
 def chart(title, make_figure, *args, key=None, where=None, height=None, **kwargs):
