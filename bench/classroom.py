@@ -17,7 +17,8 @@ Each student is one websocket on ``/_stcore/stream`` speaking what the browser s
 value, ``rounds`` times with 2-5 s of thinking in between. A step is timed from the message sent
 to the server's ``script_finished``; the client keeps the hashes of the messages it received and
 reports them as the browser's message cache does. The browser's own rendering (0.5-1 s) is not
-included. Every student gets its own seeds (never a lesson's own), so every seed change is a view
+included. Beside the summary it prints each step's p50 / p95 / max per lesson: which round of a burst is
+the slow one. Every student gets its own seeds (never a lesson's own), so every seed change is a view
 nobody computed before.
 
 Without ``--url`` it starts ``streamlit run app.py`` on a free loopback port, fresh for every
@@ -168,11 +169,11 @@ async def student(url, link, seeds, think, rng, timeout, record, together=None):
             try:
                 seconds, size = await session.rerun(page if step == "open" else "", states, timeout)
             except asyncio.TimeoutError:
-                record(step, None, 0, [f"{step} not done within {timeout:g} s"])
+                record(step, None, 0, [f"{step} not done within {timeout:g} s"], link)
                 return
             if seed is not None and f"seed={seed}" not in session.query.split("&"):
                 session.errors.append(f"the address after the seed change is ?{session.query}")
-            record(step, seconds, size, session.errors)
+            record(step, seconds, size, session.errors, link)
             session.errors = []
 
 
@@ -214,7 +215,7 @@ def warm(url, timeout=300.0):
     for lesson in lessons.LESSONS.values():
         async def once(key=lesson.key):
             await student(url, lesson_link(key), [], (0, 0), random.Random(0), timeout,
-                          lambda step, seconds, size, problems: times.update({key: seconds}))
+                          lambda step, seconds, size, problems, link: times.update({key: seconds}))
         asyncio.run(once())
     return times
 
@@ -254,10 +255,11 @@ def play_class(url, n, links, rounds, think, seed_base, step_timeout, class_time
     (:func:`settle`) before the class comes and its CPU is counted."""
     if not 1 <= n <= MAX_STUDENTS:
         raise ValueError(f"students must be in 1..{MAX_STUDENTS}, got {n}")
-    steps, errors = [], []
+    steps, errors, by_link = [], [], {}
 
-    def record(step, seconds, size, problems):
+    def record(step, seconds, size, problems, link=None):
         steps.append((step, seconds, size))
+        by_link.setdefault((step, link), []).append(seconds)
         errors.extend(problems)
 
     async def everyone():
@@ -282,7 +284,7 @@ def play_class(url, n, links, rounds, think, seed_base, step_timeout, class_time
     async def instructor():  # the projected view: opened before the class is told the link
         instructor_steps = []
         await student(url, links[0], [], think, random.Random(0), step_timeout,
-                      lambda step, s, size, problems: instructor_steps.append((s, problems)))
+                      lambda step, s, size, problems, link: instructor_steps.append((s, problems)))
         return instructor_steps[0]
 
     first, problems = asyncio.run(instructor())
@@ -298,7 +300,7 @@ def play_class(url, n, links, rounds, think, seed_base, step_timeout, class_time
     return {"n": n, "burst": burst, "first": first, "wall": wall, "steps": steps, "missing": planned - sum(s is not None for _, s, _ in steps),
             "cut": cut, "errors": errors, "cpu": monitor.cpu - monitor.cpu0, "rss0": monitor.rss0,
             "peak": monitor.peak, "pss0": monitor.pss0, "peak_pss": monitor.peak_pss, "load": (load0, os.getloadavg()[0]),
-            "settled": settled}
+            "settled": settled, "by_link": by_link}
 
 
 def percentiles(values):
@@ -421,6 +423,10 @@ def main():
               f"errors {len(result['errors'])} cpu {result['cpu']:.1f} s ({row['cpu_per_view'] or 0:.3f} s/view) peak RSS {row['rss_mb']:.0f} MB PSS "
               f"{row['pss_mb']:.0f} MB "
               f"load {result['load']}" + (f" (settled {result['settled']:.0f} s first)" if args.settle else ""), flush=True)
+        for (step, link), times in sorted(result["by_link"].items(), key=lambda item: (item[0][0], links.index(item[0][1]))):
+            done = [t for t in times if t is not None]
+            print(f"    {step:4s} {keys[links.index(link)]:22s} p50 / p95 / max "
+                  + (" / ".join(f"{t:.2f}" for t in percentiles(done)) if done else "-"))
         for problem in sorted(set(result["errors"]))[:5]:
             print("   ", problem)
     pids_known = bool(args.pids) or not args.url
