@@ -102,15 +102,33 @@ def scaled_exponent(d2, sigma):
     ndarray
         ``d2`` itself.
     """
+    scale = exponent_scale(sigma)
     with np.errstate(over="ignore", under="ignore"):
-        if _SAFE_WIDTH[0] <= sigma <= _SAFE_WIDTH[1]:
-            d2 *= -0.5 / (sigma * sigma)
+        if scale is not None:
+            d2 *= scale
         else:
             np.sqrt(d2, out=d2)
             d2 /= sigma
             np.square(d2, out=d2)
             d2 *= -0.5
     return d2
+
+
+def exponent_scale(sigma):
+    """The factor -1 / (2 sigma^2) by which :func:`scaled_exponent` multiplies squared distances, or None for a
+    width outside [1e-100, 1e100], where it forms the exponent another way.
+
+    Parameters
+    ----------
+    sigma : float > 0
+        Kernel width.
+
+    Returns
+    -------
+    float or None
+        -0.5 / sigma^2, or None.
+    """
+    return -0.5 / (sigma * sigma) if _SAFE_WIDTH[0] <= sigma <= _SAFE_WIDTH[1] else None
 
 
 def gaussian_from_squared_distances(d2, sigma):

@@ -5,7 +5,7 @@ fw-covariate-shift-iw-smtgp eqs. (14)-(17) with the importance weights in S = di
 
 import numpy as np
 
-from ..kernels import scaled_exponent
+from ..kernels import exponent_scale, scaled_exponent
 from ._tgp_local import ETA_FLOOR, apply_rows, kl_terms, rows_times, rowdot, sm_terms, squared_distances_by_rows
 
 
@@ -16,11 +16,16 @@ class TwinGPCosts:
 
     def _ky(self, Yh, local):
         """S k_Y(y) for candidate outputs Yh (M, dy), built in place in one (M, N or K) array."""
-        if local.idx is None:
-            ky = squared_distances_by_rows(Yh, local.Y)
+        scale = exponent_scale(self.rho_y)
+        if local.idx is None and scale is not None:  # the exponent in one compiled pass
+            ky = squared_distances_by_rows(Yh, local.Y, scale, local.y_norms)
         else:
-            ky = np.sum((Yh[:, None, :] - local.Y) ** 2, axis=2)
-        np.exp(scaled_exponent(ky, self.rho_y), out=ky)
+            if local.idx is None:
+                ky = squared_distances_by_rows(Yh, local.Y, b_norms=local.y_norms)
+            else:
+                ky = np.sum((Yh[:, None, :] - local.Y) ** 2, axis=2)
+            scaled_exponent(ky, self.rho_y)
+        np.exp(ky, out=ky)
         ky *= local.s
         return ky
 

@@ -41,6 +41,7 @@ class Local:
     ay_kx: np.ndarray      # K_YW^-1 S k_X (ikl) or None
     kx_ax: np.ndarray = None    # (M,) S k_X . ax_xy (sm) or None
     stacked: np.ndarray = None  # shared systems: [K_YW^-1 | K_XYW^-1 or quad_ikl] (N, 2N), or None
+    y_norms: np.ndarray = None  # shared systems: the squared norms of the rows of Y (N,), or None
     clipped: ClipCount = field(default_factory=ClipCount)  # this prediction's clipped Schur complements
 
     #: The per-point vectors each cost reads (see TwinGP.cost_and_gradient).
@@ -142,14 +143,39 @@ def rows_times(A, B):
     return _rows_times(A, B, np.empty((A.shape[0], B.shape[1])))
 
 
-def squared_distances_by_rows(A, B):
-    """||a_i - b_j||^2 as :func:`covshift.kernels.squared_distances`, its product by :func:`rows_times`."""
-    out = rows_times(A, np.ascontiguousarray(B.T))
-    out *= -2.0
-    out += np.einsum("ij,ij->i", A, A)[:, None]
-    out += np.einsum("ij,ij->i", B, B)[None, :]
-    np.maximum(out, 0.0, out=out)
+@njit(cache=True, nogil=True, fastmath={"contract"})
+def _scaled_distances(A, B, a_norms, b_norms, scale, out):
+    """out[m, n] = max(||a_m||^2 + ||b_n||^2 - 2 a_m.b_n, 0) * scale in one pass, each number as the passes of numpy
+    and :func:`_rows_times` made it: a_m.b_n summed as _rows_times sums it (four terms per fused chain), then -2 a.b
+    (as -(x + x): exact, and no product for the compiler to fuse with the sums that follow), + ||a||^2, + ||b||^2,
+    the clip at 0 (a NaN stays, as np.maximum keeps it) and the product by ``scale``, each rounded on its own."""
+    M, K = A.shape
+    N = B.shape[0]
+    K4 = K - K % 4
+    for m in range(M):
+        for n in range(N):
+            acc = 0.0
+            for k in range(0, K4, 4):
+                acc = acc + A[m, k] * B[n, k] + A[m, k + 1] * B[n, k + 1] + A[m, k + 2] * B[n, k + 2] \
+                    + A[m, k + 3] * B[n, k + 3]
+            for k in range(K4, K):
+                acc = acc + A[m, k] * B[n, k]
+            d2 = -(acc + acc) + a_norms[m] + b_norms[n]
+            if d2 < 0.0:
+                d2 = 0.0
+            out[m, n] = d2 * scale
     return out
+
+
+def squared_distances_by_rows(A, B, scale=1.0, b_norms=None):
+    """||a_i - b_j||^2 as :func:`covshift.kernels.squared_distances`, its products summed as :func:`rows_times` sums
+    them (each row's numbers independent of the other rows), times ``scale`` (the Gaussian kernel's exponent with
+    :func:`covshift.kernels.exponent_scale`); ``b_norms``: the rows' squared norms of B if known."""
+    A = np.ascontiguousarray(A, dtype=np.float64)
+    B = np.ascontiguousarray(B, dtype=np.float64)
+    b_norms = np.einsum("ij,ij->i", B, B) if b_norms is None else b_norms
+    return _scaled_distances(A, B, np.einsum("ij,ij->i", A, A), b_norms, float(scale),
+                             np.empty((A.shape[0], B.shape[0])))
 
 
 def rowdot(A, B):
