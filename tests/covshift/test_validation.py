@@ -170,6 +170,33 @@ def test_bad_inputs_name_the_argument(bad, message):
         GPR().fit(X_TR, bad if bad is not None else None)
 
 
+class _Subclass(np.ndarray):
+    pass
+
+
+@pytest.mark.parametrize("array", [
+    np.arange(6.0).reshape(3, 2), np.arange(3.0), np.arange(8.0).reshape(2, 4)[:, ::2], np.empty((0, 2)),
+    np.empty((3, 0)), np.zeros((2, 2, 2)), np.array([[1.0, np.nan]]), np.array([np.inf, 1.0]), np.array([[1e154]]),
+    np.array([[-MAX_ABS_VALUE]]), np.array(2.0), np.arange(4.0).astype(">f8").reshape(2, 2)])
+def test_float_arrays_skip_check_array_with_the_same_answers(array):
+    """A float64 ndarray that already is what as_2d_float returns comes back as itself (a 1-D one as a column
+    view) without check_array, and every array gets the answer that the same array as an ndarray subclass (which
+    always goes through check_array) gets."""
+    def answer(X):
+        try:
+            return as_2d_float(X, "X_tr")
+        except ValueError as error:
+            return str(error)
+    fast, checked = answer(array), answer(array.view(_Subclass))
+    if isinstance(checked, str):
+        assert fast == checked
+    else:
+        np.testing.assert_array_equal(fast, checked)
+        assert type(fast) is np.ndarray and fast.dtype == np.float64 and fast.ndim == 2
+        if array.dtype == np.float64:
+            assert fast.base is array or fast is array  # no copy
+
+
 def test_boolean_inputs_count_as_zero_one():
     np.testing.assert_array_equal(as_2d_float([True, False]), [[1.0], [0.0]])
 

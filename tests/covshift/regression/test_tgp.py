@@ -408,3 +408,28 @@ def test_predict_reports_unconverged_points_without_setting_attributes():
     diagnostics = model._predict(Xt)
     assert diagnostics.n_iter.max() == 1 and not diagnostics.converged.all()
     assert not hasattr(model, "converged_")
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), shape=st.tuples(st.integers(1, 9), st.integers(1, 20), st.integers(1, 17)),
+       sigma=st.floats(1e-3, 1e3), zeros=st.booleans())
+def test_one_pass_exponent_equals_the_numpy_passes_bitwise(seed, shape, sigma, zeros):
+    """The output kernel's exponent in one compiled pass (a Twin GP's cost evaluation) gives bit for bit what the
+    product of rows_times and numpy's passes give: -2 a.b, + the squared norms, the clip at 0, the kernel's scale."""
+    from covshift.kernels import exponent_scale, scaled_exponent
+    from covshift.regression._tgp_local import rows_times, squared_distances_by_rows
+
+    M, N, K = shape
+    rng = np.random.default_rng(seed)
+    A, B = rng.normal(size=(M, K)) * 3, rng.normal(size=(N, K)) * 3
+    if zeros:  # zero distances (a candidate on a training output)
+        B[:min(M, N)] = A[:min(M, N)]
+    expected = rows_times(A, np.ascontiguousarray(B.T))
+    expected *= -2.0
+    expected += np.einsum("ij,ij->i", A, A)[:, None]
+    expected += np.einsum("ij,ij->i", B, B)[None, :]
+    np.maximum(expected, 0.0, out=expected)
+    np.testing.assert_array_equal(squared_distances_by_rows(A, B), expected)
+    scaled = squared_distances_by_rows(A, B, exponent_scale(sigma), np.einsum("ij,ij->i", B, B))
+    np.testing.assert_array_equal(scaled, scaled_exponent(expected, sigma))
+    assert np.array_equal(np.signbit(scaled), np.signbit(expected))
