@@ -188,6 +188,11 @@ def apply_rows(matrix, B):
     return rows_times(B, matrix) if matrix.ndim == 2 else np.einsum("mij,mj->mi", matrix, B)
 
 
+# The per-row terms of the costs, compiled. Each row's sums run over n in order (numpy's einsum would sum pairwise);
+# four rows at a time are interleaved, so that their twelve sums are independent chains the processor overlaps
+# instead of three chains of dependent additions: each row's numbers are those of the same loop on that row alone.
+
+
 @njit(cache=True, nogil=True, fastmath={"contract"})
 def _chain_row(dk, ky, Y, Yh, m, rho_y, grad, weighted):
     """grad[m] = dL/dy from dL/d(S k_y) = dk (eq. 16): sum_i dk_i k_y,i (y_i - y) / rho_y^2, summed in order."""
@@ -203,59 +208,120 @@ def _chain_row(dk, ky, Y, Yh, m, rho_y, grad, weighted):
 
 
 @njit(cache=True, nogil=True, fastmath={"contract"})
+def _chain_rows(dk, ky, Y, Yh, m, r, rho_y, grad, weighted):
+    """:func:`_chain_row` for the ``r`` rows m, m + 1, ... (dk[i] is row m + i's), four of them interleaved."""
+    if r < 4:
+        for i in range(r):
+            _chain_row(dk[i], ky, Y, Yh, m + i, rho_y, grad, weighted[:, 0])
+        return
+    t0, t1, t2, t3 = 0.0, 0.0, 0.0, 0.0
+    weighted[:] = 0.0
+    for n in range(ky.shape[1]):
+        c0, c1, c2, c3 = dk[0, n] * ky[m, n], dk[1, n] * ky[m + 1, n], dk[2, n] * ky[m + 2, n], dk[3, n] * ky[m + 3, n]
+        t0 += c0
+        t1 += c1
+        t2 += c2
+        t3 += c3
+        for d in range(Y.shape[1]):
+            y = Y[n, d]
+            weighted[d, 0] += c0 * y
+            weighted[d, 1] += c1 * y
+            weighted[d, 2] += c2 * y
+            weighted[d, 3] += c3 * y
+    for i, total in enumerate((t0, t1, t2, t3)):
+        for d in range(Y.shape[1]):
+            grad[m + i, d] = (weighted[d, i] - total * Yh[m + i, d]) / rho_y / rho_y
+
+
+@njit(cache=True, nogil=True, fastmath={"contract"})
+def _row_sums(ky, A, B, C, m, r, sums):
+    """sums[i] = (ky.A, ky.B, ky.C) of row m + i for the ``r`` rows from m (C None: two sums), each in order."""
+    N = ky.shape[1]
+    if r < 4:
+        for i in range(r):
+            a, b, c = 0.0, 0.0, 0.0
+            for n in range(N):
+                k = ky[m + i, n]
+                a += k * A[m + i, n]
+                b += k * B[m + i, n]
+                if C is not None:
+                    c += k * C[m + i, n]
+            sums[i, 0], sums[i, 1], sums[i, 2] = a, b, c
+        return
+    a0, a1, a2, a3, b0, b1, b2, b3 = 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    c0, c1, c2, c3 = 0.0, 0.0, 0.0, 0.0
+    for n in range(N):
+        k0, k1, k2, k3 = ky[m, n], ky[m + 1, n], ky[m + 2, n], ky[m + 3, n]
+        a0 += k0 * A[m, n]
+        a1 += k1 * A[m + 1, n]
+        a2 += k2 * A[m + 2, n]
+        a3 += k3 * A[m + 3, n]
+        b0 += k0 * B[m, n]
+        b1 += k1 * B[m + 1, n]
+        b2 += k2 * B[m + 2, n]
+        b3 += k3 * B[m + 3, n]
+        if C is not None:
+            c0 += k0 * C[m, n]
+            c1 += k1 * C[m + 1, n]
+            c2 += k2 * C[m + 2, n]
+            c3 += k3 * C[m + 3, n]
+    sums[0, 0], sums[1, 0], sums[2, 0], sums[3, 0] = a0, a1, a2, a3
+    sums[0, 1], sums[1, 1], sums[2, 1], sums[3, 1] = b0, b1, b2, b3
+    sums[0, 2], sums[1, 2], sums[2, 2], sums[3, 2] = c0, c1, c2, c3
+
+
+@njit(cache=True, nogil=True, fastmath={"contract"})
 def kl_terms(ky, uy, ux, eta_x, Y, Yh, kyy, rho_y, floor, cost, grad):
     """KLTGP's cost (eq. 5) and gradient at each row from S k_Y(y) = ky and its solve uy = K_YW^-1 ky (shared
-    systems), one pass per row, each row on its own; returns the number of eta_y clipped at ``floor``."""
+    systems), each row on its own; returns the number of eta_y clipped at ``floor``."""
     M, N = ky.shape
-    dk = np.empty(N)
-    weighted = np.empty(Y.shape[1])
+    dk, sums, weighted = np.empty((4, N)), np.empty((4, 3)), np.empty((Y.shape[1], 4))
     clipped = 0
-    for m in range(M):
-        quad_y, cross = 0.0, 0.0
-        for n in range(N):
-            quad_y += ky[m, n] * uy[m, n]
-            cross += ky[m, n] * ux[m, n]
-        eta_y = kyy - quad_y
-        if eta_y < floor:
-            eta_y = floor
-            clipped += 1
-        cost[m] = kyy - 2 * cross - eta_x[m] * np.log(eta_y)
-        scale = 2 * eta_x[m] / eta_y
-        for n in range(N):
-            dk[n] = uy[m, n] * scale - 2 * ux[m, n]
-        _chain_row(dk, ky, Y, Yh, m, rho_y, grad, weighted)
+    for m0 in range(0, M, 4):
+        r = min(4, M - m0)
+        _row_sums(ky, uy, ux, None, m0, r, sums)
+        for i in range(r):
+            m = m0 + i
+            quad_y, cross = sums[i, 0], sums[i, 1]
+            eta_y = kyy - quad_y
+            if eta_y < floor:
+                eta_y = floor
+                clipped += 1
+            cost[m] = kyy - 2 * cross - eta_x[m] * np.log(eta_y)
+            scale = 2 * eta_x[m] / eta_y
+            for n in range(N):
+                dk[i, n] = uy[m, n] * scale - 2 * ux[m, n]
+        _chain_rows(dk, ky, Y, Yh, m0, r, rho_y, grad, weighted)
     return clipped
 
 
 @njit(cache=True, nogil=True, fastmath={"contract"})
 def sm_terms(ky, uy, uxy, ax_xy, kx_ax, Y, Yh, theta, kxx, kyy, rho_y, floor, cost, grad):
     """SMTGP's cost J = log eta_xy - theta log eta_y (eq. 16) and gradient at each row from ky and its solves
-    uy = K_YW^-1 ky, uxy = K_XYW^-1 ky (shared systems), one pass per row, each row on its own; returns the
-    number of Schur complements clipped at ``floor``."""
+    uy = K_YW^-1 ky, uxy = K_XYW^-1 ky (shared systems), each row on its own; returns the number of Schur
+    complements clipped at ``floor``."""
     M, N = ky.shape
     t = theta
-    dk = np.empty(N)
-    weighted = np.empty(Y.shape[1])
+    dk, sums, weighted = np.empty((4, N)), np.empty((4, 3)), np.empty((Y.shape[1], 4))
     clipped = 0
-    for m in range(M):
-        quad_y, cross, quad_xy = 0.0, 0.0, 0.0
-        for n in range(N):
-            k = ky[m, n]
-            quad_y += k * uy[m, n]
-            cross += k * ax_xy[m, n]
-            quad_xy += k * uxy[m, n]
-        eta_y = kyy - quad_y
-        if eta_y < floor:
-            eta_y = floor
-            clipped += 1
-        eta_xy = (1 - t) * kxx + t * kyy - (1 - t) * kx_ax[m] - 2 * t * cross - t * t * quad_xy
-        if eta_xy < floor:
-            eta_xy = floor
-            clipped += 1
-        cost[m] = np.log(eta_xy) - t * np.log(eta_y)
-        a = -2 * t / eta_xy  # dJ/dk = a K_XYW^-1 k_XYW + (2 theta / eta_y) K_YW^-1 k_YW
-        at, b = a * t, 2 * t / eta_y
-        for n in range(N):
-            dk[n] = uxy[m, n] * at + a * ax_xy[m, n] + b * uy[m, n]
-        _chain_row(dk, ky, Y, Yh, m, rho_y, grad, weighted)
+    for m0 in range(0, M, 4):
+        r = min(4, M - m0)
+        _row_sums(ky, uy, ax_xy, uxy, m0, r, sums)
+        for i in range(r):
+            m = m0 + i
+            quad_y, cross, quad_xy = sums[i, 0], sums[i, 1], sums[i, 2]
+            eta_y = kyy - quad_y
+            if eta_y < floor:
+                eta_y = floor
+                clipped += 1
+            eta_xy = (1 - t) * kxx + t * kyy - (1 - t) * kx_ax[m] - 2 * t * cross - t * t * quad_xy
+            if eta_xy < floor:
+                eta_xy = floor
+                clipped += 1
+            cost[m] = np.log(eta_xy) - t * np.log(eta_y)
+            a = -2 * t / eta_xy  # dJ/dk = a K_XYW^-1 k_XYW + (2 theta / eta_y) K_YW^-1 k_YW
+            at, b = a * t, 2 * t / eta_y
+            for n in range(N):
+                dk[i, n] = uxy[m, n] * at + a * ax_xy[m, n] + b * uy[m, n]
+        _chain_rows(dk, ky, Y, Yh, m0, r, rho_y, grad, weighted)
     return clipped
