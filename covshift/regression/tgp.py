@@ -248,7 +248,7 @@ class TwinGP(TwinGPCosts, MultiOutputMixin, RegressorMixin, BaseEstimator):
         if self.knn is None or self.knn >= len(X):
             self.Kx_ = gaussian_kernel(X, X, self.rho_x)  # unregularised Ktilde_X
             self.Ky_ = gaussian_kernel(Y, Y, self.rho_y)
-            self._shared = self._weighted_inverses(np.arange(len(X)))
+            self._shared = self._weighted_inverses(None)
         else:
             self._shared = None
             self._neighbors = NearestNeighbors(n_neighbors=self.knn).fit(X)
@@ -257,13 +257,17 @@ class TwinGP(TwinGPCosts, MultiOutputMixin, RegressorMixin, BaseEstimator):
     def _weighted_inverses(self, idx):
         """K_XW^-1, K_YW^-1 and (sm) K_XYW^-1, (ikl) K_YW^-1 K_XW K_YW^-1 on points idx.
 
-        idx is (n,) for the shared system or (M, K) for one system per test point.
+        idx is None for the shared system (every training point, the stored kernels) or (M, K) for one system
+        per test point.
         """
-        s = self.sqrt_weight_[idx]
+        if idx is None:
+            s, eye, Kx, Ky = self.sqrt_weight_, np.eye(len(self.Kx_)), self.Kx_, self.Ky_
+        else:
+            s, eye = self.sqrt_weight_[idx], np.eye(idx.shape[-1])
+            Kx = kernel_block(self.Kx_, self.X_train_, idx, self.rho_x)
+            Ky = kernel_block(self.Ky_, self.Y_train_, idx, self.rho_y)
         outer = s[..., :, None] * s[..., None, :]
-        eye = np.eye(idx.shape[-1])
-        Kx = outer * kernel_block(self.Kx_, self.X_train_, idx, self.rho_x)
-        Ky = outer * kernel_block(self.Ky_, self.Y_train_, idx, self.rho_y)
+        Kx, Ky = outer * Kx, outer * Ky
         inv_x = spd_inverse(Kx + self.lambda_x * eye, "input kernel matrix K_X", "lambda_x")
         inv_y = spd_inverse(Ky + self.lambda_y * eye, "output kernel matrix K_Y", "lambda_y")
         inv_xy = quad = None
