@@ -43,7 +43,6 @@ import random
 import statistics
 import sys
 import time
-import urllib.parse
 import urllib.request
 
 import websockets
@@ -76,9 +75,8 @@ SEED_WIDGET = "w.seed"
 def lesson_link(key):
     """(page url name, query string) of the lesson ``key`` as its sidebar button leaves the address."""
     lesson = next(item for item in lessons.LESSONS.values() if item.key == key)
-    query = settings.to_query({**settings.defaults(), **lesson.settings})
     page = pathlib.Path(lesson.page).stem
-    return ("" if page == "home" else page), urllib.parse.urlencode(query)
+    return ("" if page == "home" else page), settings.query_string({**settings.defaults(), **lesson.settings})
 
 
 # ------------------------------------------------------------------ one student = one browser session

@@ -112,7 +112,7 @@ async def instructor(url, code, key, stop, seen, timeout):
     """The stage: open the lesson with the poll, then rerun the tally's fragment every second until ``stop``;
     ``seen``: (time, count shown) per refresh."""
     query = urllib.parse.urlencode({**settings.to_query({**settings.defaults(), **LESSON.settings}),
-                                    "poll": code, "poll_key": key})
+                                    "poll": code, "poll_key": key}, doseq=True)
     session = await _connect(url, "", query, timeout)
     fragment = session.auto.get(STAGE_REFRESH)
     if fragment is None:

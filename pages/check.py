@@ -1,5 +1,3 @@
-import urllib.parse
-
 import pandas as pd
 import streamlit as st
 
@@ -162,7 +160,7 @@ if errors is not None:
 # ---------------------------------------------------------------- the report
 st.subheader("The report")
 base = (st.context.url or "").split("?")[0]
-query = urllib.parse.urlencode(settings.to_query(st.session_state.settings))
+query = settings.query_string(st.session_state.settings)
 link = f"{base}?{query}" if query else base
 modelled = ui.quiet(view.model_hyper)  # None when too few training rows have outputs to fit a model
 hyper, standardised_outputs = modelled or ({}, False)

@@ -13,6 +13,7 @@ streamlit), then draw it in a page with ``ui.widget(st.slider, "label", "name")`
 import math
 import re
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 from teaching import catalog, fits
 from teaching.numbers import format_number
@@ -149,22 +150,47 @@ class Multi:
 
 @dataclass(frozen=True)
 class Names:
-    """Names only known at run time (columns of an uploaded CSV); the widget checks them."""
+    """Names only known at run time (columns of an uploaded CSV); the widget checks them.
+
+    Any text a column name can be (commas, spaces at either end, quotes, "&", "=", "%", "#", any script)
+    goes into a link exactly: a list of names as one query key per name (``?csv_inputs=weight%2C+kg&
+    csv_inputs=height``, as :func:`urllib.parse.urlencode` with ``doseq`` writes it and Streamlit's
+    ``st.query_params.get_all`` reads it back). Links written before this (one value, names separated by
+    ",", spaces around each stripped) keep their meaning: a single value is read that way, so a list of one
+    name that this reading would change (it holds a comma or starts or ends with a space) is written with a
+    second, empty value. The empty name is no column's (the app renames an empty header field).
+    """
 
     default: tuple = ()
     single: bool = False
 
-    def parse(self, text):
+    def names(self, texts):
+        """The names the values of one query key spell, before the bounds (see the class docstring)."""
         if self.single:
-            return text.strip()[:MAX_TEXT]
-        items = [item.strip()[:MAX_TEXT] for item in text.split(",") if item.strip()]
-        return list(dict.fromkeys(items))[:MAX_ITEMS]
+            return texts[-1]
+        if len(texts) == 1:
+            return [item.strip() for item in texts[0].split(",") if item.strip()]
+        return [text for text in texts if text != ""]
+
+    def parse(self, texts):
+        """The bounded names of a link's values (``texts``: a str or the list of a repeated key):
+        each at most :data:`MAX_TEXT` characters, at most :data:`MAX_ITEMS` different names."""
+        names = self.names([texts] if isinstance(texts, str) else list(texts))
+        if self.single:
+            return names[:MAX_TEXT]
+        return list(dict.fromkeys(name[:MAX_TEXT] for name in names))[:MAX_ITEMS]
 
     def domain(self):
         return "a column name" if self.single else "column names"
 
     def encode(self, value):
-        return value if self.single else ",".join(value)
+        """The value as the link writes it: the name, or a list of names (one query value per name)."""
+        if self.single:
+            return value
+        texts = list(value)
+        if len(texts) == 1 and self.names(texts) != texts:
+            texts.append("")  # one name a link of before would split or strip: marked by a second value
+        return texts
 
 
 @dataclass(frozen=True)
@@ -281,10 +307,23 @@ def defaults():
 
 
 def to_query(values):
-    """The query parameters of a view: every setting that differs from its default, as text."""
+    """The query parameters of a view: every setting that differs from its default, as text (a list of
+    texts for a list of names: one query key per name, see :class:`Names`)."""
     base = defaults()
     return {name: SETTINGS[name].encode(value) for name, value in values.items()
             if name in SETTINGS and value != base[name]}
+
+
+def query_string(values):
+    """The query string of a view's link (:func:`to_query`, a list as a repeated key), for a link a page writes."""
+    return urlencode(to_query(values), doseq=True)
+
+
+def as_lists(query):
+    """``query`` with every value a list of texts, as ``{key: st.query_params.get_all(key)}`` gives it: two
+    spellings of one address compare equal."""
+    return {name: [str(v) for v in raw] if isinstance(raw, (list, tuple)) else [str(raw)]
+            for name, raw in query.items()}
 
 
 def parse_query(params):
@@ -292,7 +331,8 @@ def parse_query(params):
 
     Parameters
     ----------
-    params : mapping of str to str (or to a list of str: the last one counts)
+    params : mapping of str to str (or to a list of str: the last one counts, but a list of names
+        (:class:`Names`) takes them all)
         The query parameters of the page address.
 
     Returns
@@ -301,25 +341,37 @@ def parse_query(params):
         Every setting: the link's value where it is usable, else the default.
     notices : list of str
         One sentence per value that was ignored (unknown name, unreadable or not an option)
-        or changed (clamped into range, rounded to a whole number).
+        or changed (clamped into range, rounded to a whole number, cut to the bounds of a name).
     """
     values, notices = defaults(), []
-    for name, raw in params.items():
-        text = str(raw[-1] if isinstance(raw, (list, tuple)) and raw else raw)
-        shown = shorten(text)
+    for name, texts in as_lists(params).items():
         setting = SETTINGS.get(str(name))
         if setting is None:
             notices.append(f"unknown setting '{str(name)[:40]}' ignored")
             continue
+        if not texts:
+            continue
+        listed = isinstance(setting, Names) and not setting.single
+        given = texts if listed else texts[-1]
+        shown = shorten(",".join(texts) if listed else given)
         try:
-            value = setting.parse(text)
+            value = setting.parse(given)
         except (ValueError, OverflowError) as exc:
             notices.append(f"{name}='{shown}' ignored ({shorten(str(exc), 120)}; expected {setting.domain()})")
             continue
         values[name] = value
-        if setting.encode(value) != text.strip() and not _same_number(setting, value, text):
-            notices.append(f"{name}='{shown}' changed to {shorten(setting.encode(value))} ({setting.domain()})")
+        if _changed(setting, value, given):
+            shown_value = ", ".join(value) if listed else setting.encode(value)
+            notices.append(f"{name}='{shown}' changed to {shorten(shown_value)} ({setting.domain()})")
     return values, notices
+
+
+def _changed(setting, value, given):
+    """True when the link's text ``given`` means another value than ``value`` (clamped, rounded, cut)."""
+    if isinstance(setting, Names):
+        names = setting.names([given] if isinstance(given, str) else given)
+        return value != (names if setting.single else list(dict.fromkeys(names)))
+    return setting.encode(value) != given.strip() and not _same_number(setting, value, given)
 
 
 def shorten(text, limit=40):

@@ -142,7 +142,7 @@ def students_link(lesson=None):
     """The whole address of the students' link (:func:`students_query`) on this server and page."""
     here = parse.urlsplit(st.context.url or "")
     return parse.urlunsplit((here.scheme or "http", here.netloc, here.path or "/",
-                             parse.urlencode(students_query(lesson)), ""))
+                             parse.urlencode(students_query(lesson), doseq=True), ""))
 
 
 def students_link_box(lesson=None, where=None):

@@ -14,7 +14,7 @@ def init():
     starts, and again whenever the browser brings an address this session did not write (Back,
     Forward, an edited address): each history entry is then the view its address names. Then, on
     every run, the settings back into the URL (page switches and reloads keep them)."""
-    query = st.query_params.to_dict()
+    query = _address_query()
     path = _browser_path()
     same_page = path is not None and path == st.session_state.get("url_path")
     if "settings" not in st.session_state or (query != st.session_state.get("url_written") and (query or same_page)):
@@ -25,6 +25,12 @@ def init():
         st.session_state.link_notices = notices
     st.session_state.url_path, st.session_state.same_page = path, same_page
     sync_url()
+
+
+def _address_query():
+    """The query of the address, every value of a repeated key (a list of names) kept: Streamlit's
+    inverse of ``st.query_params.from_dict``."""
+    return {key: st.query_params.get_all(key) for key in st.query_params}
 
 
 def _browser_path():
@@ -48,13 +54,14 @@ def _seed_widgets(values):
 def sync_url():
     """Write every non-default setting into st.query_params (only when the address differs)."""
     wanted = settings.to_query(st.session_state.settings)
+    written = settings.as_lists(wanted)
     # A page link to the page shown changes st.query_params, not the address: write it there too
     # (a link to another page gets its address from Streamlit's page switch: no entry in between).
     url = st.context.url if st.session_state.get("same_page") else None
-    shown = dict(parse.parse_qsl(parse.urlsplit(url).query)) if url else wanted
-    if st.query_params.to_dict() != wanted or shown != wanted:
+    shown = parse.parse_qs(parse.urlsplit(url).query, keep_blank_values=True) if url else written
+    if _address_query() != written or shown != written:
         st.query_params.from_dict(wanted)
-    st.session_state.url_written = wanted
+    st.session_state.url_written = written
 
 
 def link_notice():

@@ -2,12 +2,15 @@
 
 import math
 import re
+from urllib import parse
 
+import pytest
 from hypothesis import given, settings as hyp_settings, strategies as st
 
 from teaching import catalog
+from teaching import settings as settings_module
 from teaching.settings import (SETTINGS, Bool, Choice, Code, Float, Int, Multi, Names, defaults, parse_query,
-                               to_query)
+                               query_string, to_query)
 
 # The fifteen out-of-range values of issue 9 that used to raise on a page, and seed=inf.
 ISSUE_CASES = {"sinc.n_tr": "-5", "sigma": "inf", "theta": "5", "step": "-5", "n_labels": "1000",
@@ -117,3 +120,76 @@ def test_a_poll_code_or_key_that_is_not_one_is_ignored_with_a_notice():
     assert any(n.startswith("poll_key='kkk") and "ignored" in n for n in notices), notices
     values, notices = parse_query({"poll": "k3m9xa", "poll_key": "A" * 31 + "_"})
     assert (values["poll"], values["poll_key"], notices) == ("k3m9xa", "A" * 31 + "_", [])
+
+
+# ------------------------------------------------------------ column names in a link (teaching.settings.Names)
+#: Names a CSV header can hold that a link of the old comma-separated form could not carry.
+HARD_NAMES = ["weight, kg", "x,1", ",", " lead", "trail ", " both ", "\"quoted\"", "a & b", "k=v", "50%", "%2C",
+              "#1", "naïve Größe", "体重", "\u200b", "+", "a+b c", "x\\,y", "[1, 2]"]
+column_names = st.one_of(st.sampled_from(HARD_NAMES), st.text(min_size=1, max_size=settings_module.MAX_TEXT))
+name_lists = st.lists(column_names, unique=True, max_size=8)
+
+
+def through_address(values):
+    """``values`` through the address as the browser holds it: the query string a page writes
+    (settings.query_string, urllib's doseq) read back as Streamlit reads it (parse_qs, blank values kept)."""
+    return parse_query(parse.parse_qs(query_string(values), keep_blank_values=True))
+
+
+@hyp_settings(max_examples=300, deadline=None)
+@given(name_lists)
+def test_any_list_of_column_names_round_trips_exactly(names):
+    setting = Names(())
+    assert setting.parse(setting.encode(names)) == names
+
+
+@hyp_settings(max_examples=200, deadline=None)
+@given(name_lists, column_names, column_names)
+def test_column_names_round_trip_through_the_address(inputs, split, date):
+    chosen = {"source": "csv", "csv_inputs": inputs, "csv_outputs": inputs[::-1], "csv_split": split,
+              "csv_split_date": date}
+    values = {**defaults(), **chosen}
+    parsed, notices = through_address(values)
+    assert parsed == values and notices == []
+
+
+def test_one_name_with_a_comma_or_an_outer_space_is_marked_by_a_second_empty_value():
+    assert Names(()).encode(["weight, kg"]) == ["weight, kg", ""]
+    assert Names(()).encode([" x"]) == [" x", ""]
+    assert Names(()).encode(["x"]) == ["x"]  # one plain name: one value, as before
+    assert query_string({"csv_inputs": ["weight, kg"]}) == "csv_inputs=weight%2C+kg&csv_inputs="
+
+
+def test_plain_names_stay_readable_in_the_link():
+    assert query_string({"source": "csv", "csv_inputs": ["age", "bmi"], "csv_outputs": ["y"]}) == \
+        "source=csv&csv_inputs=age&csv_inputs=bmi&csv_outputs=y"
+
+
+@pytest.mark.parametrize("old, names", [("age,bmi", ["age", "bmi"]), ("x", ["x"]), ("a b,c", ["a b", "c"]),
+                                        ("age, bmi", ["age", "bmi"]), ("a,,b,a", ["a", "b"])])
+def test_links_of_before_with_comma_separated_names_keep_their_meaning(old, names):
+    values, notices = parse_query({"source": "csv", "csv_inputs": old})
+    assert values["csv_inputs"] == names and notices == []
+    # the same address as the browser sends it (the comma written %2C or not)
+    for address in (f"csv_inputs={old}", parse.urlencode({"csv_inputs": old})):
+        assert parse_query(parse.parse_qs(address, keep_blank_values=True))[0]["csv_inputs"] == names
+
+
+@hyp_settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=30).map(str.strip).filter(lambda n: n and "," not in n),
+                unique=True, max_size=8))
+def test_any_old_link_of_plain_names_reads_as_it_did(names):
+    """Every link the app wrote before (plain names joined by ",") still names the same columns."""
+    assert parse_query({"csv_inputs": ",".join(names)})[0]["csv_inputs"] == names
+
+
+def test_a_link_carries_at_most_max_items_names_of_max_text_characters_each_with_a_notice():
+    many = [f"c{i}, kg" for i in range(settings_module.MAX_ITEMS + 50)]
+    values, notices = parse_query({"csv_inputs": many})
+    assert values["csv_inputs"] == many[:settings_module.MAX_ITEMS]
+    assert len(notices) == 1 and notices[0].startswith("csv_inputs=") and "changed to" in notices[0]
+    long = "w, " + "x" * 2 * settings_module.MAX_TEXT
+    values, notices = parse_query({"csv_inputs": [long, "y"], "csv_split": long})
+    assert values["csv_inputs"] == [long[:settings_module.MAX_TEXT], "y"]
+    assert values["csv_split"] == long[:settings_module.MAX_TEXT]
+    assert len(notices) == 2

@@ -94,3 +94,53 @@ def test_regression_page_scores_only_the_test_rows_with_outputs():
     assert any(f"Outputs known on {len(half)} of {int(test.sum())} test rows" in i.value for i in at.info)
     r2 = next(d.value for d in at.dataframe if "R^2" in d.value.columns)["R^2"]
     assert np.isfinite(r2).all() and (r2 > 0).all(), r2.to_dict()
+
+
+# ------------------------------------------------------------ column names with commas in the page's link
+#: Column names a link of the old comma-separated form could not carry (commas, quotes, "&", "=", "%", "#",
+#: non-ASCII); the header writes the ones with commas or quotes quoted, as a spreadsheet does.
+WEIGHT, HEIGHT, RATIO, LOCAL, SPLIT = "weight, kg", 'height "cm", at rest', "a & b = 50% #1", "naïve Größe", "train, 0/1"
+
+
+def named_file(n=120, seed=0):
+    X = load_diabetes(scaled=False).data[:n]
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({WEIGHT: X[:, 2], HEIGHT: X[:, 3], LOCAL: X[:, 0], RATIO: X[:, 4] / 10,
+                          "y": load_diabetes().target[:n]})
+    frame[SPLIT] = (rng.random(n) < 1 / (1 + np.exp((frame[WEIGHT] - frame[WEIGHT].mean()) / 4))).astype(int)
+    return frame.to_csv(index=False).encode()
+
+
+def opened(link, raw, page="pages/data.py"):
+    """A fresh session opened on ``page`` with the address ``link`` (the query as AppTest holds it), the
+    file uploaded (a link cannot carry the file)."""
+    from tests.teaching.app.helpers import ROOT, AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params.update(link)
+    at.session_state["csv_bytes"] = raw
+    return no_exception(at.switch_page(page).run())
+
+
+@pytest.mark.parametrize("inputs", [[WEIGHT], [WEIGHT, HEIGHT, LOCAL]])
+def test_a_copied_link_with_commas_in_column_names_reproduces_the_view(inputs):
+    from tests.teaching.app.helpers import view
+
+    raw = named_file()
+    at = choose(raw, inputs, [RATIO], SPLIT)
+    assert at.multiselect(key="w.csv_inputs").value == inputs
+    link = dict(at.query_params)  # the address the app wrote, as the browser holds it
+    assert link["csv_inputs"] == (inputs if len(inputs) > 1 else [WEIGHT, ""]) and link["csv_split"] == SPLIT
+    again = opened(link, raw)
+    assert again.multiselect(key="w.csv_inputs").value == inputs
+    assert not [w.value for w in again.warning if "this link" in w.value]
+    assert view(again) == view(at)
+    assert dict(again.query_params) == link
+
+
+def test_a_link_of_before_with_comma_separated_names_still_chooses_them():
+    link = {"source": "csv", "csv_inputs": f"{LOCAL},{RATIO}", "csv_outputs": "y", "csv_split": SPLIT}
+    at = opened(link, named_file())
+    assert at.multiselect(key="w.csv_inputs").value == [LOCAL, RATIO]
+    assert at.multiselect(key="w.csv_outputs").value == ["y"] and at.selectbox(key="w.csv_split").value == SPLIT
+    assert not [w.value for w in at.warning if "this link" in w.value]
