@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from teaching import settings
+from tests.teaching.app.test_own_data import HEIGHT, LOCAL, RATIO, SPLIT, WEIGHT, named_file
 from tests.teaching.app.test_unlabelled_pages import diabetes
 from tests.teaching.browser.conftest import SHOTS, wait_for_page
 
@@ -34,7 +36,12 @@ def hostile_file(n=120, seed=0):
 def open_with_upload(page, server, raw, inputs, outputs, split, name="data.csv"):
     query = urllib.parse.urlencode({"source": "csv", "csv_inputs": ",".join(inputs), "csv_outputs": ",".join(outputs),
                                     "csv_split": split})
-    page.goto(f"{server}/data?{query}")
+    upload_at(page, f"{server}/data?{query}", raw, name)
+
+
+def upload_at(page, address, raw, name="data.csv"):
+    """Open the Data & shift page at ``address`` and upload ``raw`` (a link cannot carry the file)."""
+    page.goto(address)
     wait_for_page(page, "Data & shift")
     page.locator("input[type='file']").set_input_files({"name": name, "mimeType": "text/csv", "buffer": raw})
     page.get_by_text("training points").first.wait_for(timeout=180_000)
@@ -123,3 +130,74 @@ def test_the_unlabelled_diabetes_file_on_the_check_page(server, browser, width, 
             page.screenshot(path=str(SHOTS / f"check_unlabelled{suffix}_{i}.png"))
     finally:
         page.close()
+
+
+@pytest.mark.parametrize("inputs", [[WEIGHT], [WEIGHT, HEIGHT, LOCAL]])
+def test_a_copied_link_with_commas_in_column_names_opens_the_same_view(server, browser, inputs):
+    """The address the browser shows after choosing columns named with commas, quotes, '&', '%', '#' and
+    non-ASCII letters, opened in another tab with the same file, shows the same columns and numbers."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    raw = named_file()
+    values = {**settings.defaults(), "source": "csv", "csv_inputs": inputs, "csv_outputs": [RATIO], "csv_split": SPLIT}
+    tabs = [browser.new_page(viewport={"width": 1280, "height": 800}) for _ in range(2)]
+    try:
+        first, second = tabs
+        upload_at(first, f"{server}/data?{settings.query_string(values)}", raw)
+        copied = first.url
+        query = urllib.parse.urlsplit(copied).query
+        assert settings.parse_query(urllib.parse.parse_qs(query, keep_blank_values=True)) == (values, [])
+        upload_at(second, copied, raw)
+        shown = [tab.locator("[data-testid='stMain']").inner_text() for tab in tabs]
+        assert shown[0] == shown[1]
+        chips = first.locator("[data-testid='stMultiSelect']").first.inner_text()
+        assert all(name in chips for name in inputs), chips
+        assert "could not be used as given" not in shown[0] and "Choose at least one" not in shown[0]
+        assert first.locator("[data-testid='stException']").count() == 0
+        first.screenshot(path=str(SHOTS / f"own_data_comma_names_{len(inputs)}.png"))
+    finally:
+        for tab in tabs:
+            tab.close()
+
+
+def test_back_and_forward_through_choices_of_columns_with_commas_give_their_views(server, browser):
+    """Removing the second input leaves one whose name holds a comma (the address marks it with an empty second
+    value); Back gives the two inputs again, Forward the one."""
+    raw = named_file()
+    values = {**settings.defaults(), "source": "csv", "csv_inputs": [WEIGHT, HEIGHT], "csv_outputs": [RATIO],
+              "csv_split": SPLIT}
+    tab = browser.new_page(viewport={"width": 1280, "height": 800})
+
+    def chosen():
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(tab.url).query, keep_blank_values=True)
+        parsed, notices = settings.parse_query(query)
+        assert notices == []
+        return parsed["csv_inputs"], tab.locator("[data-testid='stMultiSelect']").first.inner_text()
+
+    try:
+        upload_at(tab, f"{server}/data?{settings.query_string(values)}", raw)
+        two = tab.url
+        tab.locator("[data-testid='stMultiSelect']").first.locator("input").click()
+        tab.keyboard.press("Backspace")  # removes the last chip, HEIGHT
+        tab.keyboard.press("Escape")  # the open option list hides the rest of the page from role queries
+        tab.wait_for_function(f"() => window.location.href !== {two!r}", timeout=60_000)
+        wait_for_page(tab, "Data & shift")
+        inputs, chips = chosen()
+        assert inputs == [WEIGHT] and WEIGHT in chips and "at rest" not in chips
+        assert urllib.parse.urlsplit(tab.url).query.count("csv_inputs=") == 2  # the name and the empty mark
+        one = tab.url
+        tab.go_back()
+        tab.wait_for_function(f"() => window.location.href === {two!r}", timeout=60_000)
+        tab.get_by_text("at rest").first.wait_for(timeout=60_000)
+        wait_for_page(tab, "Data & shift")
+        inputs, chips = chosen()
+        assert inputs == [WEIGHT, HEIGHT] and WEIGHT in chips and HEIGHT in chips
+        tab.go_forward()
+        tab.wait_for_function(f"() => window.location.href === {one!r}", timeout=60_000)
+        wait_for_page(tab, "Data & shift")
+        tab.wait_for_function("() => !document.querySelector(\"[data-testid='stMultiSelect']\").innerText"
+                              ".includes('at rest')", timeout=60_000)
+        inputs, chips = chosen()
+        assert inputs == [WEIGHT] and WEIGHT in chips
+        assert tab.locator("[data-testid='stException']").count() == 0
+    finally:
+        tab.close()
