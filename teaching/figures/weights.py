@@ -145,6 +145,13 @@ def convergence(history):
     return Convergence(*(getattr(history, field.name) for field in dataclasses.fields(Convergence)))
 
 
+#: Where each ringed iterate's "n atoms" label stands (px right and down from the ring), in the order the solvers
+#: reach the gap: the first below and to the right, clear of the levels' labels at the left edge (the KLIEP
+#: lesson's "2 atoms" straight below its ring touched "gap 0.0001" on a phone), then above, farther below, farther
+#: above, so that neighbours stay apart.
+ATOM_LABEL_OFFSETS = ((50, 50), (0, -45), (0, 85), (0, -85))
+
+
 def duality_gaps(histories, x_axis="iteration", levels=()):
     """Relative duality gap |<g, d_FW>| / |F| on log-log axes, drop and swap steps marked
     (paper Fig. 2f). The log x-axis (iteration + 1) keeps a 12-step run as visible as a
@@ -180,15 +187,16 @@ def duality_gaps(histories, x_axis="iteration", levels=()):
             continue
         reached = sorted(((readings.first_at_gap(hist, level), name) for name, hist in histories.items()
                           if readings.first_at_gap(hist, level)[0] is not None), key=lambda r: r[0][0])
-        for k, ((t, atoms), name) in enumerate(reached):  # labels below and above, then farther: neighbours apart
+        for k, ((t, atoms), name) in enumerate(reached):  # in the order they reach it: ATOM_LABEL_OFFSETS
+            ax, ay = ATOM_LABEL_OFFSETS[k % len(ATOM_LABEL_OFFSETS)]
             hist = histories[name]
             x = t + 1 if x_axis == "iteration" else max(float(hist.elapsed[t]), 1e-5)
             gap = max(float(readings.relative_gaps(hist)[t]), 1e-16)
             data.append(dict(type="scatter", x=[x], y=[gap], mode="markers", name=f"{name}: {atoms} atoms at gap {level:g}",
                              legendgroup=name, showlegend=False,
                              marker=dict(symbol="circle-open", color=color(name), size=18, line=dict(width=3))))
-            annotations.append(dict(x=np.log10(x), y=np.log10(gap), text=f"{atoms} atoms", ax=0,
-                                    ay=(45, -45, 80, -80)[k % 4], font=dict(size=BASE_FONT, color="#222222"),
+            annotations.append(dict(x=np.log10(x), y=np.log10(gap), text=f"{atoms} atoms", ax=ax,
+                                    ay=ay, font=dict(size=BASE_FONT, color="#222222"),
                                     bgcolor="rgba(255,255,255,0.9)", bordercolor=color(name), borderwidth=2,
                                     arrowcolor=color(name), arrowwidth=2))
     for kind, symbol in STEP_MARKERS.items():  # one legend entry per step kind, in each solver's colour

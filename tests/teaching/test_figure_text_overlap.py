@@ -2,14 +2,18 @@
 (teaching.figures.phone), the projector (presentation, and a lesson's stage at its height: fit_height) and a
 screen without presentation. The IW-SMTGP lesson's "training region" label stood over the title on a phone: the
 phone's layout left a row for labels above the plot only when they were placed in paper coordinates, not on the
-top of the upper panel's domain (``yref="y domain"``).
+top of the upper panel's domain (``yref="y domain"``). A lesson's stage figure also keeps its labels apart: the
+KLIEP lesson's "2 atoms" box touched the "gap 0.0001" label on a phone (seed 0, Chromium: 4 px into it).
 
-The boxes are estimated from the layout as plotly places the texts (margins, anchors, pads, axis domains and
-ranges) and from the font sizes, as the other figure tests estimate text sizes: a character 0.45 font sizes wide
-(Chromium drew the lesson's title and labels at 0.43-0.44; the other tests' 0.55 bounds a title's wrapping), lines
-1.3 font sizes apart (plotly's line spacing); the box of one line of a title 1.15 font sizes high, of an
-annotation 1.2 font sizes and 2 px of padding (Chromium's boxes of the IW-SMTGP lesson's title and region labels:
-16, 21 and 30 px at 14, 19 and 26 px; 17, 20 and 25 px at 12, 15 and 20 px). The boxes a browser draws are measured in tests/teaching/browser/test_devices_browser.py.
+The boxes are estimated from the layout as plotly places the texts (margins, automargin, anchors, pads, borders,
+axis domains and ranges) and from the font sizes. A text is as wide as Chromium draws it here: plotly's font
+("Open Sans", verdana, arial) is Liberation Sans, Arial's widths (:data:`WIDTHS`, in font sizes: "gap 0.0001" at
+12 px 60 px, "2 atoms" 43 px, the IW-SMTGP lesson's "training region" 0.43 font sizes a character); lines 1.3 font
+sizes apart (plotly's line spacing); the box of one line of a title 1.15 font sizes high, of an annotation 1.2 font
+sizes and 2 px of padding, plus its border and border pad on each side (Chromium's boxes of the IW-SMTGP lesson's
+title and region labels: 16, 21 and 30 px at 14, 19 and 26 px; 17, 20 and 25 px at 12, 15 and 20 px). Two boxes
+run into each other when they are less than :data:`CLEARANCE` px apart. The boxes a browser draws are measured in
+tests/teaching/browser/test_devices_browser.py.
 """
 
 import base64
@@ -25,8 +29,18 @@ from teaching.figures.screens import PHONE_WIDTH, PRESENTATION_WIDTH
 from teaching.ui.cache import STAGE_HEIGHTS, STAGE_LEGEND_WIDTH
 from tests.teaching.test_figure_fonts import _public_figure_functions, _small_inputs
 
-CHAR, LINE = 0.45, 1.3
+LINE = 1.3
 TITLE_LINE, ANNOTATION_LINE, ANNOTATION_PAD = 1.15, 1.2, 2
+#: Two texts less than this many px apart touch (Chromium draws a box's border and a label's descenders there).
+CLEARANCE = 2
+#: Arial's advance widths (Liberation Sans: the same metrics), in font sizes: each group of characters, its width.
+WIDTHS = {" !,./:;I[\\]ijlft|": 0.278, "0123456789#$?L_abdeghnopqu": 0.556, "ckvxyzJsF": 0.5, "Z": 0.611,
+          "\"": 0.355, "'": 0.191, "()-`r": 0.333, "*": 0.389, "+<=>~−±×≤≥": 0.584, "%": 0.889, "&ABEKPSVXY": 0.667,
+          "CDHNRUw": 0.722, "GOQ": 0.778, "Mm": 0.833, "W": 0.944, "@": 1.015, "^": 0.469, "{}": 0.334, "–": 0.556,
+          "—…": 1.0, "·": 0.333}
+WIDTH = {character: width for characters, width in WIDTHS.items() for character in characters}
+#: Any other character (Greek letters, check marks: Liberation Sans's or a fallback font's) and a superscript's size.
+OTHER_WIDTH, SUPERSCRIPT = 0.6, 0.7
 #: The width (px) of a lesson's stage figure at 1280 x 800 (measured in Chromium: 484 px without presentation, 664 px with it).
 STAGE_WIDTH, PRESENTATION_STAGE_WIDTH = 484, 664
 #: Each screen: (the figure's width in px, the figure laid out for it as the app lays it out, teaching.ui.cache).
@@ -40,11 +54,22 @@ SCREENS = {
 }
 
 
+def text_width(line, font):
+    """The width in px of one line of text at ``font`` px (a <sup>/<sub> part at 70 %, other tags dropped)."""
+    width, scale = 0.0, 1.0
+    for part in re.split(r"(<[^>]*>)", line):
+        if part.startswith("<"):
+            scale = SUPERSCRIPT if re.match(r"<su[bp]", part) else 1.0 if re.match(r"</su[bp]", part) else scale
+        else:
+            width += scale * sum(WIDTH.get(character, OTHER_WIDTH) for character in part)
+    return width * font
+
+
 def _text_size(text, font, line_box):
-    """(width, height) in px of ``text`` (plotly's <br> line breaks, other tags dropped) at ``font`` px, whose
-    one line's box is ``line_box`` font sizes high."""
-    lines = [re.sub(r"<[^>]*>", "", line) for line in re.split(r"<br\s*/?>", str(text))]
-    return CHAR * font * max(len(line) for line in lines), font * (line_box + LINE * (len(lines) - 1))
+    """(width, height) in px of ``text`` (plotly's <br> line breaks) at ``font`` px, whose one line's box is
+    ``line_box`` font sizes high."""
+    lines = re.split(r"<br\s*/?>", str(text))
+    return max(text_width(line, font) for line in lines), font * (line_box + LINE * (len(lines) - 1))
 
 
 def _span(position, size, anchor, low_side):
@@ -68,6 +93,61 @@ def _numbers(values):
         return np.array([])
 
 
+def _template(fig, name):
+    """The figure's template's layout entry ``name`` ("yaxis"), e.g. plotly_white's automargin and title standoff."""
+    template = fig.layout.template
+    return template.layout[name] if template is not None and template.layout is not None else None
+
+
+def _setting(fig, axis_name, path):
+    """An axis's setting ``path`` ("title.standoff"), or its template's where the axis leaves it unset."""
+    value = fig.layout[axis_name]
+    for key in path.split("."):
+        value = value[key] if value is not None else None
+    if value is None:
+        value = _template(fig, axis_name.rstrip("0123456789"))
+        for key in path.split("."):
+            value = value[key] if value is not None else None
+    return value
+
+
+def tick_labels(fig, axis_name, low, high):
+    """The tick labels plotly writes on axis ``axis_name`` over its range (``low``, ``high``; log10 of the
+    values on a log axis), as plotly's HTML: explicit ticktext, one power of ten per ``dtick`` decades on a log
+    axis (10<sup>k</sup>, or 1e-k in the "e" format; 0.01 to 100 as numbers), or round steps of 1, 2 or 5 x 10^k
+    (~6 of them) on a linear axis."""
+    axis = fig.layout[axis_name]
+    if axis.ticktext:
+        return [str(text) for text in axis.ticktext]
+    if axis.type == "category" or high < low:
+        return []
+    if axis.type == "log":
+        step = int(axis.dtick) if isinstance(axis.dtick, (int, float)) and axis.dtick >= 1 else 1
+        labels = []
+        for k in range(int(np.ceil(low / step) * step), int(np.floor(high)) + 1, step):
+            if -2 <= k <= 2 and (k >= 0 or axis.exponentformat == "e"):
+                labels.append(f"{10.0 ** k:g}")
+            else:
+                labels.append(f"1e{k:+d}".replace("-", "−") if axis.exponentformat == "e" else f"10<sup>{k}</sup>")
+        return labels
+    rough = (high - low) / 6 or 1.0
+    step = min((m * 10 ** np.floor(np.log10(rough)) for m in (1, 2, 5, 10)), key=lambda s: abs(s - rough))
+    decimals = max(0, -int(np.floor(np.log10(step))))
+    return [f"{v:.{decimals}f}".replace("-", "−") for v in np.arange(np.ceil(low / step), np.floor(high / step) + 1) * step]
+
+
+#: A power of ten's label (10<sup>k</sup>) is this many font sizes wider than its digits (Chromium: 2.39-2.41 font
+#: sizes for 10^-2 at 15 and 20 px, its digits 1.91).
+POWER_SPACE = 0.48
+
+
+def _tick_width(fig, axis_name, labels):
+    """The width (px) of the widest of ``labels`` at the axis's tick font."""
+    font = _setting(fig, axis_name, "tickfont.size") or fig.layout.font.size or 12
+    power = POWER_SPACE * font if fig.layout[axis_name].exponentformat == "power" else 0.0
+    return max((text_width(label, font) + (power if "<sup>" in label else 0.0) for label in labels), default=0.0)
+
+
 class Frame:
     """Where a figure of ``width`` px places its plot area: px from the figure's top left corner."""
 
@@ -78,27 +158,43 @@ class Frame:
         bottom = margin.b if margin.b is not None else 80
         self.left = margin.l if margin.l is not None else 80
         right = margin.r if margin.r is not None else 80
-        automargin = [layout[a] for a in layout if a.startswith("yaxis") and layout[a].automargin]
-        if automargin:  # plotly widens the left margin to the tick labels (~5 characters) and the axis title
-            axis = automargin[0]
-            self.left = max(self.left, CHAR * (axis.tickfont.size or 12) * 5 + 4
-                            + LINE * (axis.title.font.size or 12) + (axis.title.standoff or 0))
+        self.left = max([self.left] + [self.automargin_left(name) for name in layout
+                                       if name.startswith("yaxis") and layout[name].overlaying is None
+                                       and layout[name].side != "right"])
         self.plot_width = width - self.left - right
         self.plot_height = self.height - self.top - bottom
 
-    def _axis_fraction(self, axis_name, value):
-        """Where ``value`` of data axis ``axis_name`` ("xaxis2") lies in its range (0: start, 1: end)."""
+    def automargin_left(self, axis_name):
+        """The left margin plotly's automargin (the axis's or its template's, plotly_white's) makes room in for
+        the axis's tick labels and its title, standing ``title.standoff`` px from them (Chromium: the plot area
+        75, 91 and 46 px from the left of the KLIEP lesson's figure at 15, 20 and 11 px tick labels)."""
+        fig = self.fig
+        if not _setting(fig, axis_name, "automargin") or fig.layout[axis_name].showticklabels is False:
+            return 0.0
+        width = _tick_width(fig, axis_name, tick_labels(fig, axis_name, *self.range(axis_name)))
+        title = fig.layout[axis_name].title
+        if title.text:
+            size = _setting(fig, axis_name, "title.font.size") or fig.layout.font.size or 12
+            width += 2 + 1.1 * size * (str(title.text).count("<br>") + 1) + (_setting(fig, axis_name, "title.standoff") or 0)
+        return width + 3
+
+    def range(self, axis_name):
+        """(low, high) of data axis ``axis_name`` ("xaxis2"): its range, else its traces' data (log10 of them on
+        a log axis)."""
         axis = self.fig.layout[axis_name]
         if axis.range is not None and None not in axis.range:
-            low, high = axis.range
-        else:  # autorange: the data of the traces on this axis
-            letter, suffix = axis_name[0], axis_name[5:]
-            values = np.concatenate([_numbers(trace[letter]) for trace in self.fig.data
-                                     if (trace[f"{letter}axis"] or letter) == f"{letter}{suffix}"] or [np.array([0.0, 1.0])])
-            if axis.type == "log":
-                values = np.log10(values[values > 0])
-            values = values[np.isfinite(values)]
-            low, high = (values.min(), values.max()) if values.size else (0.0, 1.0)
+            return tuple(axis.range)
+        letter, suffix = axis_name[0], axis_name[5:]
+        values = np.concatenate([_numbers(trace[letter]) for trace in self.fig.data
+                                 if (trace[f"{letter}axis"] or letter) == f"{letter}{suffix}"] or [np.array([0.0, 1.0])])
+        if axis.type == "log":
+            values = np.log10(values[values > 0])
+        values = values[np.isfinite(values)]
+        return (values.min(), values.max()) if values.size else (0.0, 1.0)
+
+    def _axis_fraction(self, axis_name, value):
+        """Where ``value`` of data axis ``axis_name`` ("xaxis2") lies in its range (0: start, 1: end)."""
+        low, high = self.range(axis_name)
         return (value - low) / ((high - low) or 1.0)
 
     def _paper(self, reference, value, letter):
@@ -143,7 +239,10 @@ def annotation_box(fig, annotation, frame):
     """(left, top, right, bottom) of ``annotation``'s text, as plotly places it (its arrow's tail for an arrow)."""
     font = annotation.font.size or fig.layout.font.size or 12
     width, height = _text_size(annotation.text, font, ANNOTATION_LINE)
-    height += ANNOTATION_PAD + 2 * ((annotation.borderpad or 1) - 1 + (annotation.borderwidth or 0))
+    border = annotation.borderwidth or 0
+    pad = annotation.borderpad if annotation.borderpad is not None else 1
+    width += 2 * (pad + border)  # plotly's box: the text, its border pad and its border on each side
+    height += ANNOTATION_PAD + 2 * (pad - 1 + border)
     arrow = annotation.showarrow is not False
     x = frame.x(annotation.xref, annotation.x) + (annotation.xshift or 0)
     y = frame.y(annotation.yref, annotation.y) - (annotation.yshift or 0)
@@ -165,9 +264,9 @@ def annotation_box(fig, annotation, frame):
     return left, top, right, bottom
 
 
-def _overlap(a, b, margin=1.0):
-    """Whether boxes ``a`` and ``b`` overlap by more than ``margin`` px in both directions."""
-    return a[0] < b[2] - margin and b[0] < a[2] - margin and a[1] < b[3] - margin and b[1] < a[3] - margin
+def _overlap(a, b, clearance=CLEARANCE):
+    """Whether boxes ``a`` and ``b`` are less than ``clearance`` px apart in both directions (overlap or touch)."""
+    return a[0] < b[2] + clearance and b[0] < a[2] + clearance and a[1] < b[3] + clearance and b[1] < a[3] + clearance
 
 
 def overlaps(fig, width, between_labels=False):
@@ -204,16 +303,17 @@ def test_no_label_runs_into_the_title(small, name, screen):
     assert not overlaps(fig, width), f"{name} on the {screen}: {overlaps(fig, width)}"
 
 
+@pytest.mark.parametrize("seed", (0, 1, 2))
 @pytest.mark.parametrize("screen", ("phone", "presentation stage", "stage"))
 @pytest.mark.parametrize("key", [lesson.key for lesson in lessons.LESSONS.values()])
-def test_a_lessons_stage_figure_keeps_its_labels_apart_and_clear_of_its_title(key, screen):
-    """Each lesson's stage figure (seed 0, as teaching.lessons.stage builds it from the lesson's view) on the
-    screens a stage is drawn on: no label over the title nor over another label."""
+def test_a_lessons_stage_figure_keeps_its_labels_apart_and_clear_of_its_title(key, screen, seed):
+    """Each lesson's stage figure (seeds 0-2, as teaching.lessons.stage builds it from the lesson's view) on the
+    screens a stage is drawn on: no label over the title nor over another label, none closer than CLEARANCE px."""
     lesson = next(lesson for lesson in lessons.LESSONS.values() if lesson.key == key)
     width, lay_out = SCREENS[screen]
-    fig = lay_out(stage.stage_figure(LessonRun(lesson, 0)).build())
+    fig = lay_out(stage.stage_figure(LessonRun(lesson, seed)).build())
     found = overlaps(fig, width, between_labels=True)
-    assert not found, f"{key} on the {screen}: {found}"
+    assert not found, f"{key}, seed {seed}, on the {screen}: {found}"
 
 
 def test_the_stage_figures_are_known():
@@ -231,3 +331,32 @@ def test_the_estimate_finds_the_region_label_over_the_title_as_the_phone_drew_it
     fig.layout.title.y = 1 - (title_rows / 2 + 2) / fig.layout.height
     found = overlaps(fig, PHONE_WIDTH)
     assert any(label == "training region" for _, label, *_ in found), found
+
+
+def test_the_estimate_finds_the_atoms_label_on_the_gap_label_as_the_phone_drew_it_before():
+    """The KLIEP lesson's stage figure (seed 0) on a phone with its first "n atoms" label straight below its ring,
+    45 px down, as before the fix: the estimate sees what Chromium drew, "2 atoms" (94-141 x 244-262 px from the
+    figure's top left) 4.5 px into "gap 0.0001" (46.5-109.5 x 231.5-248.5). Before, the estimate took a character as
+    0.45 font sizes and left out the box's border and border pad: "gap 0.0001" 54 px wide instead of 63, so the two
+    boxes stood 4 px apart."""
+    fig = figures.phone(stage.stage_figure(LessonRun(lessons.KLIEP_SOLVERS, 0)).build())
+    first = next(a for a in fig.layout.annotations if str(a.text) == "2 atoms")
+    first.update(ax=0, ay=45)
+    found = overlaps(fig, PHONE_WIDTH, between_labels=True)
+    assert [(a, b) for a, b, *_ in found] == [("2 atoms", "gap 0.0001")], found
+    frame = Frame(fig, PHONE_WIDTH)
+    gap_label = next(a for a in fig.layout.annotations if str(a.text) == "gap 0.0001")
+    left, top, right, bottom = annotation_box(fig, gap_label, frame)
+    assert right - left == pytest.approx(63, abs=2) and bottom - top == pytest.approx(17, abs=1.5)
+    left, top, right, bottom = annotation_box(fig, first, frame)
+    assert right - left == pytest.approx(49, abs=2) and bottom - top == pytest.approx(20, abs=1.5)
+
+
+def test_the_texts_are_as_wide_as_chromium_draws_them():
+    """Widths Chromium drew (Liberation Sans): the KLIEP lesson's labels at 12 px, the IW-SMTGP lesson's "training
+    region" at 15 px (0.43 font sizes a character), a power of ten's tick label at 15 and 20 px."""
+    assert text_width("gap 0.0001", 12) == pytest.approx(60, abs=1.5)
+    assert text_width("2 atoms", 12) == pytest.approx(43, abs=1.5)
+    assert text_width("training region", 15) / 15 / 15 == pytest.approx(0.43, abs=0.01)
+    fig = figures.phone(stage.stage_figure(LessonRun(lessons.KLIEP_SOLVERS, 0)).build())
+    assert _tick_width(fig, "yaxis", ["1e−8"]) == pytest.approx(24.8, abs=1)
