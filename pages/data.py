@@ -70,6 +70,7 @@ else:
         if not ui.get("csv_split_date"):
             st.caption(f"Training rows: dated before {uploads.date_cutoff(table, split).astype('datetime64[D]')} "
                        "(the median date of the column).")
+    ui.link_limits()  # a name too long for a link, or too many: a copied link would show another view
     if [c for c in inputs if c in table.id_like]:
         st.warning(f"Input(s) {report.markdown_text(', '.join(c for c in inputs if c in table.id_like))} look like "
                    "row identifiers: if they follow the order of the file, they alone can make the split look like a "

@@ -397,6 +397,8 @@ LABELS = {
     "plot_input": "the input along which to plot", "few_labels": "the few-labels comparison",
     "n_labels": "the number of labelled test points", "home_width": "the model width",
     "presentation": "presentation mode",
+    "csv_inputs": "the input columns", "csv_outputs": "the output columns", "csv_split": "the train/test split",
+    "csv_split_date": "the first test date",
     "clf.n": "the points in the pool", "clf.steepness": "the selection steepness", "clf.label_noise": "the label noise",
     "clf.kernel": "the classifiers' kernel", "clf.sigma": "the RBF width", "clf.C": "the classifier prior variance C",
     "clf.C_v": "the selector prior variance C_v", "clf.weights": "the two-stage weights",
@@ -422,6 +424,25 @@ def label(name):
     if data_set in catalog.DATASETS:
         return f"the {catalog.DATASETS[data_set][0].split(' (')[0]} data's {_DATA_WORDS.get(param, param.replace('_', ' '))}"
     return name.replace("_", " ").replace(".", " ")
+
+
+def beyond_link(values):
+    """Sentences on the names in ``values`` (settings) that a link cannot carry whole: each at most
+    :data:`MAX_TEXT` characters, at most :data:`MAX_ITEMS` of them (a copied link of this view would
+    give another view); empty when the link carries them all."""
+    sentences = []
+    for name, setting in SETTINGS.items():
+        if not isinstance(setting, Names) or name not in values:
+            continue
+        names = [values[name]] if setting.single else list(values[name])
+        for long in [text for text in names if len(text) > MAX_TEXT][:3]:
+            sentences.append(f"'{shorten(long)}' ({len(long):,} characters), in {label(name)}, is longer than a link "
+                             f"carries ({MAX_TEXT} characters): a copied link of this view cannot choose it. Shorten "
+                             "the name in the file to share this view by its link.")
+        if len(names) > MAX_ITEMS:
+            sentences.append(f"{len(names)} names in {label(name)}: a link carries at most {MAX_ITEMS}, so a copied "
+                             f"link of this view chooses only the first {MAX_ITEMS}.")
+    return sentences
 
 
 def spoken(name, value):

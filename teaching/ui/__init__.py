@@ -14,8 +14,8 @@ What a server installs once (the step cache, the fit workers): :func:`teaching.s
 Settings and their domains live in :mod:`teaching.settings`; the computations in :mod:`teaching.view`.
 """
 
-from teaching.ui.state import (DEFAULTS, apply, get, init, link_notice, put, reset, sync_url,  # noqa: F401
-                               through_app)
+from teaching.ui.state import (DEFAULTS, apply, get, init, link_limits, link_notice, put, reset,  # noqa: F401
+                               sync_url, through_app)
 from teaching.ui.guard import PAGE_FAILED, guard, page_failed, quiet, refusal, run_each, show_warnings  # noqa: F401
 from teaching.ui.widgets import show_table, widget  # noqa: F401
 from teaching.ui.cache import chart, chart_config, content_key, device, figure, of_view, stage_height  # noqa: F401

@@ -73,6 +73,13 @@ def link_notice():
                    icon=":material/link_off:")
 
 
+def link_limits():
+    """A warning per chosen name that a link cannot carry whole (:func:`teaching.settings.beyond_link`): a copied
+    link of the view would show another one. The names are shown as text."""
+    for sentence in settings.beyond_link(st.session_state.settings):
+        st.warning(_escape_markdown(sentence), icon=":material/link_off:")
+
+
 def _escape_markdown(text):
     """Text from a link shown literally: no links, emphasis or maths injected by the address."""
     return report.markdown_text(text)

@@ -193,3 +193,14 @@ def test_a_link_carries_at_most_max_items_names_of_max_text_characters_each_with
     assert values["csv_inputs"] == [long[:settings_module.MAX_TEXT], "y"]
     assert values["csv_split"] == long[:settings_module.MAX_TEXT]
     assert len(notices) == 2
+
+
+def test_names_a_link_cannot_carry_whole_are_named():
+    long = "w, " + "x" * settings_module.MAX_TEXT
+    said = settings_module.beyond_link({**defaults(), "csv_inputs": [long, "y"], "csv_split": "train"})
+    assert len(said) == 1 and f"({len(long)} characters), in the input columns" in said[0]
+    many = [f"c{i}" for i in range(settings_module.MAX_ITEMS + 1)]
+    said = settings_module.beyond_link({**defaults(), "csv_outputs": many})
+    assert said == [f"{len(many)} names in the output columns: a link carries at most 100, so a copied link of this "
+                    "view chooses only the first 100."]
+    assert settings_module.beyond_link({**defaults(), "csv_inputs": ["a" * settings_module.MAX_TEXT]}) == []

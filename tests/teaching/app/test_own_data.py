@@ -145,3 +145,16 @@ def test_a_link_of_before_with_comma_separated_names_still_chooses_them():
     assert at.multiselect(key="w.csv_inputs").value == [LOCAL, RATIO]
     assert at.multiselect(key="w.csv_outputs").value == ["y"] and at.selectbox(key="w.csv_split").value == SPLIT
     assert not [w.value for w in at.warning if "this link" in w.value]
+
+
+def test_a_column_name_longer_than_a_link_carries_is_named_on_the_page():
+    from teaching.settings import MAX_TEXT
+
+    long = "weight, " + "k" * MAX_TEXT
+    raw = named_file().replace(WEIGHT.join('""').encode(), long.join('""').encode(), 1)
+    at = choose(raw, [long, HEIGHT], [RATIO], SPLIT)
+    said = [w.value for w in at.warning if "longer than a link carries" in w.value]
+    assert len(said) == 1 and f"({len(long)} characters)" in said[0], said
+    again = opened(dict(at.query_params), raw)  # the link is cut to MAX_TEXT characters: another view, as said
+    assert again.multiselect(key="w.csv_inputs").value == [HEIGHT]
+    assert [w.value for w in again.warning if "this link" in w.value]
