@@ -1,13 +1,17 @@
 """Issue 31 on the pages, with files written here from scikit-learn's bundled data: the usual covariate-shift
 file (test rows without outputs) is checked with every row, a decimal-comma file with thousands dots is read as
-meant, and an identifier column is not offered as an input while a date column splits the rows."""
+meant, and an identifier column is not offered as an input while a date column splits the rows. Column names with commas, quotes, "&", "%", "#" and
+non-ASCII letters go into the page's link exactly: a copied link reproduces the view, and links of before still work."""
 
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.datasets import load_diabetes
 
-from tests.teaching.app.helpers import go, no_exception, open_link
+from streamlit.testing.v1 import AppTest
+
+from teaching.settings import MAX_TEXT
+from tests.teaching.app.helpers import ROOT, go, no_exception, open_link, view
 from tests.teaching.test_uploads_honest import european_wine, penguin_like
 
 INPUTS = ["age", "bmi", "bp", "s1", "s5"]
@@ -115,8 +119,6 @@ def named_file(n=120, seed=0):
 def opened(link, raw, page="pages/data.py"):
     """A fresh session opened on ``page`` with the address ``link`` (the query as AppTest holds it), the
     file uploaded (a link cannot carry the file)."""
-    from tests.teaching.app.helpers import ROOT, AppTest
-
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.query_params.update(link)
     at.session_state["csv_bytes"] = raw
@@ -125,8 +127,6 @@ def opened(link, raw, page="pages/data.py"):
 
 @pytest.mark.parametrize("inputs", [[WEIGHT], [WEIGHT, HEIGHT, LOCAL]])
 def test_a_copied_link_with_commas_in_column_names_reproduces_the_view(inputs):
-    from tests.teaching.app.helpers import view
-
     raw = named_file()
     at = choose(raw, inputs, [RATIO], SPLIT)
     assert at.multiselect(key="w.csv_inputs").value == inputs
@@ -148,8 +148,6 @@ def test_a_link_of_before_with_comma_separated_names_still_chooses_them():
 
 
 def test_a_column_name_longer_than_a_link_carries_is_named_on_the_page():
-    from teaching.settings import MAX_TEXT
-
     long = "weight, " + "k" * MAX_TEXT
     raw = named_file().replace(WEIGHT.join('""').encode(), long.join('""').encode(), 1)
     at = choose(raw, [long, HEIGHT], [RATIO], SPLIT)
