@@ -1,7 +1,8 @@
 """Issue 31 on the pages, with files written here from scikit-learn's bundled data: the usual covariate-shift
 file (test rows without outputs) is checked with every row, a decimal-comma file with thousands dots is read as
-meant, and an identifier column is not offered as an input while a date column splits the rows. Column names with commas, quotes, "&", "%", "#" and
-non-ASCII letters go into the page's link exactly: a copied link reproduces the view, and links of before still work."""
+meant, and an identifier column is not offered as an input while a date column splits the rows. Column names with
+commas, quotes, "&", "%", "#" and non-ASCII letters go into the page's link exactly: a copied link reproduces the
+view, and links of before still work."""
 
 import numpy as np
 import pandas as pd
