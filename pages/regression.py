@@ -3,7 +3,6 @@ import io
 
 import numpy as np
 import streamlit as st
-from scipy import stats
 
 from teaching import ui
 from teaching.readings import metrics
@@ -233,25 +232,21 @@ if Y.shape[1] == 16 and data.X_te.shape[1] == 48:
     st.caption("Top row: true digits. Below: the same digits with the 4x4 centre predicted by each model from the "
                "48 outer pixels.")
 
-with_certainty = {n: f for n, f in fits.items() if f["certainty"] is not None}
+with_certainty = ui.of_view(readings.certainty_readings, view, tuple(fits), lessons.CERTAINTY_BINS)
 if with_certainty:
     st.subheader("Certainty and error")
     cols = st.columns(min(len(with_certainty), 3))
-    for i, (name, fit) in enumerate(with_certainty.items()):
-        certainty = fit["certainty"][scored]
-        r_p = ui.quiet(metrics.certainty_error_correlation, certainty, errors[name])
-        ui.chart("error vs certainty", figures.error_vs_certainty, errors[name], certainty, name, key=f"regression.certainty.{name}", where=cols[i % len(cols)])
+    for i, (name, (certainty, name_errors, r_p, bins, rho)) in enumerate(with_certainty.items()):
+        ui.chart("error vs certainty", figures.error_vs_certainty, name_errors, certainty, name, key=f"regression.certainty.{name}", where=cols[i % len(cols)])
         if r_p is None:
             cols[i % len(cols)].caption("Pearson r needs at least 3 test points with finite values.")
             continue
         r, p = r_p
         column = cols[i % len(cols)]
-        bins = ui.quiet(metrics.certainty_error_bins, certainty, errors[name], lessons.CERTAINTY_BINS)
         if bins is not None:
             ui.chart("error per certainty bin", figures.error_by_certainty_bin, bins, name,
                      key=f"regression.certainty_bins.{name}", where=column)
-        n = len(errors[name])
-        rho = ui.quiet(lambda c, e: float(stats.spearmanr(c, e).statistic), certainty, errors[name])
+        n = len(name_errors)
         column.caption(f"Pearson r = {r:.2f} {_interval(r, n)} (p {'= ' if p >= 1e-4 else ''}{figures.format_p(p)})"
                        + (f"; Spearman rho = {rho:.2f} {_interval(rho, n)}" if rho is not None else "")
                        + " (95 % intervals). "
