@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 from scipy import stats
+from sklearn import config_context
 from sklearn.metrics import mean_absolute_error, r2_score, root_mean_squared_error
 
 from ._validation import as_2d_float, check_sample_weight, check_scale
@@ -161,6 +162,13 @@ def weighted_mmd2(X_tr, X_te, w, sigma):
     return float(max(value, 0.0))
 
 
+def _checked():
+    """scikit-learn's configuration for its metrics on arrays this module has checked (:func:`_pair`, finite
+    float64 of one shape; weights by ``check_sample_weight``): no second finiteness check nor validation of the
+    constant arguments passed (~0.1 ms a call; a regression table scores 12 times). The same numbers."""
+    return config_context(assume_finite=True, skip_parameter_validation=True)
+
+
 def _pair(y_true, y_pred):
     Y, P = as_2d_float(y_true, "y_true"), as_2d_float(y_pred, "y_pred")
     if Y.shape != P.shape:
@@ -192,7 +200,9 @@ def mae(y_true, y_pred, sample_weight=None):
         The MAE.
     """
     Y, P = _pair(y_true, y_pred)
-    return float(mean_absolute_error(Y, P, sample_weight=_checked_weights(sample_weight, len(Y))))
+    w = _checked_weights(sample_weight, len(Y))
+    with _checked():
+        return float(mean_absolute_error(Y, P, sample_weight=w))
 
 
 def rmse(y_true, y_pred, sample_weight=None):
@@ -213,8 +223,9 @@ def rmse(y_true, y_pred, sample_weight=None):
         The RMSE of each output.
     """
     Y, P = _pair(y_true, y_pred)
-    return root_mean_squared_error(Y, P, sample_weight=_checked_weights(sample_weight, len(Y)),
-                                   multioutput="raw_values")
+    w = _checked_weights(sample_weight, len(Y))
+    with _checked():
+        return root_mean_squared_error(Y, P, sample_weight=w, multioutput="raw_values")
 
 
 def r2(y_true, y_pred, sample_weight=None):
@@ -244,7 +255,7 @@ def r2(y_true, y_pred, sample_weight=None):
     constant = np.ptp(Y if w is None else Y[w > 0], axis=0) == 0
     if np.all(constant):  # includes one point, where scikit-learn warns and returns NaN
         return np.zeros(Y.shape[1])
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"), _checked():
         score = r2_score(Y, P, sample_weight=w, multioutput="raw_values", force_finite=False)
     score = np.where(constant, 0.0, score)
     if not np.all(np.isfinite(score)):
