@@ -36,13 +36,8 @@ def ours(metrics):
 
 
 def figure(row):
-    title = f"{row['where']}: ours over {len(row['full']['seeds'])} seeds"
-    if row["figure"] == "curve":
-        return ui.figure(figures.reproduction_curve, row["full"]["metrics"], title, **ui.device())
-    if row["figure"] == "gaps" and row.get("trace"):
-        return ui.figure(figures.reproduction_gaps, row["trace"], **ui.device())
-    return ui.figure(figures.reproduction_bars, row["full"]["metrics"], row["paper_values"], title,
-                     **ui.device())
+    make_figure, args = figures.row_figure(row)
+    return ui.figure(make_figure, *args, **ui.device())
 
 
 def rerun(row):

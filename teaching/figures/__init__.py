@@ -21,7 +21,7 @@ from teaching.figures.replay import replay_height, replay_html, replay_payload  
 from teaching.figures.regression import (regression_fits, error_vs_certainty, error_by_certainty_bin,
                                          predicted_vs_true, digits_grid, scaling)  # noqa: F401
 from teaching.figures.reproduction import (VERDICT_MARKS, reproduction_bars, reproduction_curve,
-                                           reproduction_gaps)  # noqa: F401
+                                           reproduction_gaps, row_figure)  # noqa: F401
 from teaching.figures.classification import CLASS_COLORS, classification_map, fig3_curves  # noqa: F401
 from teaching.figures.transfer import (transfer_curves, transfer_digit_grid,
                                        cutting_plane_progress)  # noqa: F401

@@ -59,16 +59,23 @@ def presentation(fig, copy=True):
     for update_axes in (fig.update_xaxes, fig.update_yaxes):  # finish sets the axis fonts explicitly
         update_axes(tickfont_size=font, title_font_size=round((BASE_FONT + 1) * scale))
     top, bottom = old_top, old_bottom
+    title_rows = 0
     if layout.title.text:
         text = _wrap(layout.title.text.replace("<br>", " "), int(PRESENTATION_WIDTH / (0.55 * title_font)))
         layout.title.text = text
-        top = max(old_top, 30 + round(1.3 * title_font) * (text.count("<br>") + 1) + _label_rows(fig, font))
+        title_rows = round(1.3 * title_font) * (text.count("<br>") + 1)
+        legend_above = (layout.legend.y is not None and layout.legend.y >= 1 and layout.legend.yanchor == "bottom"
+                        and layout.showlegend is not False)  # a row of its own between the title and the plot
+        top = max(old_top, 30 + title_rows + _label_rows(fig, font) + (round(1.6 * font) + 8 if legend_above else 0))
     below = layout.legend.orientation == "h" and (layout.legend.y is None or layout.legend.y < 0)
     if below and layout.showlegend is not False:
         rows = _legend_rows(fig, font)
         fig.update_layout(legend=dict(yref="container", y=0, yanchor="bottom", x=0, xanchor="left"))
         bottom = max(old_bottom, 90 + round(1.6 * font) * rows)
     fig.update_layout(margin=dict(t=top, b=bottom), height=old_height + (top - old_top) + (bottom - old_bottom))
+    if title_rows:  # its lines centred in their rows, 10 px from the top (anchored at its top, plotly moves a wrapped
+        # title up by half a line for each line after the first: the Reproduction page's lost half its first line)
+        layout.title.update(yref="container", yanchor="middle", y=1 - (10 + title_rows / 2) / layout.height)
     for trace in fig.data:
         line = getattr(trace, "line", None)
         if line is not None and line.width is not None:
@@ -152,6 +159,8 @@ def phone(fig, copy=True):
         top = 16 + round(1.3 * title_font) * (text.count("<br>") + 1)
     title_room = top  # the title's own rows, above the labels' row
     top += _label_rows(fig, font)  # labels above the plot (a region's name, a panel's title) under the title
+    if layout.title.text:  # half a tick label: a y tick at the plot's top edge stood against a wrapped title's last line
+        top += PHONE_FONT // 2
     bottom = 8
     if layout.showlegend is not False and _legend_rows(fig, font, PHONE_WIDTH - 16):
         rows = _legend_rows(fig, font, PHONE_WIDTH - 16)

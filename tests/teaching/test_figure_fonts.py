@@ -23,7 +23,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 NOT_FIGURES = {"first_component", "density",  # public helpers of the page modules that return arrays
                "convergence",  # the rows of a Frank-Wolfe history that the convergence figures draw
                # the replay is an HTML component, not a plotly figure: test_replay_text_is_at_least_14_px
-               "replay_payload", "replay_html", "replay_height"}
+               "replay_payload", "replay_html", "replay_height",
+               "row_figure"}  # which figure function draws a Reproduction row, and its arguments
 
 
 def _public_figure_functions():
