@@ -15,13 +15,18 @@ PRESENTATION_SCALE, PRESENTATION_WIDTH = 1.35, 520
 
 
 def _wrap(text, chars):
-    """``text`` broken at spaces into lines of at most ``chars`` characters, joined by <br>."""
+    """``text`` broken at spaces into lines of at most ``chars`` characters, joined by <br>; a last line of a
+    quarter of that or less takes the word before it along ("(paper<br>Fig. 2f)", not "(paper Fig.<br>2f)")."""
     lines = []
     for word in str(text).split(" "):
         if lines and len(lines[-1]) + 1 + len(word) <= chars:
             lines[-1] += " " + word
         else:
             lines.append(word)
+    if len(lines) > 1 and len(lines[-1]) <= chars // 4 and " " in lines[-2]:
+        before, moved = lines[-2].rsplit(" ", 1)
+        if len(moved) + 1 + len(lines[-1]) <= chars:
+            lines[-2:] = [before, f"{moved} {lines[-1]}"]
     return "<br>".join(lines)
 
 

@@ -6,7 +6,7 @@ draws are measured in tests/teaching/browser/test_devices_browser.py."""
 import pytest
 
 from teaching import figures
-from teaching.figures.screens import PHONE_FONT, PHONE_PLOT_HEIGHT, PHONE_TITLE_FONT, PHONE_WIDTH
+from teaching.figures.screens import PHONE_FONT, PHONE_PLOT_HEIGHT, PHONE_TITLE_FONT, PHONE_WIDTH, _wrap
 from tests.teaching.test_figure_fonts import _public_figure_functions, _small_inputs, font_sizes, required_fonts
 
 #: Thumbnail grids (a picture per panel, not a plot with axes): their panels stay small on any screen.
@@ -51,3 +51,16 @@ def test_phone_does_not_change_the_figure_it_is_given():
     before = fig.to_plotly_json()
     figures.phone(fig)
     assert fig.to_plotly_json() == before
+
+
+def test_a_wrapped_title_leaves_no_word_alone_on_its_last_line():
+    """The KLIEP lesson's title on a phone (44 characters a line) ended in a line "2f)"; the Reproduction page's on
+    the projector (36) in "seeds". The word before comes along, and no line grows past its width."""
+    title = "Frank-Wolfe relative duality gap (paper Fig. 2f)"
+    assert _wrap(title, 44) == "Frank-Wolfe relative duality gap (paper<br>Fig. 2f)"
+    assert _wrap("Table 1 (analogue): ours over 10 seeds", 36) == "Table 1 (analogue): ours over<br>10 seeds"
+    assert _wrap("Pearson r (certainty, error)", 12) == "Pearson r<br>(certainty,<br>error)"  # one word: stays
+    assert _wrap("short title", 44) == "short title"
+    for text, chars in ((title, 44), (title, 20), ("a bb ccc dddd eeeee ffffff", 9)):
+        assert all(len(line) <= chars for line in _wrap(text, chars).split("<br>")), (text, chars)
+        assert _wrap(text, chars).replace("<br>", " ") == text
