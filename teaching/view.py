@@ -184,7 +184,26 @@ class View:
     # -------------------------------------------------------------- data, width, budget
     def data(self):
         """The view's data set (a :class:`covshift.data.ShiftData`)."""
-        return steps.data(self.data_spec)
+        return self._kept(("data",), steps.data, self.data_spec)
+
+    def new_run(self):
+        """Forget the answers :meth:`_kept` kept for the previous run (``teaching.ui.view`` calls it once a run)."""
+        self.__dict__.pop("_answers", None)
+        return self
+
+    def _kept(self, key, step, *args):
+        """``step(*args)`` (a step of :mod:`teaching.steps`), its answer kept beside the fields under ``key`` for this
+        View's later calls, as :attr:`shared_sigma` is: a page reads a view's data and predictions many times a run
+        (14 and 16 times on the regression page), and the View lives on in its session while the settings stay, so
+        each later call was a hit of the step cache, whose hashing of the arguments and unpickling of the answer cost
+        0.2-0.4 ms (issue 40). Read the answer, do not change it (the cache gave every call its own copy). A failure
+        is not kept. Kept for one run of the page: :meth:`new_run` forgets them (a run asks the step cache again,
+        so that it sees a cache emptied or filled since)."""
+        kept = self.__dict__.setdefault("_answers", {})
+        found = kept.get(key)
+        if found is None:
+            found = kept.setdefault(key, step(*args))
+        return found
 
     def csv_table(self):
         """The parsed uploaded file (:class:`teaching.uploads.CsvTable`) of a CSV view."""
@@ -266,9 +285,11 @@ class View:
             raise ValueError(f"Unknown regression model {model!r}; choose one of {list(catalog.REGRESSORS)}.")
         if not catalog.REGRESSORS[model]:
             self.admit([model])
-            return steps.fitted_prediction(self.data_spec, model, None, None, self.hyper)
+            return self._kept(("prediction", model), steps.fitted_prediction, self.data_spec, model, None, None,
+                              self.hyper)
         self.admit([model, weights])
-        return steps.fitted_prediction(self.data_spec, model, weights, self.sigma_for(weights), self.hyper)
+        return self._kept(("prediction", model, weights), steps.fitted_prediction, self.data_spec, model, weights,
+                          self.sigma_for(weights), self.hyper)
 
     def model_hyper(self):
         """(hyper-parameters the models use, whether outputs are standardised for fitting): for an uploaded

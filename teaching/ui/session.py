@@ -61,7 +61,7 @@ def view(dataset=None):
         built = View.from_settings(_settings(), file_digest, dataset)
         shown = shown if shown == built else built  # the same value keeps its object (its resolved width)
         st.session_state["views"] = {**kept, dataset: (source, shown)}
-    return shown
+    return shown.new_run()
 
 
 def _snapshot(values):

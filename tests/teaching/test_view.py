@@ -112,6 +112,31 @@ def test_a_lesson_and_a_page_compute_through_the_same_cache_entries():
         steps.use_cache()
 
 
+def test_a_view_asks_the_step_cache_once_a_run_for_its_data_and_each_prediction():
+    """Issue 40: a page read a view's data and predictions 14 and 16 times a run, each a hit of the step cache
+    (0.2-0.4 ms); the View keeps each answer for the run, and a new run (ui.view calls new_run) asks again, so
+    that a cache emptied since is filled again. The budget is still checked on every call."""
+    steps.use_cache()
+    try:
+        view = View.from_settings(_settings(models=["GPR"]))
+        for _ in range(3):
+            data, prediction = view.data(), view.prediction("GPR")
+        assert view.data() is data and view.prediction("GPR") is prediction
+        assert steps._CACHED["data"].cache_info().hits + steps._CACHED["data"].cache_info().misses <= 2  # GPR's fit reads it
+        fitted = steps._CACHED["fitted_prediction"].cache_info()
+        assert (fitted.hits, fitted.misses) == (0, 1)
+        view.new_run()
+        view.prediction("GPR")
+        view.prediction("GPR")
+        assert steps._CACHED["fitted_prediction"].cache_info().hits == 1  # asked again once
+        big = View.from_settings(_settings(**{"sinc.n_tr": 2000, "sinc.n_te": 2000}))
+        for _ in range(2):  # a refusal is not kept: refused again
+            with pytest.raises(ValueError, match="SMTGP"):
+                big.prediction("SMTGP")
+    finally:
+        steps.use_cache()
+
+
 def test_admit_is_the_one_budget_check_and_names_the_way_out():
     view = View.from_settings(_settings(**{"sinc.n_tr": 2000, "sinc.n_te": 2000}))
     with pytest.raises(ValueError, match="limited to 1500 points"):
