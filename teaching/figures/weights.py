@@ -7,8 +7,8 @@ import numpy as np
 
 from teaching import readings
 from teaching.figures.base import (BASE_FONT, HEIGHT, STEP_MARKERS, TEST, TRAIN, TRUTH, merged, built, cell,
-                                   clean_log_axis, color, decades, error_panel_traces, finish, line_style,
-                                   marker_style, new_figure, subplot_layout)
+                                   clean_log_axis, color, decades, error_panel_traces, line_style,
+                                   marker_style, subplot_layout)
 
 
 def weights_vs_truth(grid, curves, truth=None, heading="Learned importance w(x)", errors=None):
@@ -45,20 +45,21 @@ def weights_vs_truth(grid, curves, truth=None, heading="Learned importance w(x)"
 
 def weights_on_points(x, weights, truth=None):
     """Weights at the training points (for estimators without w(x) off the sample)."""
-    fig = new_figure("Weights of the training points", "x", "w")
+    data = []
     if truth is not None:
         order = np.argsort(x)
-        fig.add_scatter(x=x[order], y=truth[order], name="true ratio", line=dict(color=TRUTH, width=4, dash="dot"))
-    for name, w in weights.items():
-        fig.add_scatter(x=x, y=w, mode="markers", name=name, marker=marker_style(name, 7, opacity=0.7))
-    return finish(fig, legend_rows=1 + len(weights) // 5)
+        data.append(dict(type="scatter", x=x[order], y=truth[order], name="true ratio",
+                         line=dict(color=TRUTH, width=4, dash="dot")))
+    data += [dict(type="scatter", x=x, y=w, mode="markers", name=name, marker=marker_style(name, 7, opacity=0.7))
+             for name, w in weights.items()]
+    return built(data, _titled("Weights of the training points", "x", "w"), legend_rows=1 + len(weights) // 5)
 
 
 def weight_histogram(weights):
-    fig = new_figure("Distribution of the weights (mean 1)", "w", "training points", barmode="overlay")
-    for name, w in weights.items():
-        fig.add_histogram(x=w, name=name, opacity=0.6, marker_color=color(name), nbinsx=40)
-    return finish(fig, legend_rows=1 + len(weights) // 5)
+    data = [dict(type="histogram", x=w, name=name, opacity=0.6, marker=dict(color=color(name)), nbinsx=40)
+            for name, w in weights.items()]
+    layout = {**_titled("Distribution of the weights (mean 1)", "w", "training points"), "barmode": "overlay"}
+    return built(data, layout, legend_rows=1 + len(weights) // 5)
 
 
 def alpha_stems(alphas):
@@ -241,15 +242,22 @@ def _titled(title, x_title, y_title, xaxis_type=None, yaxis_type=None):
 
 
 def cv_curve(cv_results):
-    """Likelihood cross-validation curve of sigma (held-out log-likelihood)."""
-    fig = new_figure("Choosing sigma by likelihood cross-validation", "sigma (log scale)", "held-out log-likelihood",
-                  xaxis_type="log")
+    """Likelihood cross-validation curve of sigma (held-out log-likelihood), the chosen sigma a dashed line.
+
+    The line's label "chosen" stands at log10(sigma) on the log axis: plotly.js places annotations on a log axis by
+    the logarithm of their x (shapes by the value itself), so plotly's ``add_vline`` (value for both) put it at
+    10^sigma instead."""
     sigma = np.asarray(cv_results["sigma"])
     mean = np.asarray(cv_results["mean_log_likelihood"], dtype=float)
     std = np.asarray(cv_results["std_log_likelihood"], dtype=float)
     finite = np.isfinite(mean)
-    fig.add_scatter(x=sigma[finite], y=mean[finite], mode="lines+markers", name="mean over folds",
-                    error_y=dict(type="data", array=np.nan_to_num(std[finite])), line=dict(color=TRAIN, width=3))
-    fig.add_vline(x=cv_results["best_sigma"], line=dict(color=TEST, dash="dash", width=3),
-                  annotation_text="chosen")
-    return finish(fig)
+    best = float(cv_results["best_sigma"])
+    data = [dict(type="scatter", x=sigma[finite], y=mean[finite], mode="lines+markers", name="mean over folds",
+                 error_y=dict(type="data", array=np.nan_to_num(std[finite])), line=dict(color=TRAIN, width=3))]
+    layout = _titled("Choosing sigma by likelihood cross-validation", "sigma (log scale)", "held-out log-likelihood",
+                     xaxis_type="log")
+    layout["shapes"] = [dict(type="line", x0=best, x1=best, xref="x", y0=0, y1=1, yref="y domain",
+                             line=dict(color=TEST, dash="dash", width=3))]
+    layout["annotations"] = [dict(text="chosen", showarrow=False, x=float(np.log10(best)), xanchor="left", xref="x",
+                                  y=1, yanchor="top", yref="y domain")]
+    return built(data, layout)

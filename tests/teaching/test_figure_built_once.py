@@ -9,7 +9,7 @@ import pytest
 
 from teaching import figures
 from teaching.figures.base import (built, cell, error_panel_mean_trace, error_panel_traces, finish, line_style,
-                                   new_figure, subplot_layout, subplots)
+                                   marker_style, new_figure, subplot_layout, subplots)
 from teaching.figures.data import GAIN_FILL
 
 
@@ -155,3 +155,57 @@ def test_output_plane_is_the_figure_built_trace_by_trace(models):
     reference = _output_plane_trace_by_trace(Y_tr, Y_te, predictions, heading=heading)
     for laid_out in (lambda fig: fig, figures.presentation, figures.phone, lambda fig: figures.fit_height(fig, 440)):
         assert _json(laid_out(built_now)) == _json(laid_out(reference))
+
+
+# ------------------------------------------------------------------ the Importance weights page's simple figures
+def _weights_on_points_trace_by_trace(x, weights, truth=None):
+    fig = new_figure("Weights of the training points", "x", "w")
+    if truth is not None:
+        order = np.argsort(x)
+        fig.add_scatter(x=x[order], y=truth[order], name="true ratio",
+                        line=dict(color=figures.TRUTH, width=4, dash="dot"))
+    for name, w in weights.items():
+        fig.add_scatter(x=x, y=w, mode="markers", name=name, marker=marker_style(name, 7, opacity=0.7))
+    return finish(fig, legend_rows=1 + len(weights) // 5)
+
+
+def _weight_histogram_trace_by_trace(weights):
+    fig = new_figure("Distribution of the weights (mean 1)", "w", "training points", barmode="overlay")
+    for name, w in weights.items():
+        fig.add_histogram(x=w, name=name, opacity=0.6, marker_color=figures.color(name), nbinsx=40)
+    return finish(fig, legend_rows=1 + len(weights) // 5)
+
+
+def _cv_curve_trace_by_trace(cv_results):
+    fig = new_figure("Choosing sigma by likelihood cross-validation", "sigma (log scale)", "held-out log-likelihood",
+                     xaxis_type="log")
+    sigma = np.asarray(cv_results["sigma"])
+    mean = np.asarray(cv_results["mean_log_likelihood"], dtype=float)
+    std = np.asarray(cv_results["std_log_likelihood"], dtype=float)
+    finite = np.isfinite(mean)
+    fig.add_scatter(x=sigma[finite], y=mean[finite], mode="lines+markers", name="mean over folds",
+                    error_y=dict(type="data", array=np.nan_to_num(std[finite])),
+                    line=dict(color=figures.TRAIN, width=3))
+    fig.add_vline(x=cv_results["best_sigma"], line=dict(color=figures.TEST, dash="dash", width=3),
+                  annotation_text="chosen")
+    return finish(fig)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_weights_pages_simple_figures_are_the_figures_built_trace_by_trace(seed):
+    rng = np.random.default_rng(seed)
+    names = ["KMM", "uLSIF", "RuLSIF", "Ensemble KMM (average)", "LogisticRatio", "FCFWCS"][:2 + 2 * seed]
+    x, weights = rng.normal(size=60), {name: rng.gamma(2.0, size=60) for name in names}
+    for truth in (None, rng.gamma(2.0, size=60)):
+        assert _json(figures.weights_on_points(x, weights, truth)) == _json(_weights_on_points_trace_by_trace(
+            x, weights, truth))
+    assert _json(figures.weight_histogram(weights)) == _json(_weight_histogram_trace_by_trace(weights))
+    cv = {"sigma": np.logspace(-2, 1, 9), "mean_log_likelihood": np.r_[rng.normal(size=8), np.nan],
+          "std_log_likelihood": rng.random(9), "best_sigma": 0.3 * (seed + 1)}
+    built_once, by_trace = _json(figures.cv_curve(cv)), _json(_cv_curve_trace_by_trace(cv))
+    # the one difference: plotly.js places an annotation on a log axis by log10 of its x (add_vline gave the value)
+    label, old_label = built_once["layout"]["annotations"][0], by_trace["layout"]["annotations"][0]
+    assert label["x"] == pytest.approx(np.log10(cv["best_sigma"])) and old_label["x"] == cv["best_sigma"]
+    assert built_once["layout"]["shapes"][0]["x0"] == cv["best_sigma"]  # a shape on a log axis: by its value
+    old_label["x"] = label["x"]
+    assert built_once == by_trace
