@@ -30,7 +30,7 @@ def test_a_class_opening_a_fresh_server_at_once_gets_every_page():
     keys = ["why-weights", "kliep-solvers", "estimators-disagree", "iw-smtgp"]
     opened, problems = [], []
 
-    def record(step, seconds, size, errors):
+    def record(step, seconds, size, errors, link):
         opened.append(seconds)
         if seconds is None or errors:
             problems.append((step, seconds, errors))
