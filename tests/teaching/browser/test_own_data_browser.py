@@ -157,6 +157,12 @@ def test_a_copied_link_with_commas_in_column_names_opens_the_same_view(server, b
         query = urllib.parse.urlsplit(copied).query
         assert settings.parse_query(urllib.parse.parse_qs(query, keep_blank_values=True)) == (values, [])
         upload_at(second, copied, raw)
+        charts = first.locator("[data-testid='stPlotlyChart']").count()
+        assert charts >= 1
+        # the run that the upload starts can still be drawing when the status widget has not come up yet (busy machine)
+        drawn = f"() => document.querySelectorAll(\"[data-testid='stPlotlyChart']\").length >= {charts}"
+        second.wait_for_function(drawn, timeout=180_000)
+        wait_for_page(second, "Data & shift")
         shown = [words_and_charts(tab) for tab in tabs]
         assert shown[0] == shown[1]
         shown = [text for text, _ in shown]
