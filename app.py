@@ -1,32 +1,26 @@
-"""covshift teaching app: entry point (``streamlit run app.py``).
+"""covshift teaching app: entry point (``streamlit run app.py``)."""
 
-Streamlit runs this file as ``__main__``. A fit worker, forked by multiprocessing's fork server
-(:func:`teaching.workers.fork_server`), runs the main module's top level again as ``__mp_main__``: the guard
-below (multiprocessing's "safe importing of the main module") keeps it from drawing the app there.
-"""
+import streamlit as st
 
-if __name__ == "__main__":
-    import streamlit as st
+from teaching import serve
 
-    from teaching import serve
+loading = serve.loading()  # the server's first run: a frame while the app loads (the browser loads plotly meanwhile)
+serve.start()  # once per server, first: step cache, the app's imports; fit workers and warm-up after the first run
 
-    loading = serve.loading()  # the first run: a frame while the app loads (the browser loads plotly meanwhile)
-    serve.start()  # once per server, first: step cache, the app's imports; fit workers and warm-up after the first run
+from teaching import ui  # noqa: E402
 
-    from teaching import ui  # noqa: E402
-
+try:
+    if loading is not None:
+        loading.empty()
+    st.set_page_config(page_title="covshift: covariate shift, step by step", page_icon=":material/balance:",
+                       layout="wide")
+    ui.init()
+    page = st.navigation(ui.pages())
+    ui.sidebar(page)
+    ui.link_notice()
     try:
-        if loading is not None:
-            loading.empty()
-        st.set_page_config(page_title="covshift: covariate shift, step by step", page_icon=":material/balance:",
-                           layout="wide")
-        ui.init()
-        page = st.navigation(ui.pages())
-        ui.sidebar(page)
-        ui.link_notice()
-        try:
-            page.run()
-        except Exception as exc:  # st.stop and reruns are not Exceptions and pass through
-            ui.page_failed(exc)
-    finally:
-        serve.script_finished()  # the first run over (however it ended), the fit workers start
+        page.run()
+    except Exception as exc:  # st.stop and reruns are not Exceptions and pass through
+        ui.page_failed(exc)
+finally:
+    serve.script_finished()  # the first run over (however it ended), the fit workers start

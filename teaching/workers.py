@@ -9,8 +9,7 @@ chosen by environment variables:
   ``dask.distributed.Client`` on that scheduler, whose workers import this package (install it
   there too), wrapped in :class:`DaskFits`;
 - else ``COVSHIFT_WORKERS`` (default: the number of cores; 0 for none): :class:`ProcessFits`, a
-  pool of that many worker processes (joblib's loky executor), forked from one fork server that has
-  loaded the library (:func:`fork_server`).
+  pool of that many worker processes (joblib's loky executor).
 
 Faults cost one view, never the server. A worker that dies while it computes (``kill -9``, the
 out-of-memory killer) is replaced and the computation is tried once more; if that dies too, the
@@ -108,37 +107,6 @@ def ready():
     return os.getpid()
 
 
-#: What the fork server imports before it forks its first worker (:func:`fork_server`): the library with its
-#: compiled loops.
-PRELOAD = ("covshift.warmed",)
-
-
-def fork_server():
-    """multiprocessing's fork-server context, the library preloaded (:data:`PRELOAD`).
-
-    One process, started with the first worker and then kept, loads the pipeline once (about 2.5 CPU-s); every
-    worker is forked from it ready in a few milliseconds and shares its pages. Two workers no longer each spend
-    2.5 CPU-s when a server starts (when its first class arrives), and a worker replaced after a fault or an idle
-    hour is up at once. A preloaded module that cannot be imported is skipped by multiprocessing; the workers
-    then import it themselves (:func:`ready`). A forked worker runs the main module's top level as
-    ``__mp_main__`` (multiprocessing's "safe importing of the main module"): app.py draws nothing then.
-    """
-    import multiprocessing
-
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(list(PRELOAD))
-    return context
-
-
-def _limit_threads(environ):
-    """A worker's first act: ``environ``'s thread counts (:data:`THREAD_VARIABLES`) for the libraries it loads later,
-    and for those the fork server loaded before any limit (a forked worker does not read its environment again)."""
-    import threadpoolctl
-
-    os.environ.update(environ)
-    threadpoolctl.threadpool_limits(int(environ[THREAD_VARIABLES[0]]))
-
-
 def _stopped(limit):
     return Refused(f"This computation ran for more than {limit:g} s, the server's limit for one computation "
                    f"({limit / budget.BUDGET_SECONDS:g} times the {budget.BUDGET_SECONDS:g} s budget), and was "
@@ -195,8 +163,7 @@ class ProcessFits:
     def _new_pool(self):
         from joblib.externals.loky.process_executor import ProcessPoolExecutor
 
-        pool = ProcessPoolExecutor(self.workers, timeout=IDLE_SECONDS, context=fork_server(),
-                                   initializer=_limit_threads, initargs=(self._env,))
+        pool = ProcessPoolExecutor(self.workers, timeout=IDLE_SECONDS, env=self._env)
         # start them now, each loading the pipeline (no computation's time counts before they are up)
         self._starting = [pool.submit(self._prepare) for _ in range(self.workers)] if self._prepare else []
         return pool

@@ -292,39 +292,6 @@ def test_the_warm_up_waits_for_the_views_in_flight():
         fits.shutdown(wait=False)
 
 
-def _as_forked():
-    """In a worker: (its parent's pid, whether the fork server's preload is loaded here, BLAS threads per library)."""
-    return (os.getppid(), "covshift.warmed" in sys.modules,
-            sorted({info["num_threads"] for info in threadpoolctl.threadpool_info()}))
-
-
-def test_workers_are_forked_from_one_fork_server_with_the_library_loaded():
-    """teaching.workers.fork_server (issue 40): the workers are forked from one process that loaded the library and
-    its compiled loops once (covshift.warmed, which nothing else imports), with the BLAS threads the server asked
-    for although that process loaded BLAS before any limit; a replaced pool forks from the same process."""
-    fits = workers.ProcessFits(2, limit=600, threads=1)
-    try:
-        assert fits.wait_started(timeout=600)
-        seen = [fits.submit(_as_forked).result() for _ in range(4)]
-        parents = {parent for parent, _, _ in seen}
-        assert len(parents) == 1 and os.getpid() not in parents  # the fork server, not this process
-        assert all(loaded and threads == [1] for _, loaded, threads in seen), seen
-        fits._replace(fits._pool)
-        assert fits.submit(_as_forked).result()[0] in parents
-    finally:
-        fits.shutdown(wait=False)
-
-
-def test_a_worker_running_app_py_as_its_main_module_draws_nothing():
-    """A forked worker runs the main module's top level as __mp_main__ (multiprocessing's preparation of a child):
-    app.py, Streamlit's main module, then neither starts the server's machinery nor imports the pages."""
-    script = ("import runpy, sys, json; runpy.run_path('app.py', run_name='__mp_main__'); "
-              "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('teaching', 'streamlit')))))")
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=600,
-                         env={**os.environ, "PYTHONPATH": ROOT}, check=True)
-    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
-
-
 # ------------------------------------------------------------------ no work at import (issue 28, item 4)
 _IMPORT_THEN_START = """
 import gc, json, os, threading
