@@ -118,11 +118,12 @@ def certainty_readings(view, names, n_bins):
         errors = metrics.euclidean_errors(data.Y_te[scored], fit["mean"][scored])
         r_p = quiet(metrics.certainty_error_correlation, certainty, errors)
         bins = quiet(metrics.certainty_error_bins, certainty, errors, n_bins) if r_p is not None else None
-        rho = quiet(_spearman, certainty, errors) if r_p is not None else None
+        rho = quiet(spearman_rho, certainty, errors) if r_p is not None else None
         result[name] = (certainty, errors, r_p, bins, rho)
     return result
 
 
-def _spearman(a, b):
-    """Spearman's rank correlation of ``a`` and ``b`` (scipy's)."""
+def spearman_rho(a, b):
+    """Spearman's rank correlation of ``a`` and ``b`` (scipy's): the Structured regression page's and the
+    Structured-output lesson's claim's."""
     return float(stats.spearmanr(a, b).statistic)

@@ -8,7 +8,7 @@ import numpy as np
 from scipy import stats
 
 from covshift import metrics
-from teaching import catalog
+from teaching import catalog, readings
 from teaching.lessons.core import (FLEXIBLE_WIDTH, HYPER, Claim, Finding, Lesson, Question, Reveal,
                                    data_settings, errors, mae, rounded)
 
@@ -47,7 +47,7 @@ def _smtgp_certainty(run):
     ratio = errs[top].mean() / errs[rest].mean()
     p = float(stats.mannwhitneyu(errs[top], errs[rest], alternative="less").pvalue)
     r, _ = metrics.certainty_error_correlation(phi, errs)
-    rho = float(stats.spearmanr(phi, errs).statistic)
+    rho = readings.spearman_rho(phi, errs)
     return Finding(ratio <= 0.5 and p < 0.01,
                    {"mean error per fifth, least to most certain": [rounded(v, 3) for v in bins["error"]],
                     "most certain fifth / the rest": rounded(ratio, 2), "Mann-Whitney p": float(f"{p:.2g}"),
