@@ -72,10 +72,11 @@ def start(environ=None):
     - with workers, and unless ``COVSHIFT_WARM=0``, the same thread then computes every lesson's views
       once (:func:`warm`), one computation at a time, so that a class's first views are cached;
     - the app's modules imported and every object alive then moved out of the garbage collector's
-      sight (``gc.freeze``): Streamlit runs a full collection after every script run
-      (``runner.postScriptGC``), which over the ~260 000 objects of the loaded libraries (numpy,
-      scipy, scikit-learn, plotly, numba, Streamlit) held the interpreter lock ~130 ms per run, a
-      quarter of the server's busy time in a class; objects made later are collected as before.
+      sight (``gc.freeze``): a full collection over the ~260 000 objects of the loaded libraries (numpy,
+      scipy, scikit-learn, plotly, numba, Streamlit) held the interpreter lock ~130 ms. Streamlit's own
+      full collection after every script run (``runner.postScriptGC``) is off in .streamlit/config.toml:
+      the objects made after the freeze still cost it 20-60 ms per run; Python's generational
+      collections, which free every cycle, walk the libraries' objects no more either.
 
     Returns {"executor": the installed executor or None, "threads": BLAS threads, "warming": thread or None}
     ("warming": the thread that starts the workers, then warms the lessons).
