@@ -111,16 +111,20 @@ class RuLSIF(WeightEstimator):
         sigmas = (median * np.array([0.25, 0.5, 1.0, 2.0]) if isinstance(self.sigma, str)
                   else check_grid(self.sigma, "sigma"))
         lams = _grid(self.lam, 10.0 ** np.arange(-3, 1), "lam")
-        scores = np.array([loo_scores(_moments(X_tr, X_te, centers, s, alpha), lams, alpha)
-                           for s in sigmas])
+        moments = [_moments(X_tr, X_te, centers, s, alpha) for s in sigmas]
+        scores = np.array([loo_scores(m, lams, alpha) for m in moments])
         i, j = np.unravel_index(np.nanargmin(np.where(np.isfinite(scores), scores, np.nan)), scores.shape) \
             if np.any(np.isfinite(scores)) else (0, 0)
         self.cv_results_ = {"sigma": sigmas, "lam": lams, "loo_score": scores}
         self.sigma_, self.lam_, self.centers_ = float(sigmas[i]), float(lams[j]), centers
+        # the chosen width's kernels and moments serve the checks, the solve and the training points' ratios (the
+        # numbers gaussian_kernel, kernel_column_means and _moments would compute again at that width)
+        Phi_tr, _, H, h = moments[i]
         warn_flat_kernel(self, X_tr, X_te, self.sigma_)
-        warn_no_kernel_mass(self, X_tr, centers, self.sigma_, what="Gaussian centres")
-        self.theta_ = _solve(X_tr, X_te, centers, self.sigma_, self.lam_, alpha)
-        raw = self._predict_raw(X_tr)
+        warn_no_kernel_mass(self, X_tr, centers, self.sigma_, what="Gaussian centres",
+                            column_means=Phi_tr.sum(axis=0) / len(X_tr))
+        self.theta_ = _solved(H, h, self.lam_)
+        raw = Phi_tr @ self.theta_ if np.any(self.theta_ > 0) else np.ones(len(X_tr))  # as _predict_raw(X_tr)
         if not np.any(raw > 0):
             warnings.warn(f"{type(self).__name__}'s fitted ratio is 0 at every training point (every "
                           "coefficient clipped to 0, or no centre has kernel mass there: the ratio is not "
@@ -216,8 +220,8 @@ def _moments(X_tr, X_te, centers, sigma, alpha):
     return Phi_tr, Phi_te, H, Phi_te.mean(axis=0)
 
 
-def _solve(X_tr, X_te, centers, sigma, lam, alpha):
-    _, _, H, h = _moments(X_tr, X_te, centers, sigma, alpha)
+def _solved(H, h, lam):
+    """theta = max((H + lam I)^-1 h, 0) from the moments of :func:`_moments`."""
     theta = np.linalg.solve(H + lam * np.eye(len(h)), h)
     return np.maximum(theta, 0.0)
 
@@ -236,19 +240,21 @@ def loo_scores(moments, lams, alpha):
     a/2 r(x_te_i)^2 + (1-a)/2 r(x_tr_i)^2 - r(x_te_i), with theta clipped at 0.
     """
     Phi_tr, Phi_te, H, h = moments
-    return np.array([_loo(Phi_tr, Phi_te, H, h, lam, alpha) for lam in lams])
-
-
-def _loo(Phi_tr, Phi_te, H, h, lam, alpha):
     n_tr, n_te = len(Phi_tr), len(Phi_te)
     n = min(n_tr, n_te)
     if n < 2:
-        return np.inf
-    A_inv = np.linalg.inv(H + lam * np.eye(len(h)))
+        return np.full(len(lams), np.inf)
+    # what does not depend on lam, once for the grid
     u = np.sqrt(alpha / n_te) * Phi_te[:n]          # first column of U_i, one row per i
     v = np.sqrt((1 - alpha) / n_tr) * Phi_tr[:n]    # second column
-    Au, Av = u @ A_inv, v @ A_inv                   # A^-1 U_i, as rows (A symmetric)
     h_i = h[None, :] - Phi_te[:n] / n_te
+    return np.array([_loo(Phi_tr[:n], Phi_te[:n], H, h_i, u, v, lam, alpha) for lam in lams])
+
+
+def _loo(Phi_tr, Phi_te, H, h_i, u, v, lam, alpha):
+    """The score of one lam (:func:`loo_scores`) from the n pairs' rows ``Phi_tr``, ``Phi_te``, ``h_i``, ``u``, ``v``."""
+    A_inv = np.linalg.inv(H + lam * np.eye(len(H)))
+    Au, Av = u @ A_inv, v @ A_inv                   # A^-1 U_i, as rows (A symmetric)
     Ah = h_i @ A_inv                                # A^-1 h_i
     # S_i = I - U_i' A^-1 U_i (2 x 2) and z_i = U_i' A^-1 h_i, then theta_i = A^-1 h_i + A^-1 U_i S_i^-1 z_i
     s11, s12, s22 = 1 - np.sum(u * Au, 1), -np.sum(u * Av, 1), 1 - np.sum(v * Av, 1)
@@ -256,6 +262,6 @@ def _loo(Phi_tr, Phi_te, H, h, lam, alpha):
     det = s11 * s22 - s12**2
     c1, c2 = (s22 * z1 - s12 * z2) / det, (s11 * z2 - s12 * z1) / det
     theta = np.maximum(Ah + c1[:, None] * Au + c2[:, None] * Av, 0.0)
-    r_te = np.sum(Phi_te[:n] * theta, axis=1)
-    r_tr = np.sum(Phi_tr[:n] * theta, axis=1)
+    r_te = np.sum(Phi_te * theta, axis=1)
+    r_tr = np.sum(Phi_tr * theta, axis=1)
     return float(np.mean(alpha / 2 * r_te**2 + (1 - alpha) / 2 * r_tr**2 - r_te))
