@@ -37,6 +37,32 @@ def test_squared_distances_non_negative_with_zero_diagonal(X):
     assert np.all((K >= 0) & (K <= 1))
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 40), st.integers(1, 6), st.floats(-3, 3), st.integers(0, 2**32 - 1),
+       st.sampled_from(["A, B", "A, A", "A, copy of A", "Fortran A, B", "strided A, B"]))
+def test_squared_distances_are_scikit_learns_to_the_last_bit(n, m, d, log_scale, seed, pair):
+    """The float64 path of squared_distances (issue 40: no argument checks) gives exactly scikit-learn's
+    euclidean_distances(squared=True), including the zero diagonal when both arguments are one array."""
+    from sklearn.metrics.pairwise import euclidean_distances
+
+    rng = np.random.default_rng(seed)
+    A, B = rng.normal(size=(n, d)) * 10.0**log_scale, rng.normal(size=(m, d)) * 10.0**log_scale
+    A, B = {"A, B": (A, B), "A, A": (A, A), "A, copy of A": (A, A.copy()), "Fortran A, B": (np.asfortranarray(A), B),
+            "strided A, B": (np.repeat(A, 2, axis=0)[::2], B)}[pair]
+    assert np.array_equal(squared_distances(A, B), euclidean_distances(A, B, squared=True))
+
+
+def test_squared_distances_of_other_inputs_go_through_scikit_learn():
+    """Lists, float32 and mismatched widths take scikit-learn's path: its numbers and its refusal."""
+    from sklearn.metrics.pairwise import euclidean_distances
+
+    A32 = np.arange(6, dtype=np.float32).reshape(3, 2)
+    assert np.array_equal(squared_distances(A32, A32[:2]), euclidean_distances(A32, A32[:2], squared=True))
+    assert np.array_equal(squared_distances([[0.0], [3.0]], [[1.0]]), [[1.0], [4.0]])
+    with pytest.raises(ValueError, match="Incompatible dimension"):
+        squared_distances(np.zeros((2, 2)), np.zeros((2, 3)))
+
+
 def test_median_heuristic_is_median_pairwise_distance():
     X = np.random.default_rng(2).normal(size=(40, 3))
     assert median_heuristic(X) == pytest.approx(np.median(pdist(X)), rel=1e-10)
