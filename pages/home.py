@@ -1,4 +1,3 @@
-import numpy as np
 import streamlit as st
 
 from teaching import ui
@@ -26,13 +25,10 @@ width = ui.widget(words.slider, "Model width: small = flexible, large = smooth (
                   0.1, 3.0, step=0.05,
                   help="Input width of the Gaussian-process model fitted beside. At 2 the model is too smooth "
                        "for the sinc curve (misspecified); at 0.3 it can follow the curve everywhere.")
-lo, hi = float(min(data.X_tr.min(), data.X_te.min())), float(max(data.X_tr.max(), data.X_te.max()))
-effect = ui.guard("Fits", view.weighting_effect, float(width), float(ui.get("lambda_x")),
-                  (lo, hi))
+effect = ui.guard("Fits", view.weighting_effect, float(width), float(ui.get("lambda_x")))
 if effect is None:
     st.stop()
-grid = np.linspace(lo, hi, 300)[:, None]
-ui.chart("shift overview", figures.shift_overview, data.X_tr, data.Y_tr, data.X_te, data.Y_te, grid,
+ui.chart("shift overview", figures.shift_overview, data.X_tr, data.Y_tr, data.X_te, data.Y_te, view.effect_grid(),
          {label: pred for label, (_, pred) in effect.items()},
          heading=f"A GP of width {width:g}, fitted with and without weights",
          focus=(float(data.X_te.min()) - 0.05, float(data.X_te.max()) + 0.05), key="home.shift_overview", where=chart,

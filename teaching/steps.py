@@ -28,7 +28,7 @@ from teaching import budget, catalog, fits, outcomes, uploaded_files, uploads
 #: Cache entries kept per step (the app's st.cache_data and the default lru_cache alike).
 CACHE_ENTRIES = {"csv_parsed": 8, "csv_table": 8, "data": 32, "shared_sigma": 32, "median_sigma": 32,
                  "fitted_weights": 64,
-                 "fitted_prediction": 64, "weighting_effect": 64, "weighting_at_width": 160, "weighting_by_width": 32,
+                 "fitted_prediction": 64, "weighting_effect": 160, "weighting_by_width": 32,
                  "few_labels": 32, "shift_test": 32,
                  "column_shift": 32, "fitted_cv_errors": 32, "data_hyper": 32, "timing": 64,
                  "classification_toy": 32, "classifiers": 32, "transfer_data": 12, "transfer_source": 12, "transfer_fit": 32,
@@ -36,7 +36,7 @@ CACHE_ENTRIES = {"csv_parsed": 8, "csv_table": 8, "data": 32, "shared_sigma": 32
 
 #: The steps that fit something (tenths of a CPU-second and more): with an executor installed
 #: (:func:`use_executor`), a cache miss of one of them is computed there. The others are cheap.
-REMOTE_STEPS = ("shared_sigma", "fitted_weights", "fitted_prediction", "weighting_effect", "weighting_at_width",
+REMOTE_STEPS = ("shared_sigma", "fitted_weights", "fitted_prediction", "weighting_effect",
                 "few_labels", "timing", "fitted_cv_errors", "classifiers", "transfer_source", "transfer_fit",
                 "reproduction_row")
 
@@ -341,27 +341,23 @@ def replay_document(spec, name, sigma, presentation):
 
 
 @_step
-def weighting_effect(spec, weight_name, weight_sigma, width, lambda_x, grid_range):
-    """Home's Why-weights figure data (:func:`teaching.fits.regression.weighting_effect`) on a 300-point grid."""
-    grid = np.linspace(*grid_range, 300)[:, None]
+def weighting_effect(spec, weight_name, weight_sigma, width, lambda_x):
+    """A GP of input width ``width`` without, with true and with estimated weights
+    (:func:`teaching.fits.regression.weighting_effect`): {label: (test MAE, predictions on the data's
+    :func:`teaching.fits.regression.effect_grid`)}. Home's figure draws the predictions of its width; its
+    table (:func:`weighting_by_width`) reads the MAEs of every width, the figure's width among them, fitted once."""
+    points = data(spec)
     estimated = fitted_weights(spec, weight_name, weight_sigma).model.weights_
-    return fits.regression.weighting_effect(data(spec), estimated, width, lambda_x, grid)
-
-
-@_step
-def weighting_at_width(spec, weight_name, weight_sigma, width, lambda_x):
-    """Test MAE without, with true and with estimated weights of a GP of input width ``width``
-    (:func:`teaching.fits.regression.weighting_maes`): {label: MAE}."""
-    estimated = fitted_weights(spec, weight_name, weight_sigma).model.weights_
-    return fits.regression.weighting_maes(data(spec), estimated, width, lambda_x)
+    return fits.regression.weighting_effect(points, estimated, width, lambda_x, fits.regression.effect_grid(points))
 
 
 @_step
 def weighting_by_width(spec, weight_name, weight_sigma, widths, lambda_x):
     """Test MAE without, with true and with estimated weights, per GP width: {width: {label: MAE}}, each width
-    one cached step (:func:`weighting_at_width`), so the Home page's table and the Why-weights claims, which
-    ask for different lists of widths, fit each width once (what :func:`teaching.fits.regression.weighting_by_width` gives)."""
-    return {float(width): weighting_at_width(spec, weight_name, weight_sigma, float(width), lambda_x)
+    one cached step (:func:`weighting_effect`), so the Home page's figure and table and the Why-weights claims,
+    which ask for different lists of widths, fit each width once."""
+    return {float(width): {label: mae for label, (mae, _) in
+                           weighting_effect(spec, weight_name, weight_sigma, float(width), lambda_x).items()}
             for width in widths}
 
 

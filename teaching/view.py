@@ -296,12 +296,17 @@ class View:
         CSV with automatic widths, those chosen from the data (:func:`teaching.steps.model_hyper`)."""
         return steps.model_hyper(self.data_spec, self.hyper)
 
-    def weighting_effect(self, width, lambda_x, grid_range):
+    def weighting_effect(self, width, lambda_x):
         """Home's Why-weights figure data: a GPR of input width ``width`` without, with true and with the
-        view's estimated weights (:func:`teaching.fits.regression.weighting_effect`)."""
+        view's estimated weights: {label: (test MAE, predictions on :meth:`effect_grid`)}
+        (:func:`teaching.steps.weighting_effect`)."""
         self.admit([self.weights_for_models, "GPR"])
         return steps.weighting_effect(self.data_spec, self.weights_for_models, self.sigma_for(self.weights_for_models),
-                                      float(width), float(lambda_x), tuple(grid_range))
+                                      float(width), float(lambda_x))
+
+    def effect_grid(self):
+        """The inputs of :meth:`weighting_effect`'s predictions (:func:`teaching.fits.regression.effect_grid`)."""
+        return fits.regression.effect_grid(self.data())
 
     def weighting_by_width(self, widths, lambda_x):
         """Test MAE without, with true and with estimated weights, per GP width."""

@@ -118,7 +118,7 @@ def shift_overview(X_tr, Y_tr, X_te, Y_te, grid, fits, heading="Covariate shift:
 def error_by_width(table, chosen=None):
     """Test MAE against the model's input width, with and without weights.
 
-    ``table`` = {width: {label: MAE}} (teaching.fits.regression.weighting_by_width).
+    ``table`` = {width: {label: MAE}} (teaching.steps.weighting_by_width).
     """
     widths = sorted(table)
     data = [dict(type="scatter", x=widths, y=[table[w][label] for w in widths], mode="lines+markers", name=label,

@@ -190,11 +190,13 @@ def weighting_effect(data, estimated_weights, width, lambda_x=1e-3, grid=None):
     return result
 
 
-def weighting_maes(data, estimated_weights, width, lambda_x=1e-3):
-    """Test MAE of :func:`weighting_effect` at one width (no grid): {label: MAE}."""
-    return {label: value[0] for label, value in weighting_effect(data, estimated_weights, width, lambda_x).items()}
+#: Inputs of the grid the Why-weights figure draws its fits on (:func:`effect_grid`).
+EFFECT_GRID_POINTS = 300
 
 
-def weighting_by_width(data, estimated_weights, widths, lambda_x=1e-3):
-    """Test MAE of :func:`weighting_effect` for several widths: {width: {label: MAE}}."""
-    return {float(width): weighting_maes(data, estimated_weights, width, lambda_x) for width in widths}
+def effect_grid(data):
+    """The inputs at which the Why-weights figure draws its fits (:func:`weighting_effect`'s ``grid``):
+    :data:`EFFECT_GRID_POINTS` evenly spaced from the smallest to the largest training or test input, as a column."""
+    lo = float(min(data.X_tr.min(), data.X_te.min()))
+    hi = float(max(data.X_tr.max(), data.X_te.max()))
+    return np.linspace(lo, hi, EFFECT_GRID_POINTS)[:, None]

@@ -41,12 +41,11 @@ def _true_ratio(data):
 def why_weights(run):
     """Home's stage: a GP of the lesson's width fitted with and without weights, and their test errors."""
     view, data = run.view, run.view.data()
-    lo, hi = float(min(data.X_tr.min(), data.X_te.min())), float(max(data.X_tr.max(), data.X_te.max()))
     width = float(run.setting("home_width"))
-    effect = view.weighting_effect(width, float(run.setting("lambda_x")), (lo, hi))
-    grid = np.linspace(lo, hi, 300)[:, None]
+    effect = view.weighting_effect(width, float(run.setting("lambda_x")))
     return Recipe("shift overview", figures.shift_overview,
-                  (data.X_tr, data.Y_tr, data.X_te, data.Y_te, grid, {label: pred for label, (_, pred) in effect.items()}),
+                  (data.X_tr, data.Y_tr, data.X_te, data.Y_te, view.effect_grid(),
+                   {label: pred for label, (_, pred) in effect.items()}),
                   {"heading": f"A GP of width {width:g}, fitted with and without weights",
                    "focus": (float(data.X_te.min()) - 0.05, float(data.X_te.max()) + 0.05)})
 
