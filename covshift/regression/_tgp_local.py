@@ -7,6 +7,7 @@ import numpy as np
 from numba import njit
 
 from ..kernels import gaussian_from_squared_distances
+from ._row_products import rows_times
 
 #: Schur complements below this fraction of k(x, x) are clipped (they must be > 0).
 ETA_FLOOR = 1e-12
@@ -79,85 +80,9 @@ def kernel_block(full, Z, idx, rho):
 
 
 @njit(cache=True, nogil=True, fastmath={"contract"})
-def _four_rows(A, i0, i1, i2, i3, B, K4, t, u, v, z):
-    """t, u, v, z += rows i0, i1, i2, i3 of A times B over k < K4, four terms per pass, the four rows sharing each
-    pass over B (each with its own arithmetic, the same as a row alone)."""
-    for k in range(0, K4, 4):
-        b0, b1, b2, b3 = B[k], B[k + 1], B[k + 2], B[k + 3]
-        a0, a1, a2, a3 = A[i0, k], A[i0, k + 1], A[i0, k + 2], A[i0, k + 3]
-        c0, c1, c2, c3 = A[i1, k], A[i1, k + 1], A[i1, k + 2], A[i1, k + 3]
-        d0, d1, d2, d3 = A[i2, k], A[i2, k + 1], A[i2, k + 2], A[i2, k + 3]
-        e0, e1, e2, e3 = A[i3, k], A[i3, k + 1], A[i3, k + 2], A[i3, k + 3]
-        for n in range(B.shape[1]):
-            x0, x1, x2, x3 = b0[n], b1[n], b2[n], b3[n]
-            t[n] = t[n] + a0 * x0 + a1 * x1 + a2 * x2 + a3 * x3
-            u[n] = u[n] + c0 * x0 + c1 * x1 + c2 * x2 + c3 * x3
-            v[n] = v[n] + d0 * x0 + d1 * x1 + d2 * x2 + d3 * x3
-            z[n] = z[n] + e0 * x0 + e1 * x1 + e2 * x2 + e3 * x3
-
-
-@njit(cache=True, nogil=True, fastmath={"contract"})
-def _rows_times(A, B, out):
-    """out = A @ B, each entry summed over k in order, four terms per pass: a fixed order whatever
-    the other rows. Four rows share each pass over B (:func:`_four_rows`: the passes read B a quarter as
-    often); a last block of two or three rows is computed as four, the last row repeated into scratch rows
-    (B is read once, not two or three times: a line search's few points); with fewer than 8 columns (the
-    chain rule's products by the outputs) one entry at a time, the same sums."""
-    M, K = A.shape
-    N = B.shape[1]
-    K4 = K - K % 4
-    if N < 8:
-        for m in range(M):
-            for n in range(N):
-                acc = 0.0
-                for k in range(0, K4, 4):
-                    acc = acc + A[m, k] * B[k, n] + A[m, k + 1] * B[k + 1, n] + A[m, k + 2] * B[k + 2, n] \
-                        + A[m, k + 3] * B[k + 3, n]
-                for k in range(K4, K):
-                    acc = acc + A[m, k] * B[k, n]
-                out[m, n] = acc
-        return out
-    scratch = np.zeros((2, N))
-    for m in range(0, M, 4):
-        r = min(4, M - m)
-        for i in range(r):
-            out[m + i, :] = 0.0
-        if r == 4:
-            _four_rows(A, m, m + 1, m + 2, m + 3, B, K4, out[m], out[m + 1], out[m + 2], out[m + 3])
-        elif r > 1:
-            last = m + r - 1
-            _four_rows(A, m, m + 1, last, last, B, K4, out[m], out[m + 1], out[last] if r == 3 else scratch[0],
-                       scratch[1])
-        else:
-            t = out[m]
-            for k in range(0, K4, 4):
-                b0, b1, b2, b3 = B[k], B[k + 1], B[k + 2], B[k + 3]
-                a0, a1, a2, a3 = A[m, k], A[m, k + 1], A[m, k + 2], A[m, k + 3]
-                for n in range(N):
-                    t[n] = t[n] + a0 * b0[n] + a1 * b1[n] + a2 * b2[n] + a3 * b3[n]
-        for k in range(K4, K):
-            row = B[k]
-            for i in range(r):
-                t = out[m + i]
-                a = A[m + i, k]
-                for n in range(N):
-                    t[n] = t[n] + a * row[n]
-    return out
-
-
-def rows_times(A, B):
-    """A @ B with every row's numbers independent of the other rows: BLAS picks its kernel, and so
-    its rounding, by the shape and by a row's place in its tile (one row: gemv; the last rows of a
-    tile: an edge kernel), so a test point's prediction would depend on the batch it came in."""
-    A = np.ascontiguousarray(A, dtype=np.float64)
-    B = np.ascontiguousarray(B, dtype=np.float64)
-    return _rows_times(A, B, np.empty((A.shape[0], B.shape[1])))
-
-
-@njit(cache=True, nogil=True, fastmath={"contract"})
 def _scaled_distances(A, B, a_norms, b_norms, scale, out):
     """out[m, n] = max(||a_m||^2 + ||b_n||^2 - 2 a_m.b_n, 0) * scale in one pass, each number as the passes of numpy
-    and :func:`_rows_times` made it: a_m.b_n summed as _rows_times sums it (four terms per fused chain), then -2 a.b
+    and :func:`rows_times` made it: a_m.b_n summed as rows_times sums it (one fused chain over k), then -2 a.b
     (as -(x + x): exact, and no product for the compiler to fuse with the sums that follow), + ||a||^2, + ||b||^2,
     the clip at 0 (a NaN stays, as np.maximum keeps it) and the product by ``scale``, each rounded on its own."""
     M, K = A.shape

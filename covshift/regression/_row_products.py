@@ -1,0 +1,161 @@
+"""Matrix products whose every entry is one fused multiply-add chain over k in order (:func:`rows_times`): the numbers
+of a row do not depend on the other rows of the product, as a Twin GP's prediction of a test point must not depend on
+the batch it came in (see :meth:`covshift.regression.TwinGP._batch_cost`).
+
+The entries are computed in tiles of a few rows and 8-wide vectors of columns, each tile's vectors kept in registers
+over the whole sum (:func:`_tile`, written as LLVM vector code: numba's own vectoriser keeps to 256-bit vectors on
+processors that prefer them, a third less than the 512-bit vectors of processors with AVX-512). A vector lane is one
+entry, so the tiling changes only which entries are computed together, never an entry's arithmetic:
+out[m, n] = fma(A[m, K-1], B[K-1, n], ... fma(A[m, 1], B[1, n], fma(A[m, 0], B[0, n], 0.0))).
+"""
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+#: Entries of a vector: 8 float64, one AVX-512 register (two AVX2 registers where there is no AVX-512).
+LANES = 8
+
+
+def _tile_kernel(rows, vectors):
+    """A compiled ``tile(A, m, B, n, out)``: out[m:m + rows, n:n + vectors * LANES] = A[m:m + rows] @ B[:, n:...],
+    each entry one fused multiply-add chain over k in order (the module's docstring); its rows x vectors sums held in
+    registers over the whole k loop, so that they are independent chains the processor overlaps. C-ordered float64
+    arrays; the caller keeps the tile inside A, B and out."""
+
+    @intrinsic
+    def tile(typingctx, A, m, B, n, out):
+        if not all(isinstance(a, types.Array) and a.layout == "C" and a.ndim == 2 and a.dtype == types.float64
+                   for a in (A, B, out)):
+            return None
+        return types.void(A, m, B, n, out), codegen
+
+    def codegen(context, builder, signature, args):
+        A, m, B, n, out = (context.make_array(t)(context, builder, a) if isinstance(t, types.Array) else a
+                           for t, a in zip(signature.args, args))
+        K, width_B, width_out = (builder.extract_value(array.shape, 1) for array in (A, B, out))
+        vector = ir.VectorType(ir.DoubleType(), LANES)
+        fma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vector, [vector] * 3),
+                                             f"llvm.fma.v{LANES}f64")
+        first = [builder.add(m, ir.Constant(m.type, i)) for i in range(rows)]
+        a_rows = [builder.gep(A.data, [builder.mul(row, K)]) for row in first]
+        sums = [[cgutils.alloca_once_value(builder, ir.Constant(vector, [0.0] * LANES)) for _ in range(vectors)]
+                for _ in range(rows)]
+        b_row = cgutils.alloca_once_value(builder, builder.gep(B.data, [n]))
+        broadcast = ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES)
+        with cgutils.for_range(builder, K) as loop:
+            b = builder.load(b_row)
+            b_vectors = [builder.load(builder.bitcast(builder.gep(b, [ir.Constant(n.type, LANES * j)]),
+                                                      vector.as_pointer()), align=8) for j in range(vectors)]
+            builder.store(builder.gep(b, [width_B]), b_row)
+            for i in range(rows):
+                a = builder.load(builder.gep(a_rows[i], [loop.index]))
+                a = builder.shuffle_vector(builder.insert_element(ir.Constant(vector, ir.Undefined), a,
+                                                                  ir.Constant(ir.IntType(32), 0)),
+                                           ir.Constant(vector, ir.Undefined), broadcast)
+                for j in range(vectors):
+                    builder.store(builder.call(fma, [a, b_vectors[j], builder.load(sums[i][j])]), sums[i][j])
+        for i in range(rows):
+            start = builder.add(builder.mul(first[i], width_out), n)
+            for j in range(vectors):
+                target = builder.gep(out.data, [builder.add(start, ir.Constant(n.type, LANES * j))])
+                builder.store(builder.load(sums[i][j]), builder.bitcast(target, vector.as_pointer()), align=8)
+        return context.get_dummy_value()
+
+    return tile
+
+
+#: Vectors per tile by its rows: at least 8 sums per tile (a fused multiply-add's latency is about 4 cycles, two
+#: start per cycle), 24 columns for 3 and 4 rows (the 12 sums, the 3 vectors of B and a row's number fit in AVX-512's
+#: 32 registers).
+WIDE = {1: 8, 2: 4, 3: 3, 4: 3}
+_wide1, _wide2, _wide3, _wide4 = (_tile_kernel(rows, WIDE[rows]) for rows in (1, 2, 3, 4))
+_one1, _one2, _one3, _one4 = (_tile_kernel(rows, 1) for rows in (1, 2, 3, 4))
+
+
+@njit(cache=True, nogil=True)
+def _tiles_of_four(A, B, out):
+    """The rows of A in tiles of four (a last three rows as a tile of three), column strip by column strip (each
+    strip of B read for every tile of rows while it is in the cache): strips of WIDE[4] vectors, then of one, the last
+    of them ending at the last column (at least LANES columns)."""
+    M, N = A.shape[0], B.shape[1]
+    n = 0
+    while n + 3 * LANES <= N:
+        for m in range(0, M - 3, 4):
+            _wide4(A, m, B, n, out)
+        if M % 4 == 3:
+            _wide3(A, M - 3, B, n, out)
+        n += 3 * LANES
+    while n < N:  # the last strip ends at N: its columns before n again, with the same numbers
+        n = min(n, N - LANES)
+        for m in range(0, M - 3, 4):
+            _one4(A, m, B, n, out)
+        if M % 4 == 3:
+            _one3(A, M - 3, B, n, out)
+        n += LANES
+
+
+@njit(cache=True, nogil=True)
+def _last_rows(A, B, out, rows):
+    """The last ``rows`` (1 or 2) rows of A: strips of WIDE[rows] vectors, then of one, as :func:`_tiles_of_four`."""
+    M, N = A.shape[0], B.shape[1]
+    m, n = M - rows, 0
+    while n + WIDE_COLUMNS[rows] <= N:
+        if rows == 2:
+            _wide2(A, m, B, n, out)
+        else:
+            _wide1(A, m, B, n, out)
+        n += WIDE_COLUMNS[rows]
+    while n < N:  # as in _tiles_of_four
+        n = min(n, N - LANES)
+        if rows == 2:
+            _one2(A, m, B, n, out)
+        else:
+            _one1(A, m, B, n, out)
+        n += LANES
+
+
+#: Columns of a wide tile by its rows (:data:`WIDE` times LANES), as numba reads a tuple.
+WIDE_COLUMNS = (0, WIDE[1] * LANES, WIDE[2] * LANES, WIDE[3] * LANES, WIDE[4] * LANES)
+
+
+@njit(cache=True, nogil=True, fastmath={"contract"})
+def _entries(A, B, out):
+    """out = A @ B one entry at a time: the same chain, four terms a line (contracted to fused multiply-adds)."""
+    K = A.shape[1]
+    K4 = K - K % 4
+    for m in range(A.shape[0]):
+        for n in range(B.shape[1]):
+            acc = 0.0
+            for k in range(0, K4, 4):
+                acc = acc + A[m, k] * B[k, n] + A[m, k + 1] * B[k + 1, n] + A[m, k + 2] * B[k + 2, n] \
+                    + A[m, k + 3] * B[k + 3, n]
+            for k in range(K4, K):
+                acc = acc + A[m, k] * B[k, n]
+            out[m, n] = acc
+
+
+@njit(cache=True, nogil=True)
+def _rows_times(A, B, out):
+    """out = A @ B (C-ordered float64), each entry one fused multiply-add chain over k in order: tiles of four rows
+    (:func:`_tiles_of_four`; a last one or two rows, :func:`_last_rows`) over the columns in strips of whole vectors;
+    with fewer than LANES columns (the chain rule's products by the outputs) one entry at a time."""
+    M, N = A.shape[0], B.shape[1]
+    if N < LANES:
+        _entries(A, B, out)
+        return out
+    _tiles_of_four(A, B, out)
+    if M % 4 in (1, 2):
+        _last_rows(A, B, out, M % 4)
+    return out
+
+
+def rows_times(A, B):
+    """A @ B with every row's numbers independent of the other rows: BLAS picks its kernel, and so
+    its rounding, by the shape and by a row's place in its tile (one row: gemv; the last rows of a
+    tile: an edge kernel), so a test point's prediction would depend on the batch it came in."""
+    A = np.ascontiguousarray(A, dtype=np.float64)
+    B = np.ascontiguousarray(B, dtype=np.float64)
+    return _rows_times(A, B, np.empty((A.shape[0], B.shape[1])))
