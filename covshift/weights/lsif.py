@@ -107,9 +107,9 @@ class RuLSIF(WeightEstimator):
         alpha = float(self.alpha)
         centers = X_te[choose_centers(len(X_te), int(self.n_centers), self.random_state)]
         check_feature_memory("RuLSIF", max(len(X_tr), len(X_te)), len(centers), 12, "n_centers")
-        median = median_heuristic(np.vstack([X_tr, X_te]), random_state=self.random_state)
-        sigmas = (median * np.array([0.25, 0.5, 1.0, 2.0]) if isinstance(self.sigma, str)
-                  else check_grid(self.sigma, "sigma"))
+        sigmas = (median_heuristic(np.vstack([X_tr, X_te]), random_state=self.random_state)
+                  * np.array([0.25, 0.5, 1.0, 2.0]) if isinstance(self.sigma, str)
+                  else check_grid(self.sigma, "sigma"))  # the median only for "auto" (~5 ms at 800 points)
         lams = _grid(self.lam, 10.0 ** np.arange(-3, 1), "lam")
         moments = [_moments(X_tr, X_te, centers, s, alpha) for s in sigmas]
         scores = np.array([loo_scores(m, lams, alpha) for m in moments])
