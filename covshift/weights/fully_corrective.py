@@ -16,6 +16,7 @@ batched evaluation for all K (an exact search per problem would be K Python-leve
 from functools import partial
 
 import numpy as np
+from numba import njit
 
 from ._kliep_problem import covering_start
 from ._line_search import log_objective
@@ -264,12 +265,96 @@ def _batched_newton_step(problems, active_sets, entering, todo):
 def largest_ascent_step(weight, density, change, steps, cost=0.0):
     """Per problem, the largest of ``steps`` (K or 1, T) at which the concave
     phi(t) = sum_j w_j log(v_j + t c_j) - cost t still has phi'(t) >= 0 (0 if none): then
-    phi(t) >= phi(0). (``cost`` = n_fit 1'dm: the term of L along a Newton direction.)"""
-    moved = density[:, None, :] + steps[:, :, None] * change[:, None, :]
-    # A step that drives a density to (or below) 0 has slope -inf (log barrier): the quotients and
-    # their sums may overflow to +-inf or give nan, and neither counts as an ascent -- the designed
-    # limit, not numerical trouble, so numpy is not allowed to warn about it.
-    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        slope = np.sum(weight[:, None, :] * change[:, None, :] / np.maximum(moved, _TINY), axis=2)
-    ascent = slope >= np.reshape(cost, (-1, 1))
-    return np.max(np.where(ascent, steps, 0.0), axis=1)  # np.where broadcasts steps (1 or K rows) itself
+    phi(t) >= phi(0). (``cost`` = n_fit 1'dm: the term of L along a Newton direction.)
+
+    A step that drives a density to (or below) 0 has slope -inf (log barrier): the quotients and their sums may
+    overflow to +-inf or give nan, and neither counts as an ascent (the designed limit, not numerical trouble).
+    Compiled (:func:`_largest_ascent_steps`), each number as numpy's passes computed it: the slopes
+    sum_j w_j c_j / max(v_j + t c_j, 1e-300) summed as ``np.sum`` sums them (:func:`_pairwise_sum`)."""
+    weight, density, change = (np.ascontiguousarray(a, dtype=np.float64) for a in (weight, density, change))
+    steps = np.ascontiguousarray(steps, dtype=np.float64)
+    cost = np.ascontiguousarray(np.broadcast_to(np.asarray(cost, dtype=np.float64), (len(weight),)))
+    return _largest_ascent_steps(weight, density, change, steps, cost, np.empty(len(weight)))
+
+
+@njit(cache=True, nogil=True)
+def _largest_ascent_steps(weight, density, change, steps, cost, out):
+    """out[k] = the largest steps[k or 0, t] whose slope sum_j weight[k, j] change[k, j] / max(moved, 1e-300),
+    moved = density[k, j] + steps[k or 0, t] change[k, j], is >= cost[k] (a nan slope is not), else 0.0."""
+    K, n = weight.shape
+    numerators, quotients = np.empty(n), np.empty(n)
+    for k in range(K):
+        row = steps[k if steps.shape[0] > 1 else 0]
+        for j in range(n):
+            numerators[j] = weight[k, j] * change[k, j]
+        best = 0.0
+        for t in range(row.shape[0]):
+            step = row[t]
+            for j in range(n):
+                moved = density[k, j] + step * change[k, j]
+                quotients[j] = numerators[j] / (moved if moved >= _TINY or moved != moved else _TINY)
+            if 0.0 + _pairwise_sum(quotients, 0, n) >= cost[k] and step > best:
+                best = step
+        out[k] = best
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _pairwise_sum(values, start, n):
+    """numpy's pairwise sum of values[start:start + n] (``np.add.reduce`` of a contiguous row, numpy's
+    ``pairwise_sum``): blocks of at most 128 terms (:func:`_block_sum`); a longer run is the sum of its two halves,
+    split at a multiple of 8, left + right. ``np.sum`` is 0.0 plus this. The halving is walked with explicit stacks
+    (numba does not cache a recursive function)."""
+    if n <= 128:
+        return _block_sum(values, start, n)
+    starts, sizes, joins = np.empty(256, np.int64), np.empty(256, np.int64), np.empty(256, np.bool_)
+    sums = np.empty(128)
+    starts[0], sizes[0], joins[0] = start, n, False
+    nodes, done = 1, 0
+    while nodes:
+        nodes -= 1
+        first, size = starts[nodes], sizes[nodes]
+        if joins[nodes]:  # both halves summed: left + right
+            done -= 1
+            sums[done - 1] = sums[done - 1] + sums[done]
+        elif size <= 128:
+            sums[done] = _block_sum(values, first, size)
+            done += 1
+        else:  # the join, then the right half, then the left one (taken first)
+            half = size // 2
+            half -= half % 8
+            starts[nodes], sizes[nodes], joins[nodes] = first, size, True
+            starts[nodes + 1], sizes[nodes + 1], joins[nodes + 1] = first + half, size - half, False
+            starts[nodes + 2], sizes[nodes + 2], joins[nodes + 2] = first, half, False
+            nodes += 3
+    return sums[0]
+
+
+@njit(cache=True, nogil=True)
+def _block_sum(values, start, n):
+    """numpy's pairwise sum of at most 128 terms: below 8 in order; else 8 running sums, combined as
+    ((0+1)+(2+3))+((4+5)+(6+7)), then the rest in order."""
+    if n < 8:
+        total = -0.0
+        for i in range(start, start + n):
+            total += values[i]
+        return total
+    r0, r1, r2, r3 = values[start], values[start + 1], values[start + 2], values[start + 3]
+    r4, r5, r6, r7 = values[start + 4], values[start + 5], values[start + 6], values[start + 7]
+    i = 8
+    while i < n - n % 8:
+        j = start + i
+        r0 += values[j]
+        r1 += values[j + 1]
+        r2 += values[j + 2]
+        r3 += values[j + 3]
+        r4 += values[j + 4]
+        r5 += values[j + 5]
+        r6 += values[j + 6]
+        r7 += values[j + 7]
+        i += 8
+    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        total += values[start + i]
+        i += 1
+    return total

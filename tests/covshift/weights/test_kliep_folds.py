@@ -4,12 +4,14 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from covshift.data import sinc_shift
 from covshift.kernels import gaussian_kernel
 from covshift.weights import FCFWCS
 from covshift.weights._kliep_folds import FoldProblems
-from covshift.weights.fully_corrective import solve_folds
+from covshift.weights.fully_corrective import _pairwise_sum, largest_ascent_step, solve_folds
 from covshift.weights._kliep_problem import build_kliep_problem, choose_centers
 from covshift.weights.sigma import fold_masks
 
@@ -96,3 +98,48 @@ def test_fold_solutions_agree_with_fcfwcs_when_all_test_points_are_centres():
     for k in range(len(mu)):
         est = FCFWCS(sigma=sigma, tol=1e-9).fit(data.X_tr[problems.fit_tr[k]], data.X_te[problems.fit_te[k]])
         assert problems.objective(problems.density(mu))[k] == pytest.approx(est.objective_, rel=1e-8)
+
+
+def _numpy_largest_ascent_step(weight, density, change, steps, cost=0.0):
+    """The trial-step search as numpy passes (what the compiled largest_ascent_step replaced, number for number)."""
+    moved = density[:, None, :] + steps[:, :, None] * change[:, None, :]
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        slope = np.sum(weight[:, None, :] * change[:, None, :] / np.maximum(moved, 1e-300), axis=2)
+    ascent = slope >= np.reshape(cost, (-1, 1))
+    return np.max(np.where(ascent, np.broadcast_to(steps, ascent.shape), 0.0), axis=1)
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), shape=st.tuples(st.integers(1, 6), st.integers(1, 13), st.integers(1, 400)),
+       shared_steps=st.booleans(), scalar_cost=st.booleans(), edges=st.sampled_from(["none", "zero", "inf", "nan"]))
+def test_largest_ascent_step_equals_the_numpy_passes_bitwise(seed, shape, shared_steps, scalar_cost, edges):
+    # the slopes summed as np.sum sums them (pairwise), densities driven to or below 0, infinite and nan terms
+    K, T, n = shape
+    rng = np.random.default_rng(seed)
+    weight = (rng.random((K, n)) < 0.8).astype(float)
+    density = rng.random((K, n)) * 10.0 ** rng.integers(-5, 3)
+    change = rng.standard_normal((K, n)) * 10.0 ** rng.integers(-5, 3)
+    steps = rng.random((1 if shared_steps else K, T)) * 10.0 ** rng.integers(-8, 2)
+    edge = rng.random((K, n)) < 0.05
+    if edges == "zero":
+        density[edge] = 0.0
+    elif edges == "inf":
+        change[edge] = np.inf
+    elif edges == "nan":
+        density[edge] = np.nan
+    cost = 0.0 if scalar_cost else rng.standard_normal(K) * 10.0 ** rng.integers(-3, 3)
+    np.testing.assert_array_equal(largest_ascent_step(weight, density, change, steps, cost),
+                                  _numpy_largest_ascent_step(weight, density, change, steps, cost))
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 3000), zeros=st.booleans())
+def test_pairwise_sum_is_numpys_sum_to_the_last_bit(seed, n, zeros):
+    rng = np.random.default_rng(seed)
+    values = rng.standard_normal(n + 3) * 10.0 ** rng.integers(-10, 10, size=n + 3)
+    if zeros:
+        values[rng.random(n + 3) < 0.3] = -0.0
+    for start in (0, 3):
+        expected = np.sum(values[start:start + n])
+        found = 0.0 + _pairwise_sum(values, start, n)
+        assert found == expected and np.signbit(found) == np.signbit(expected)
