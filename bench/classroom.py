@@ -50,6 +50,7 @@ import websockets
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
+from _host import reference_sentence  # noqa: E402
 from _table import markdown_table, update_section, write_report  # noqa: E402
 from served import Monitor, Server  # noqa: E402,F401 (bench/poll_class.py uses classroom.Server)
 
@@ -394,6 +395,8 @@ def main():
     parser.add_argument("--output", help="results file without .md (default: classroom for a full run)")
     parser.add_argument("--section", help="add the table as this section of bench/results/classroom.md")
     args = parser.parse_args()
+    host = reference_sentence()  # before the class: the host's speed in this hour
+    print(host, flush=True)
     if args.scenario == "poll":
         import poll_class
 
@@ -444,7 +447,7 @@ def main():
     intro = (f"{what} "
              f"seeds from {seed_base}. Before the class, the instructor opens the first link once (the projected view, timed apart; the server then warms the lessons in the background). Times from the message sent to the server's script_finished (no browser "
              f"rendering). Server CPU, RSS and PSS are summed over the server process and its children (the fit workers); the memory target (issue 30) is checked on peak RSS; PSS counts the libraries the processes share once. Load average of the machine at the end: {' '.join(f'{v:.2f}' for v in os.getloadavg())} "
-             f"on {os.cpu_count()} cores.")
+             f"on {os.cpu_count()} cores. {host}")
     if args.section:
         update_section("classroom", args.section, intro + "\n\n" + body)
     elif args.output or not (args.quick or args.sizes):

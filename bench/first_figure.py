@@ -40,6 +40,7 @@ import urllib.request
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
+from _host import reference_sentence  # noqa: E402
 from _table import markdown_table, update_section  # noqa: E402
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -220,6 +221,8 @@ def main():
     parser.add_argument("--log", help="write each run's server output into LOG.<app>.<mode>.<run>")
     parser.add_argument("--section", help="write the table as this section of bench/results/first_figure.md")
     args = parser.parse_args()
+    host = reference_sentence()  # before the runs: the host's speed in this hour
+    print(host, flush=True)
     from playwright.sync_api import sync_playwright
 
     for root in args.roots:
@@ -270,7 +273,7 @@ def main():
                  f"(a trace in the plotly SVG of the Home page's stage); health: the health check answers; heading: "
                  f"the page's title is shown. Busy: {args.busy_load} processes spinning on the CPU beside the "
                  f"run; idle and busy runs, and the apps, alternate. {os.cpu_count()} cores. {priority}Load average "
-                 f"at the end: {' '.join(f'{v:.2f}' for v in os.getloadavg())}.")
+                 f"at the end: {' '.join(f'{v:.2f}' for v in os.getloadavg())}. {host}")
         update_section("first_figure", args.section, f"{intro}\n\n{body}\n\n" + "; ".join(summary) + ".")
 
 

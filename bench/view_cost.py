@@ -33,6 +33,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 os.environ.setdefault("COVSHIFT_WORKERS", "0")
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
+from _host import reference_sentence  # noqa: E402
 from _table import markdown_table, update_section  # noqa: E402
 
 import streamlit as st  # noqa: E402
@@ -131,6 +132,8 @@ def main():
                         help="AppTest's own behaviour: app.py and the page compiled for every run (before issue 40)")
     parser.add_argument("--section", help="write the table as this section of bench/results/view_cost.md")
     args = parser.parse_args()
+    host = reference_sentence()  # before the runs: the host's speed in this hour
+    print(host, flush=True)
     warnings.filterwarnings("ignore")
     if not args.compile_every_run:
         _share_script_cache()
@@ -155,7 +158,7 @@ def main():
         load = " ".join(f"{v:.2f}" for v in os.getloadavg())
         threads = os.environ.get("COVSHIFT_BLAS_THREADS", "1")
         update_section("view_cost", args.section, f"{intro} BLAS threads per computation: {threads}. Load average "
-                       f"at the end: {load} on {os.cpu_count()} cores.\n\n{body}")
+                       f"at the end: {load} on {os.cpu_count()} cores. {host}\n\n{body}")
     else:
         print(body)
 
