@@ -46,10 +46,23 @@ def _compared(lesson, name):
 def _differences(lesson, current):
     """{setting: (the lesson's value, the current value)} for the settings of the view that
     differ from the lesson's (every other setting at its default); a seed in 0-2 is the lesson."""
-    wanted = {**DEFAULTS, **lesson.settings}
-    return {k: (wanted[k], current.get(k)) for k in wanted
-            if _compared(lesson, k) and current.get(k) != wanted[k]
-            and not (k == "seed" and current.get(k) in CHECKED_SEEDS)}
+    return {k: (value, current.get(k)) for k, value in _wanted(lesson)
+            if current.get(k) != value and not (k == "seed" and current.get(k) in CHECKED_SEEDS)}
+
+
+#: id(lesson) -> (lesson, :func:`_wanted`'s pairs): every run of a page asks which lesson its view is about ten times,
+#: each over every lesson's ~80 settings.
+_WANTED = {}
+
+
+def _wanted(lesson):
+    """[(setting, the lesson's value)] of the settings that decide whether a view is ``lesson`` (:func:`_compared`),
+    in the order of DEFAULTS then the lesson's own: worked out once per lesson (its settings are constants)."""
+    found = _WANTED.get(id(lesson))
+    if found is None or found[0] is not lesson:
+        wanted = {**DEFAULTS, **lesson.settings}
+        found = _WANTED[id(lesson)] = (lesson, [(k, v) for k, v in wanted.items() if _compared(lesson, k)])
+    return found[1]
 
 
 def changes(lesson, current=None):
