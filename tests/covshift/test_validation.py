@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from covshift import data, metrics
 from covshift._validation import (MAX_ABS_VALUE, as_2d_float, check_finite, check_open_interval,
-                                  check_random_state)
+                                  check_random_state, validate_input)
 from covshift.exceptions import NumericalWarning
 from covshift.kernels import gaussian_kernel, scaled_exponent
 from covshift.regression import GPR, WKNN, TwinGP
@@ -195,6 +195,45 @@ def test_float_arrays_skip_check_array_with_the_same_answers(array):
         assert type(fast) is np.ndarray and fast.dtype == np.float64 and fast.ndim == 2
         if array.dtype == np.float64:
             assert fast.base is array or fast is array  # no copy
+
+
+@pytest.mark.parametrize("before", ["new", "fitted on 2 columns", "fitted on 3 columns", "fitted on a data frame"])
+@pytest.mark.parametrize("reset", [True, False])
+@pytest.mark.parametrize("array", [
+    np.arange(6.0).reshape(3, 2), np.arange(3.0), np.arange(8.0).reshape(2, 4)[:, ::2], np.asfortranarray(np.eye(2)),
+    np.empty((0, 2)), np.empty((3, 0)), np.array([[1.0, np.nan]]), np.array([[np.inf, 1.0]]), np.array([[1e154, 0.0]]),
+    np.array([[-MAX_ABS_VALUE, 0.0]]), np.arange(4.0).astype(">f8").reshape(2, 2)])
+def test_estimator_inputs_skip_validate_data_with_the_same_answers(array, reset, before):
+    """validate_input passes a 2-D float64 ndarray of finite values within the scale through without
+    scikit-learn's validate_data (issue 40); every array, before and after a fit of either kind, gets the answer,
+    warnings, n_features_in_ and feature_names_in_ that the same array as an ndarray subclass (which always goes
+    through validate_data) gets."""
+    pandas = pytest.importorskip("pandas")
+
+    def answer(X):
+        estimator = KMM()
+        if before.startswith("fitted on") and before[-9:-8].isdigit():
+            estimator.n_features_in_ = int(before[-9])
+        elif before == "fitted on a data frame":
+            validate_input(estimator, pandas.DataFrame({"a": [0.0, 1.0], "b": [1.0, 0.0]}), reset=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                result = validate_input(estimator, X, reset=reset, name="X_tr")
+            except ValueError as error:
+                result = str(error)
+        state = (getattr(estimator, "n_features_in_", None), list(getattr(estimator, "feature_names_in_", [])))
+        return result, [str(w.message) for w in caught], state
+
+    (fast, fast_warnings, fast_state), (checked, checked_warnings, checked_state) = (
+        answer(array), answer(array.view(_Subclass)))
+    assert (fast_warnings, fast_state) == (checked_warnings, checked_state)
+    if isinstance(checked, str):
+        assert fast == checked
+    else:
+        np.testing.assert_array_equal(fast, checked)
+        if type(array) is np.ndarray and array.dtype == np.float64 and array.ndim == 2:
+            assert fast is array  # no copy
 
 
 def test_boolean_inputs_count_as_zero_one():
