@@ -44,6 +44,7 @@ class Local:
     stacked: np.ndarray = None  # shared systems: [K_YW^-1 | K_XYW^-1 or quad_ikl] (N, 2N), or None
     y_norms: np.ndarray = None  # shared systems: the squared norms of the rows of Y (N,), or None
     clipped: ClipCount = field(default_factory=ClipCount)  # this prediction's clipped Schur complements
+    weighted: bool = True  # False: every s is 1 (no sample weights), and S k is k itself
 
     #: The per-point vectors each cost reads (see TwinGP.cost_and_gradient).
     NEEDS = {"kl": ("ux",), "ikl": ("ay_kx",), "sm": ("ax_xy", "kx_ax")}

@@ -357,7 +357,8 @@ class TwinGP(TwinGPCosts, MultiOutputMixin, RegressorMixin, BaseEstimator):
         second = inv_xy if inv_xy is not None else quad
         stacked = np.hstack([inv_y, second]) if idx is None and second is not None else None
         y_norms = np.einsum("ij,ij->i", Y, Y) if idx is None else None
-        return Local(idx, s, Y, kx, ux, eta_x, inv_y, inv_xy, quad, ax_xy, ay_kx, kx_ax, stacked, y_norms, clipped)
+        return Local(idx, s, Y, kx, ux, eta_x, inv_y, inv_xy, quad, ax_xy, ay_kx, kx_ax, stacked, y_norms, clipped,
+                     weighted=not np.all(s == 1.0))
 
     @staticmethod
     def _clip_eta(eta, clipped):
