@@ -4,8 +4,8 @@ The compiled loops: the one Frank-Wolfe loop of KLIEP and its line searches (``c
 with the rules of FWCS, AFWCS, PFWCS and FCFWCS),
 the replay of a run (``covshift.weights.replay``), the trial steps of the likelihood cross-validation's fold
 solves (``covshift.weights.fully_corrective``), the Twin GP's row-wise products and cost terms
-(``covshift.regression._tgp_local``, ``covshift.regression._row_products``) and its BFGS bookkeeping (``covshift.regression._tgp_bfgs``). Compiling them all
-takes about 18 CPU-s once per installation
+(``covshift.regression._tgp_local``, ``covshift.regression._row_products``) and its BFGS bookkeeping
+(``covshift.regression._tgp_bfgs``). Compiling them all takes about 18 CPU-s once per installation
 (the cache lives in ``__pycache__`` beside the modules); loading them from the cache about 0.3 CPU-s
 per process, paid by its first fit unless :func:`warm_up` ran.
 """

@@ -3,8 +3,8 @@ of a row do not depend on the other rows of the product, as a Twin GP's predicti
 the batch it came in (see :meth:`covshift.regression.TwinGP._batch_cost`).
 
 The entries are computed in tiles of a few rows and 8-wide vectors of columns, each tile's vectors kept in registers
-over the whole sum (:func:`_tile_kernel`, written as LLVM vector code: numba's own vectoriser keeps to 256-bit vectors on
-processors that prefer them, a third less than the 512-bit vectors of processors with AVX-512). A vector lane is one
+over the whole sum (:func:`_tile_kernel`, written as LLVM vector code: numba's own vectoriser keeps to 256-bit vectors
+on processors that prefer them, a third less than the 512-bit vectors of processors with AVX-512). A vector lane is one
 entry, so the tiling changes only which entries are computed together, never an entry's arithmetic:
 out[m, n] = fma(A[m, K-1], B[K-1, n], ... fma(A[m, 1], B[1, n], fma(A[m, 0], B[0, n], 0.0))).
 """

@@ -80,6 +80,29 @@ def kernel_block(full, Z, idx, rho):
     return gaussian_from_squared_distances(np.maximum(d2, 0.0), rho)
 
 
+@njit(cache=True, nogil=True)
+def weighted_systems(Kx, Ky, s, lambda_x, lambda_y, theta, mixed):
+    """The matrices of a Twin GP's shared systems in one pass: K_XW = S K_X S + lambda_x I, K_YW = S K_Y S +
+    lambda_y I and (``mixed``, SMTGP) K_XYW = (1 - theta) S K_X S + theta S K_Y S + ((1 - theta) lambda_x +
+    theta lambda_y) I (else a 0 x 0 array), each number as numpy's passes made it: (s_i s_j) K_ij, the regulariser
+    times I's 1 or 0 added (an off-diagonal + 0.0), (1 - theta) a + theta b; no fused multiply-adds."""
+    n = Kx.shape[0]
+    x, y = np.empty((n, n)), np.empty((n, n))
+    xy = np.empty((n, n) if mixed else (0, 0))
+    t = 1 - theta
+    on_diagonal = t * lambda_x + theta * lambda_y
+    for i in range(n):
+        for j in range(n):
+            outer = s[i] * s[j]
+            a, b = outer * Kx[i, j], outer * Ky[i, j]
+            one = 1.0 if i == j else 0.0
+            x[i, j] = a + lambda_x * one
+            y[i, j] = b + lambda_y * one
+            if mixed:
+                xy[i, j] = (t * a + theta * b) + on_diagonal * one
+    return x, y, xy
+
+
 @njit(cache=True, nogil=True, fastmath={"contract"})
 def _scaled_distances(A, B, a_norms, b_norms, scale, out):
     """out[m, n] = max(||a_m||^2 + ||b_n||^2 - 2 a_m.b_n, 0) * scale in one pass, each number as the passes of numpy

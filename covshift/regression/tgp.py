@@ -32,7 +32,8 @@ from ..limits import check_twin_gp_memory
 from ._common import validate_xy, spd_inverse
 from ._tgp_cost import TwinGPCosts
 from ._tgp_bfgs import COST_NOISE, minimise  # noqa: F401  (COST_NOISE: the costs' round-off, used by tests)
-from ._tgp_local import ETA_FLOOR, ClipCount, Local, apply_rows, kernel_block, rows_times, rowdot, squared_distances_by_rows
+from ._tgp_local import (ETA_FLOOR, ClipCount, Local, apply_rows, kernel_block, rows_times, rowdot,
+                          squared_distances_by_rows, weighted_systems)
 
 _kernel_block = kernel_block  # the name tests/teaching/test_limits.py reads
 
@@ -260,23 +261,26 @@ class TwinGP(TwinGPCosts, MultiOutputMixin, RegressorMixin, BaseEstimator):
         idx is None for the shared system (every training point, the stored kernels) or (M, K) for one system
         per test point.
         """
-        if idx is None:
-            s, eye, Kx, Ky = self.sqrt_weight_, np.eye(len(self.Kx_)), self.Kx_, self.Ky_
+        if idx is None:  # the stored kernels, the three matrices in one compiled pass
+            x, y, mix = weighted_systems(self.Kx_, self.Ky_, self.sqrt_weight_, float(self.lambda_x),
+                                         float(self.lambda_y), float(self.theta), self.divergence == "sm")
         else:
             s, eye = self.sqrt_weight_[idx], np.eye(idx.shape[-1])
             Kx = kernel_block(self.Kx_, self.X_train_, idx, self.rho_x)
             Ky = kernel_block(self.Ky_, self.Y_train_, idx, self.rho_y)
-        outer = s[..., :, None] * s[..., None, :]
-        Kx, Ky = outer * Kx, outer * Ky
-        inv_x = spd_inverse(Kx + self.lambda_x * eye, "input kernel matrix K_X", "lambda_x")
-        inv_y = spd_inverse(Ky + self.lambda_y * eye, "output kernel matrix K_Y", "lambda_y")
+            outer = s[..., :, None] * s[..., None, :]
+            Kx, Ky = outer * Kx, outer * Ky
+            x, y = Kx + self.lambda_x * eye, Ky + self.lambda_y * eye
+            t = self.theta
+            if self.divergence == "sm":
+                mix = (1 - t) * Kx + t * Ky + ((1 - t) * self.lambda_x + t * self.lambda_y) * eye
+        inv_x = spd_inverse(x, "input kernel matrix K_X", "lambda_x")
+        inv_y = spd_inverse(y, "output kernel matrix K_Y", "lambda_y")
         inv_xy = quad = None
         if self.divergence == "sm":
-            t = self.theta
-            mix = (1 - t) * Kx + t * Ky + ((1 - t) * self.lambda_x + t * self.lambda_y) * eye
             inv_xy = spd_inverse(mix, "mixed kernel matrix K_XY", "lambda_x and lambda_y")
         if self.divergence == "ikl":
-            quad = inv_y @ (Kx + self.lambda_x * eye) @ inv_y
+            quad = inv_y @ x @ inv_y
         # C order, as the row-wise products (_tgp_local.rows_times) read them, once rather than per call
         return tuple(None if a is None else np.ascontiguousarray(a) for a in (inv_x, inv_y, inv_xy, quad))
 

@@ -433,3 +433,30 @@ def test_one_pass_exponent_equals_the_numpy_passes_bitwise(seed, shape, sigma, z
     scaled = squared_distances_by_rows(A, B, exponent_scale(sigma), np.einsum("ij,ij->i", B, B))
     np.testing.assert_array_equal(scaled, scaled_exponent(expected, sigma))
     assert np.array_equal(np.signbit(scaled), np.signbit(expected))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 40), mixed=st.booleans(),
+       lambdas=st.tuples(st.floats(1e-16, 10.0), st.floats(1e-16, 10.0)), theta=st.floats(0.01, 0.99))
+def test_weighted_systems_in_one_pass_equal_the_numpy_passes_bitwise(seed, n, mixed, lambdas, theta):
+    """A Twin GP's shared K_XW, K_YW and K_XYW built in one compiled pass are, bit for bit, numpy's outer product of
+    the square-rooted weights times the kernels, plus the regularisers times the identity (zero weights and -0.0
+    kernel values included)."""
+    from covshift.regression._tgp_local import weighted_systems
+
+    rng = np.random.default_rng(seed)
+    Kx, Ky = rng.random((n, n)), rng.random((n, n))
+    Kx[rng.random((n, n)) < 0.1] = -0.0
+    s = np.sqrt(rng.uniform(0.0, 3.0, n))
+    s[rng.random(n) < 0.1] = 0.0
+    lambda_x, lambda_y = lambdas
+    eye, outer = np.eye(n), s[:, None] * s[None, :]
+    A, B = outer * Kx, outer * Ky
+    expected = [A + lambda_x * eye, B + lambda_y * eye]
+    if mixed:
+        expected.append((1 - theta) * A + theta * B + ((1 - theta) * lambda_x + theta * lambda_y) * eye)
+    found = weighted_systems(Kx, Ky, s, lambda_x, lambda_y, theta, mixed)
+    assert found[2].shape == ((n, n) if mixed else (0, 0))
+    for got, want in zip(found, expected):
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
