@@ -495,7 +495,19 @@ def median_heuristic(X, max_samples=1000, random_state=0):
         rng = as_generator(random_state)
         X = X[rng.choice(X.shape[0], max_samples, replace=False)]
     distances = pdist(X)  # each pair once, no n x n matrix
-    positive = distances[distances > 0]  # a copy of our own: np.median may partition it in place
+    positive = distances[distances > 0]  # a copy of our own (no NaN), partitioned in place
     if positive.size == 0:
         return 1.0
-    return float(np.median(positive, overwrite_input=True))
+    return _median_in_place(positive)
+
+
+def _median_in_place(values):
+    """``np.median(values)`` of a 1-D float array without NaN, reordering ``values``: one partition at the upper
+    middle, then the largest value below it, where np.median partitions at both middles and at the end (its NaN
+    check), ~4x the time (3.4 against 0.9 ms for the 320 000 distances of 800 points; issue 40). The two middle
+    values are averaged by np.mean as np.median averages them: the same number."""
+    middle = values.size // 2
+    values.partition(middle)
+    if values.size % 2:
+        return float(values[middle])
+    return float(np.mean(np.array([values[:middle].max(), values[middle]])))

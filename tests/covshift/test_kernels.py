@@ -72,10 +72,19 @@ def test_median_heuristic_is_median_pairwise_distance():
 @given(arrays(np.float64, st.tuples(st.integers(2, 30), st.integers(1, 3)),
               elements=st.floats(-1e3, 1e3, allow_nan=False).map(lambda v: round(v, 1))))
 def test_median_heuristic_is_exactly_numpys_median_of_the_positive_distances(X):
-    # np.median partitioning its input in place (one copy less): the same number, odd and even counts, duplicates
+    # one partition at the upper middle and the largest value below it (issue 40) instead of np.median: the same
+    # number, odd and even counts, duplicates
     distances = pdist(X)
     positive = distances[distances > 0]
     assert median_heuristic(X) == (float(np.median(positive)) if positive.size else 1.0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(arrays(np.float64, st.integers(1, 400), elements=st.floats(1e-300, 1e300) | st.sampled_from([1.0, 2.0, 1e-3])))
+def test_median_in_place_is_numpys_median_to_the_last_bit(values):
+    from covshift.kernels import _median_in_place
+
+    assert _median_in_place(values.copy()) == float(np.median(values))
 
 
 def test_median_heuristic_constant_data_falls_back_to_one():
