@@ -9,8 +9,10 @@ entry, so the tiling changes only which entries are computed together, never an 
 out[m, n] = fma(A[m, K-1], B[K-1, n], ... fma(A[m, 1], B[1, n], fma(A[m, 0], B[0, n], 0.0))).
 """
 
+import numba
 import numpy as np
 from llvmlite import ir
+from llvmlite.binding import get_host_cpu_features
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
@@ -67,58 +69,75 @@ def _tile_kernel(rows, vectors):
     return tile
 
 
-#: Vectors per tile by its rows: at least 8 sums per tile (a fused multiply-add's latency is about 4 cycles, two
-#: start per cycle); 24 columns for 3-8 rows (8 rows: the 24 sums, the 3 vectors of B and a row's number fit in
-#: AVX-512's 32 registers, and each vector of B read serves 8 rows: 62 against 47 GF/s with tiles of 4 rows).
-WIDE = {1: 8, 2: 4, 3: 3, 4: 3, 8: 3}
+def _compiles_for_avx512():
+    """Whether numba compiles for a processor with AVX-512 (32 vector registers, each of LANES float64): its target's
+    features, NUMBA_CPU_FEATURES or the host's, as numba's code generator reads them."""
+    features = numba.config.CPU_FEATURES or get_host_cpu_features().flatten()
+    return "+avx512f" in features.split(",")
+
+
+#: The tiles' shapes, by the registers of the processor numba compiles for: at least 8 sums per tile (a fused
+#: multiply-add's latency is about 4 cycles, two start per cycle), all of them, a vector of B and a row's number in
+#: registers. With AVX-512 (32 registers of 8 float64): tiles of 8 rows x 3 vectors (each vector of B read serves 8
+#: rows: 62 against 47 GF/s with tiles of 4 rows, at 200 x 300 @ 300 x 600); else (AVX2: 16 registers of 4 float64, a
+#: vector of LANES takes two; tiles of 8 rows spilled to memory, 20 against 40 GF/s) tiles of 4 rows x 1 vector.
+#: TILE_ROWS: the rows of the main tile; WIDE: vectors per tile by its rows (4 and TILE_ROWS rows: STRIP).
+AVX512 = _compiles_for_avx512()
+TILE_ROWS, STRIP = (8, 3) if AVX512 else (4, 1)
+WIDE = {1: 8, 2: 4, 3: 3, 4: 3, 8: 3} if AVX512 else {1: 4, 2: 2, 3: 2, 4: 1, 8: 1}
 _wide1, _wide2, _wide3, _wide4, _wide8 = (_tile_kernel(rows, WIDE[rows]) for rows in (1, 2, 3, 4, 8))
 _one1, _one2, _one3, _one4, _one8 = (_tile_kernel(rows, 1) for rows in (1, 2, 3, 4, 8))
 
 
 @njit(cache=True, nogil=True)
-def _tiles_of_eight(A, B, out):
-    """The rows of A in tiles of eight, then one of four and one of three as the rows left allow (one or two rows
-    left: :func:`_last_rows`), column strip by column strip (each strip of B read for every tile of rows while it is
-    in the cache): strips of 3 vectors, then of one, the last of them ending at the last column (at least LANES
-    columns)."""
+def _tiles(A, B, out):
+    """The rows of A in tiles of TILE_ROWS, then (tiles of 8) one of four as the rows left allow (the last one to
+    three rows: :func:`_last_rows`), column strip by column strip (each strip of B read for every tile of rows while
+    it is in the cache): strips of STRIP vectors, then of one, the last of them ending at the last column (at least
+    LANES columns)."""
     M, N = A.shape[0], B.shape[1]
-    eights = M - M % 8
-    four = eights if M % 8 >= 4 else -1
-    three = M - 3 if M % 4 == 3 else -1
+    main = M - M % TILE_ROWS
+    four = main if TILE_ROWS == 8 and M % 8 >= 4 else -1
     n = 0
-    while n + 3 * LANES <= N:
-        for m in range(0, eights, 8):
-            _wide8(A, m, B, n, out)
+    while n + STRIP * LANES <= N:
+        for m in range(0, main, TILE_ROWS):
+            if TILE_ROWS == 8:
+                _wide8(A, m, B, n, out)
+            else:
+                _wide4(A, m, B, n, out)
         if four >= 0:
             _wide4(A, four, B, n, out)
-        if three >= 0:
-            _wide3(A, three, B, n, out)
-        n += 3 * LANES
+        n += STRIP * LANES
     while n < N:  # the last strip ends at N: its columns before n again, with the same numbers
         n = min(n, N - LANES)
-        for m in range(0, eights, 8):
-            _one8(A, m, B, n, out)
+        for m in range(0, main, TILE_ROWS):
+            if TILE_ROWS == 8:
+                _one8(A, m, B, n, out)
+            else:
+                _one4(A, m, B, n, out)
         if four >= 0:
             _one4(A, four, B, n, out)
-        if three >= 0:
-            _one3(A, three, B, n, out)
         n += LANES
 
 
 @njit(cache=True, nogil=True)
 def _last_rows(A, B, out, rows):
-    """The last ``rows`` (1 or 2) rows of A: strips of WIDE[rows] vectors, then of one, as :func:`_tiles_of_eight`."""
+    """The last ``rows`` (1-3) rows of A: strips of WIDE[rows] vectors, then of one, as :func:`_tiles`."""
     M, N = A.shape[0], B.shape[1]
     m, n = M - rows, 0
     while n + WIDE_COLUMNS[rows] <= N:
-        if rows == 2:
+        if rows == 3:
+            _wide3(A, m, B, n, out)
+        elif rows == 2:
             _wide2(A, m, B, n, out)
         else:
             _wide1(A, m, B, n, out)
         n += WIDE_COLUMNS[rows]
-    while n < N:  # as in _tiles_of_eight
+    while n < N:  # as in _tiles
         n = min(n, N - LANES)
-        if rows == 2:
+        if rows == 3:
+            _one3(A, m, B, n, out)
+        elif rows == 2:
             _one2(A, m, B, n, out)
         else:
             _one1(A, m, B, n, out)
@@ -126,7 +145,7 @@ def _last_rows(A, B, out, rows):
 
 
 #: Columns of a wide tile by its rows (:data:`WIDE` times LANES), as numba reads a tuple.
-WIDE_COLUMNS = (0, WIDE[1] * LANES, WIDE[2] * LANES)
+WIDE_COLUMNS = (0, WIDE[1] * LANES, WIDE[2] * LANES, WIDE[3] * LANES)
 
 
 @njit(cache=True, nogil=True, fastmath={"contract"})
@@ -147,15 +166,15 @@ def _entries(A, B, out):
 
 @njit(cache=True, nogil=True)
 def _rows_times(A, B, out):
-    """out = A @ B (C-ordered float64), each entry one fused multiply-add chain over k in order: tiles of eight rows
-    (:func:`_tiles_of_eight`; a last one or two rows, :func:`_last_rows`) over the columns in strips of whole vectors;
+    """out = A @ B (C-ordered float64), each entry one fused multiply-add chain over k in order: tiles of rows
+    (:func:`_tiles`; a last one to three rows, :func:`_last_rows`) over the columns in strips of whole vectors;
     with fewer than LANES columns (the chain rule's products by the outputs) one entry at a time."""
     M, N = A.shape[0], B.shape[1]
     if N < LANES:
         _entries(A, B, out)
         return out
-    _tiles_of_eight(A, B, out)
-    if M % 4 in (1, 2):
+    _tiles(A, B, out)
+    if M % 4:
         _last_rows(A, B, out, M % 4)
     return out
 
