@@ -110,19 +110,16 @@ def _remote(name, function):
         executor = _EXECUTOR[0]
         if executor is None or getattr(_HERE, "computing", False):
             return function(*args, **kwargs)
-        while not _takes_work(executor):  # until the workers are up, this process computes, one view at a time
-            if not _STARTING_SLOT.acquire(blocking=False):
-                # another view computes here: a class is arriving, the workers start now (if not yet); the teacher's
-                # first view alone leaves the cores to the browser drawing it (teaching.serve)
-                getattr(executor, "start", lambda: None)()
-                if not _STARTING_SLOT.acquire(timeout=STARTING_POLL_SECONDS):
-                    continue
-            outer, _HERE.computing = getattr(_HERE, "computing", False), True  # its nested steps too
-            try:
-                return function(*args, **kwargs)
-            finally:
-                _HERE.computing = outer
-                _STARTING_SLOT.release()
+        if not _takes_work(executor):
+            getattr(executor, "start", lambda: None)()  # a view is waiting: the workers start now, if not yet
+            while not _takes_work(executor):  # until they are up, this process computes, one view at a time
+                if _STARTING_SLOT.acquire(timeout=STARTING_POLL_SECONDS):
+                    outer, _HERE.computing = getattr(_HERE, "computing", False), True  # its nested steps too
+                    try:
+                        return function(*args, **kwargs)
+                    finally:
+                        _HERE.computing = outer
+                        _STARTING_SLOT.release()
         files = _files_of(args)
         return executor.submit(compute, name, args, kwargs, *([files] if files else [])).result()
 
