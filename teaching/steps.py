@@ -110,34 +110,27 @@ def _remote(name, function):
         executor = _EXECUTOR[0]
         if executor is None or getattr(_HERE, "computing", False):
             return function(*args, **kwargs)
-        if not _takes_work(executor):
-            getattr(executor, "start", lambda: None)()  # a view is waiting: the workers start now, if not yet
-            while not _takes_work(executor):  # until they are up, this process computes, one view at a time
-                if _STARTING_SLOT.acquire(timeout=STARTING_POLL_SECONDS):
-                    outer, _HERE.computing = getattr(_HERE, "computing", False), True  # its nested steps too
-                    try:
-                        return function(*args, **kwargs)
-                    finally:
-                        _HERE.computing = outer
-                        _STARTING_SLOT.release()
+        if not _takes_work(executor) and _STARTING_SLOT.acquire(blocking=False):
+            outer, _HERE.computing = getattr(_HERE, "computing", False), True  # its nested steps stay here too
+            try:
+                return function(*args, **kwargs)
+            finally:
+                _HERE.computing = outer
+                _STARTING_SLOT.release()
         files = _files_of(args)
         return executor.submit(compute, name, args, kwargs, *([files] if files else [])).result()
 
     return run
 
 
-#: While the executor's workers start, the computations are made here, one at a time (the teacher's first view at
-#: once); the others wait for this slot or for the workers, whichever comes first. Each waits at most
-#: :data:`STARTING_POLL_SECONDS` at a time for the slot, then asks again whether the workers are up. A class arriving
-#: within seconds of the start used to wait for the workers to load the library (2 x 2.4 CPU-s) while this process,
-#: its pages opened, sat idle; it now computes the views that come first meanwhile (issue 40's burst).
+#: While the executor's workers start, one computation at a time is made here (the teacher's first view, at once);
+#: the others wait for the workers instead of sharing this process's interpreter lock (a class arriving together).
 _STARTING_SLOT = threading.Lock()
-STARTING_POLL_SECONDS = 0.05
 
 
 def _takes_work(executor):
     """False while the executor's workers start (:meth:`teaching.workers.ProcessFits.takes_work`): a view then
-    computes here when no other does, instead of queueing behind them (:data:`_STARTING_SLOT`). An executor
+    computes here, at once, instead of queueing behind them, if no other does (:data:`_STARTING_SLOT`). An executor
     without the method always takes work."""
     takes_work = getattr(executor, "takes_work", None)
     return takes_work is None or takes_work()

@@ -123,57 +123,20 @@ def test_views_are_computed_here_until_the_workers_are_up_then_on_them(fresh_cac
 
 
 class Starting(Counting):
-    """An executor whose workers are starting (takes_work False until ``up`` is set), counting what it was sent and
-    how often it was asked to start."""
-
-    def __init__(self):
-        super().__init__()
-        self.up, self.starts = threading.Event(), 0
+    """An executor whose workers are still starting (takes_work False), counting what it was sent."""
 
     def takes_work(self):
-        return self.up.is_set()
-
-    def start(self):
-        self.starts += 1
+        return False
 
 
-def _in_thread(function):
-    """``function()`` in a thread: (the thread, started; a dict that gets its "result")."""
-    out = {}
-    thread = threading.Thread(target=lambda: out.update(result=function()))
-    thread.start()
-    return thread, out
-
-
-def test_while_the_workers_start_the_views_are_computed_here_one_at_a_time(fresh_cache):
-    """A class arriving as the server starts: its views are computed here, one after another, while the workers load
-    the library (they are asked to start at once), not all left waiting for them (issue 40's burst)."""
+def test_while_the_workers_start_one_computation_at_a_time_is_made_here(fresh_cache):
     executor = Starting()
     steps.use_executor(executor)
     _view(seed=11).weights("FCFWCS")
-    assert executor.sent == [] and executor.starts > 0  # the first view: here, at once (its nested steps too)
-    steps._STARTING_SLOT.acquire()  # another view computes here right now: this one waits for the slot
-    thread, out = _in_thread(lambda: _view(seed=12).weights("FCFWCS"))
-    time.sleep(10 * steps.STARTING_POLL_SECONDS)
-    assert thread.is_alive() and "result" not in out  # waiting, neither computed nor sent
-    steps._STARTING_SLOT.release()
-    thread.join(timeout=300)
-    assert "result" in out and executor.sent == []  # computed here once the slot was free
-
-
-def test_a_view_waiting_for_the_slot_goes_to_the_workers_once_they_are_up(fresh_cache):
-    executor = Starting()
-    steps.use_executor(executor)
-    steps._STARTING_SLOT.acquire()
-    try:
-        thread, out = _in_thread(lambda: _view(seed=13).weights("FCFWCS"))
-        time.sleep(10 * steps.STARTING_POLL_SECONDS)
-        assert "result" not in out and executor.sent == []
-        executor.up.set()  # the workers have loaded the library
-        thread.join(timeout=300)
-    finally:
-        steps._STARTING_SLOT.release()
-    assert "result" in out and executor.sent == ["shared_sigma", "fitted_weights"]
+    assert executor.sent == []  # the first view: here, at once (its nested steps too)
+    with steps._STARTING_SLOT:  # another view computes here right now: this one waits for the workers
+        _view(seed=12).weights("FCFWCS")
+    assert executor.sent == ["shared_sigma", "fitted_weights"]
 
 
 def test_the_background_thread_waits_for_workers_that_are_not_started():
