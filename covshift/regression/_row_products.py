@@ -87,6 +87,8 @@ TILE_ROWS, STRIP = (8, 3) if AVX512 else (4, 1)
 WIDE = {1: 8, 2: 4, 3: 3, 4: 3, 8: 3} if AVX512 else {1: 4, 2: 2, 3: 2, 4: 1, 8: 1}
 _wide1, _wide2, _wide3, _wide4, _wide8 = (_tile_kernel(rows, WIDE[rows]) for rows in (1, 2, 3, 4, 8))
 _one1, _one2, _one3, _one4, _one8 = (_tile_kernel(rows, 1) for rows in (1, 2, 3, 4, 8))
+#: The kernels of the main tile (TILE_ROWS rows), chosen once here rather than in every pass of :func:`_tiles`.
+_wide_main, _one_main = (_wide8, _one8) if TILE_ROWS == 8 else (_wide4, _one4)
 
 
 @njit(cache=True, nogil=True)
@@ -101,20 +103,14 @@ def _tiles(A, B, out):
     n = 0
     while n + STRIP * LANES <= N:
         for m in range(0, main, TILE_ROWS):
-            if TILE_ROWS == 8:
-                _wide8(A, m, B, n, out)
-            else:
-                _wide4(A, m, B, n, out)
+            _wide_main(A, m, B, n, out)
         if four >= 0:
             _wide4(A, four, B, n, out)
         n += STRIP * LANES
     while n < N:  # the last strip ends at N: its columns before n again, with the same numbers
         n = min(n, N - LANES)
         for m in range(0, main, TILE_ROWS):
-            if TILE_ROWS == 8:
-                _one8(A, m, B, n, out)
-            else:
-                _one4(A, m, B, n, out)
+            _one_main(A, m, B, n, out)
         if four >= 0:
             _one4(A, four, B, n, out)
         n += LANES
